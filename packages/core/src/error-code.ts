@@ -1,0 +1,76 @@
+/**
+ * Stable error codes of every error body (API.md §1). Clients switch over them, so a value is
+ * never renamed; the device-flow codes are part of the enumeration (spec Errors).
+ */
+export const ErrorCode = {
+    BAD_REQUEST: 'bad_request',
+    INTERNAL_ERROR: 'internal_error',
+    INVALID_CREDENTIALS: 'invalid_credentials',
+    ENTITY_INACTIVE: 'entity_inactive',
+    ENTITY_NOT_FOUND: 'entity_not_found',
+    ENTITY_CONFLICT: 'entity_conflict',
+    PERMISSION_DENIED: 'permission_denied',
+    INVALID_TOKEN: 'invalid_token',
+    INACTIVE_TOKEN: 'inactive_token',
+    EXPIRED_TOKEN: 'expired_token',
+    INVALID_CLIENT: 'invalid_client',
+    UNAUTHORIZED_CLIENT: 'unauthorized_client',
+    INVALID_GRANT: 'invalid_grant',
+    INVALID_REQUEST: 'invalid_request',
+    INVALID_SCOPE: 'invalid_scope',
+    UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
+    UNSUPPORTED_RESPONSE_TYPE: 'unsupported_response_type',
+    REDIRECT_URI_MISMATCH: 'redirect_uri_mismatch',
+    LOGIN_REQUIRED: 'login_required',
+    ACCESS_DENIED: 'access_denied',
+    CONSENT_REQUIRED: 'consent_required',
+    INTERACTION_REQUIRED: 'interaction_required',
+    MFA_REQUIRED: 'mfa_required',
+    TOO_MANY_REQUESTS: 'too_many_requests',
+    LOGIN_ATTEMPT_THROTTLED: 'login_attempt_throttled',
+    AUTHORIZATION_PENDING: 'authorization_pending',
+    SLOW_DOWN: 'slow_down',
+    DEVICE_CODE_EXPIRED: 'device_code_expired',
+    DEVICE_VERIFICATION_THROTTLED: 'device_verification_throttled',
+} as const;
+
+export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
+
+export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.values(ErrorCode));
+
+/** HTTP status for each code (API.md §1 "Status by code"). */
+export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
+    bad_request: 400,
+    internal_error: 500,
+    invalid_credentials: 401,
+    entity_inactive: 401,
+    entity_not_found: 404,
+    entity_conflict: 409,
+    permission_denied: 403,
+    invalid_token: 401,
+    inactive_token: 401,
+    expired_token: 401,
+    invalid_client: 401,
+    unauthorized_client: 400,
+    invalid_grant: 400,
+    invalid_request: 400,
+    invalid_scope: 400,
+    unsupported_grant_type: 400,
+    unsupported_response_type: 400,
+    redirect_uri_mismatch: 400,
+    login_required: 400,
+    access_denied: 403,
+    consent_required: 400,
+    interaction_required: 400,
+    mfa_required: 401,
+    too_many_requests: 429,
+    login_attempt_throttled: 429,
+    authorization_pending: 400,
+    slow_down: 400,
+    device_code_expired: 400,
+    device_verification_throttled: 429,
+});
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+    return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODE_STATUS, value);
+}

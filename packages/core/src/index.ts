@@ -1,0 +1,6 @@
+export * from './decision-strategy.js';
+export * from './error-code.js';
+export * from './identity.js';
+export * from './permission.js';
+export * from './realm-scope.js';
+export * from './token.js';

@@ -1,0 +1,23 @@
+/** Token kinds carried in the `kind` claim (spec "Other resource fields": token kind). */
+export const TokenKind = {
+    ACCESS_TOKEN: 'access_token',
+    REFRESH_TOKEN: 'refresh_token',
+    ID_TOKEN: 'id_token',
+    MFA_TOKEN: 'mfa_token',
+    LOGOUT_TOKEN: 'logout_token',
+} as const;
+
+export type TokenKind = typeof TokenKind[keyof typeof TokenKind];
+
+export const TOKEN_KINDS: readonly TokenKind[] = Object.freeze(Object.values(TokenKind));
+
+/** Scope names provisioned globally (API.md §3). `global` unlocks identity policy data (spec consumer rule 12). */
+export const ScopeName = {
+    GLOBAL: 'global',
+    OPENID: 'openid',
+    EMAIL: 'email',
+    ROLES: 'roles',
+    IDENTITY: 'identity',
+} as const;
+
+export type ScopeName = typeof ScopeName[keyof typeof ScopeName];
