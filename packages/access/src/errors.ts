@@ -9,6 +9,8 @@ export const AccessErrorCode = {
     INVALID_INPUT: 'access_invalid_input',
     /** A policy configuration its type's validator refuses (also: unknown type, `$regex`). */
     INVALID_POLICY: 'access_invalid_policy',
+    /** A policy type this library copy does not know (a newer type, or a withheld node). */
+    UNKNOWN_POLICY_TYPE: 'access_unknown_policy_type',
     /** The catalog itself is malformed (spec consumer rule 3). */
     INVALID_CATALOG: 'access_invalid_catalog',
     /** Identity or grant list malformed or supplied inconsistently (spec consumer rules 3 and 6). */

@@ -1,4 +1,4 @@
-import { AccessErrorCode, AccessError, invalidInput, type PropertyPath } from '../errors.js';
+import { AccessErrorCode, invalidInput, type AccessError, type PropertyPath } from '../errors.js';
 import { WITHHELD_POLICY_TYPE } from './constants.js';
 import type { PolicyData, PolicyIdentity } from './data.js';
 import { toInstant, validateIdentity, validatePolicyData } from './data.js';
@@ -8,7 +8,6 @@ import type {
     CanonicalPolicy,
     CompiledGrant,
     CompiledPolicy,
-    EvaluationContext,
     LoweringContext,
     PolicyTypeDefinition,
 } from './types.js';
@@ -34,7 +33,10 @@ export interface PolicyEngine {
     validate(input: unknown, path?: PropertyPath): CanonicalPolicy;
     /** validate then prepare for repeated evaluation */
     compile(input: unknown): CompiledPolicy;
-    /** pass / fail / pending; pending only when `pre` is off (pre maps pending to pass) */
+    /**
+     * pass / fail / pending; pending only when `pre` is off (pre maps pending to pass). A tree
+     * holding a type this engine does not know fails; a known type's malformed configuration throws.
+     */
     evaluate(input: unknown, data?: PolicyData, options?: PolicyEvaluateOptions): PolicyOutcomeName;
     /** the earliest instant after `now` at which a date or time node of the tree could change its outcome */
     nextChange(input: unknown, now: number): number | null;
@@ -90,7 +92,7 @@ export function createPolicyEngine(definitions: readonly PolicyTypeDefinition[])
         }
         const definition = registry.get(type);
         if (!definition || type === WITHHELD_POLICY_TYPE) {
-            throw invalidPolicy([...path, 'type'], `unknown policy type '${type}'`);
+            throw invalidInput([...path, 'type'], `unknown policy type '${type}'`, AccessErrorCode.UNKNOWN_POLICY_TYPE);
         }
         return definition.validate(input, path, (child, childPath) => validateAt(child, childPath, depth + 1));
     };
@@ -123,7 +125,13 @@ export function createPolicyEngine(definitions: readonly PolicyTypeDefinition[])
             const identity = options.identity === undefined || options.identity === null ?
                 null :
                 validateIdentity(options.identity, ['options', 'identity']);
-            const compiled = engine.compile(input);
+            let compiled: CompiledPolicy;
+            try {
+                compiled = engine.compile(input);
+            } catch (error) {
+                if (isUnknownPolicyTypeError(error)) return 'fail';
+                throw error;
+            }
             const ctx = new PolicyEvaluationContext(identity, validatePolicyData(data), null, clock as () => number);
             const outcome = compiled.evaluate(ctx);
             if (outcome === Outcome.PENDING) return options.pre ? 'pass' : 'pending';
@@ -137,8 +145,16 @@ export function createPolicyEngine(definitions: readonly PolicyTypeDefinition[])
     return engine;
 }
 
+function codeOf(error: unknown): unknown {
+    return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+}
+
+/** A policy refused by validation: a malformed configuration or an unknown type. */
 export function isPolicyValidationError(error: unknown): error is AccessError {
-    return error instanceof AccessError ?
-        error.code === AccessErrorCode.INVALID_POLICY :
-        typeof error === 'object' && error !== null && (error as { code?: unknown }).code === AccessErrorCode.INVALID_POLICY;
+    const code = codeOf(error);
+    return code === AccessErrorCode.INVALID_POLICY || code === AccessErrorCode.UNKNOWN_POLICY_TYPE;
+}
+
+export function isUnknownPolicyTypeError(error: unknown): error is AccessError {
+    return codeOf(error) === AccessErrorCode.UNKNOWN_POLICY_TYPE;
 }
