@@ -11,10 +11,10 @@ export type { AccessErrorIssue, PropertyPath } from './errors.js';
 
 export { BuiltInPolicyType, WITHHELD_POLICY_TYPE } from './policy/constants.js';
 export { Outcome, combineOutcomes } from './policy/outcome.js';
-export { matchCondition } from './policy/condition.js';
+export { matchCondition, validateCondition } from './policy/condition.js';
 export type { Condition, ConditionScalar, FieldCondition, FieldOperator, Lowered } from './policy/condition.js';
-export { validatePolicyData } from './policy/data.js';
-export type { InstantInput, PolicyData, PolicyIdentity, RealmMatchData } from './policy/data.js';
+export { PolicyData, validatePolicyData } from './policy/data.js';
+export type { InstantInput, PolicyIdentity, RealmMatchData } from './policy/data.js';
 export { getAttributeValue } from './policy/path.js';
 export { createPolicyEngine, isPolicyValidationError, isUnknownPolicyTypeError } from './policy/engine.js';
 export type { PolicyEngine, PolicyEvaluateOptions, PolicyOutcomeName } from './policy/engine.js';

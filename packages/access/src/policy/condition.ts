@@ -1,4 +1,5 @@
-import { getAttributeValue } from './path.js';
+import { invalidInput, type PropertyPath } from '../errors.js';
+import { getAttributeValue, isPlainObject } from './path.js';
 
 /**
  * A row condition produced by compile (spec consumer rule 11): a tree over row attributes that a
@@ -141,16 +142,68 @@ function matchField(condition: FieldCondition, row: unknown): boolean {
     }
 }
 
-/** The reference semantics of a Condition over one row; servers' SQL must agree with it. */
-export function matchCondition(condition: Condition, row: unknown): boolean {
+function matchTree(condition: Condition, row: unknown): boolean {
     switch (condition.operator) {
         case 'and':
-            return condition.conditions.every((item) => matchCondition(item, row));
+            return condition.conditions.every((item) => matchTree(item, row));
         case 'or':
-            return condition.conditions.some((item) => matchCondition(item, row));
+            return condition.conditions.some((item) => matchTree(item, row));
         case 'not':
-            return !matchCondition(condition.condition, row);
+            return !matchTree(condition.condition, row);
         default:
             return matchField(condition, row);
     }
+}
+
+const SCALAR_OPERATORS = new Set(['eq', 'ne']);
+const LIST_OPERATORS = new Set(['in', 'nin']);
+const ORDER_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
+const STRING_OPERATORS = new Set(['startsWith', 'endsWith']);
+
+function isScalar(value: unknown): boolean {
+    return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+function fieldValueValid(operator: string, value: unknown): boolean {
+    if (SCALAR_OPERATORS.has(operator)) return isScalar(value);
+    if (LIST_OPERATORS.has(operator)) return Array.isArray(value) && value.every(isScalar);
+    if (ORDER_OPERATORS.has(operator)) return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+    if (STRING_OPERATORS.has(operator)) return typeof value === 'string';
+    if (operator === 'exists') return typeof value === 'boolean';
+    return false;
+}
+
+/** Check a condition's shape (it may come from another process); throws a typed error naming the node. */
+export function validateCondition(condition: unknown, path: PropertyPath = ['condition']): asserts condition is Condition {
+    if (!isPlainObject(condition)) throw invalidInput(path, 'expected a condition object');
+    const { operator } = condition;
+    if (operator === 'and' || operator === 'or') {
+        if (!Array.isArray(condition.conditions) || condition.conditions.length === 0) {
+            throw invalidInput([...path, 'conditions'], 'expected a non-empty list of conditions');
+        }
+        condition.conditions.forEach((item: unknown, index: number) => validateCondition(item, [...path, 'conditions', index]));
+        return;
+    }
+    if (operator === 'not') {
+        validateCondition(condition.condition, [...path, 'condition']);
+        return;
+    }
+    if (typeof operator !== 'string' || !fieldValueValid(operator, condition.value)) {
+        throw invalidInput([...path, 'value'], `not a valid value for operator ${JSON.stringify(operator)}`);
+    }
+    if (typeof condition.field !== 'string' || condition.field.length === 0) {
+        throw invalidInput([...path, 'field'], 'expected an attribute name');
+    }
+}
+
+/** Conditions already checked: a server matching one condition against many rows validates it once. */
+const validated = new WeakSet<object>();
+
+/** The reference semantics of a Condition over one row; servers' SQL must agree with it. */
+export function matchCondition(condition: Condition, row: unknown): boolean {
+    if (typeof condition !== 'object' || condition === null || !validated.has(condition)) {
+        validateCondition(condition);
+        validated.add(condition);
+    }
+    return matchTree(condition, row);
 }

@@ -113,3 +113,14 @@ export function validatePolicyData(input: unknown, path: PropertyPath = ['data']
     }
     return data as PolicyData;
 }
+
+/**
+ * Runtime companion of the PolicyData type, so the identifier exists for JavaScript consumers too:
+ * `PolicyData.create({ realmMatch: row.realmId })` validates and returns the plain record.
+ */
+export const PolicyData = Object.freeze({
+    keys: Object.freeze([...DATA_KEYS]) as readonly string[],
+    create(init?: PolicyData): PolicyData {
+        return { ...validatePolicyData(init) };
+    },
+});

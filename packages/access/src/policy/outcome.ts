@@ -1,4 +1,5 @@
-import type { DecisionStrategy } from '@realmgate/core';
+import { isDecisionStrategy, type DecisionStrategy } from '@realmgate/core';
+import { invalidInput } from '../errors.js';
 
 /**
  * Three-valued policy outcome. A policy that did not apply (for example realm reach without a
@@ -34,6 +35,10 @@ export function passIf(condition: boolean, invert: boolean): Outcome {
  * An empty list passes: no restriction at that layer (spec: empty definition policies).
  */
 export function combineOutcomes(outcomes: readonly Outcome[], strategy: DecisionStrategy): Outcome {
+    if (!isDecisionStrategy(strategy)) throw invalidInput(['strategy'], "expected 'unanimous', 'affirmative' or 'consensus'");
+    if (!Array.isArray(outcomes) || outcomes.some((outcome) => outcome !== 0 && outcome !== 1 && outcome !== 2)) {
+        throw invalidInput(['outcomes'], 'expected a list of Outcome values');
+    }
     let pass = 0;
     let fail = 0;
     let pending = 0;

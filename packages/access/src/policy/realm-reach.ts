@@ -1,4 +1,5 @@
-import { RealmScope } from '@realmgate/core';
+import { isRealmScope, RealmScope } from '@realmgate/core';
+import { invalidInput } from '../errors.js';
 import { field, orLowered, type Lowered } from './condition.js';
 import type { PolicyIdentity, RealmMatchData } from './data.js';
 
@@ -9,6 +10,11 @@ function ownRealmValues(identity: PolicyIdentity | null): string[] {
     if (identity.realmId !== null) values.push(identity.realmId);
     if (identity.realmName !== null && identity.realmName !== identity.realmId) values.push(identity.realmName);
     return values;
+}
+
+function checkScope(scope: unknown): void {
+    // an unknown scope must never fall through to a permissive branch
+    if (!isRealmScope(scope)) throw invalidInput(['scope'], "expected 'own', 'ownOrNull', 'any' or 'none'");
 }
 
 function reachesOne(scope: RealmScope, realm: string | null, own: readonly string[]): boolean {
@@ -26,10 +32,12 @@ function reachesOne(scope: RealmScope, realm: string | null, own: readonly strin
  * reached only when every one of them is.
  */
 export function realmScopeReaches(scope: RealmScope, resource: RealmMatchData, identity: PolicyIdentity | null): boolean {
+    checkScope(scope);
     if (scope === RealmScope.ANY) return true;
     if (scope === RealmScope.NONE) return false;
     const own = ownRealmValues(identity);
     if (own.length === 0) return false;
+    if (resource === undefined) throw invalidInput(['resource'], 'expected a realm id, null or a list of them');
     if (Array.isArray(resource)) {
         return resource.length > 0 && resource.every((realm) => reachesOne(scope, realm, own));
     }
@@ -38,6 +46,8 @@ export function realmScopeReaches(scope: RealmScope, resource: RealmMatchData, i
 
 /** The same rule as a condition over the row's realm column (spec consumer rule 11). */
 export function lowerRealmReach(scope: RealmScope, column: string, identity: PolicyIdentity | null): Lowered {
+    checkScope(scope);
+    if (typeof column !== 'string' || column.length === 0) throw invalidInput(['column'], 'expected a row attribute name');
     if (scope === RealmScope.ANY) return true;
     if (scope === RealmScope.NONE) return false;
     const own = ownRealmValues(identity);

@@ -42,7 +42,7 @@ describe('attributeNames policy', () => {
         expect(run([], { attributeNames: [] })).toBe('pass');
     });
 
-    it('covers a dotted name by any listed prefix, never the other way round', () => {
+    it('allow-list: a listed prefix covers a dotted name, never the other way round', () => {
         const data = { attributes: { profile: { city: 'Berlin', address: { zip: '1' } } } };
         expect(run(['profile'], data)).toBe('pass');
         expect(run(['profile.city'], data)).toBe('fail');
@@ -50,7 +50,13 @@ describe('attributeNames policy', () => {
         expect(run(['profile.address'], data, true)).toBe('fail');
         expect(run(['profile.ci'], { attributeNames: ['profile.city'] })).toBe('fail');
         expect(run(['profile.city'], { attributeNames: ['profile'] })).toBe('fail');
-        expect(run(['profile.city'], { attributeNames: ['profile'] }, true)).toBe('pass');
+    });
+
+    it('deny-list: writing a parent of a denied name is refused too (it would overwrite the denied child)', () => {
+        expect(run(['profile.city'], { attributeNames: ['profile'] }, true)).toBe('fail');
+        expect(run(['profile.city'], { attributes: { profile: null } }, true)).toBe('fail');
+        expect(run(['profile.city'], { attributeNames: ['profile.street'] }, true)).toBe('pass');
+        expect(run(['profile.city'], { attributeNames: ['prof'] }, true)).toBe('pass');
     });
 
     it('prefers explicit attributeNames over the keys of attributes', () => {

@@ -32,11 +32,12 @@ export const attributeNamesPolicyType: PolicyTypeDefinition<AttributeNamesPolicy
 
     build(policy: AttributeNamesPolicy): CompiledPolicy {
         const isListed = listedTest(policy.names);
+        const touchesListed = touchesTest(policy.names, isListed);
         const invert = policy.invert === true;
         const settle = (data: PolicyData): boolean | null => {
             const written = namesBeingWritten(data);
             if (written === null) return null;
-            return invert ? written.every((name) => !isListed(name)) : written.every(isListed);
+            return invert ? written.every((name) => !touchesListed(name)) : written.every(isListed);
         };
         return {
             policy,
@@ -73,5 +74,18 @@ function listedTest(names: readonly string[]): (name: string) => boolean {
             if (listed.has(name.slice(0, dot))) return true;
         }
         return false;
+    };
+}
+
+/**
+ * Deny-list test: a written name is refused when it is listed, lies under a listed name, or is a
+ * parent of one — writing `profile` wholesale (for example `{ profile: null }`) overwrites a denied
+ * `profile.city`, so a deny-list must refuse the parent too.
+ */
+function touchesTest(names: readonly string[], isListed: (name: string) => boolean): (name: string) => boolean {
+    return (name) => {
+        if (isListed(name)) return true;
+        const prefix = `${name}.`;
+        return names.some((listed) => listed.startsWith(prefix));
     };
 }

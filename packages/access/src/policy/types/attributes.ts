@@ -88,7 +88,7 @@ function negate<T>(test: Test<T>): Test<T> {
 export function compileQuery(node: QueryNode): Test<Row> {
     const parts = node.fields.map(compileField);
     if (node.and) parts.push(allOf(node.and.map(compileQuery)));
-    if (node.or) parts.push(allOf(node.or.map(compileQuery)));
+    if (node.or) parts.push(anyOf(node.or.map(compileQuery)));
     if (node.not) parts.push(negate(compileQuery(node.not)));
     return allOf(parts);
 }
