@@ -19,6 +19,7 @@ export { getAttributeValue } from './policy/path.js';
 export { createPolicyEngine, isPolicyValidationError, isUnknownPolicyTypeError } from './policy/engine.js';
 export type { PolicyEngine, PolicyEvaluateOptions, PolicyOutcomeName } from './policy/engine.js';
 export { builtInPolicyTypes, defaultPolicyEngine } from './policy/registry.js';
+export { createSystemDefaultPolicy } from './policy/system.js';
 export { lowerRealmReach, realmScopeReaches } from './policy/realm-reach.js';
 export type {
     CanonicalPolicy,
