@@ -1,0 +1,44 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { Config } from './config/schema.js';
+import { registerDomains } from './domains/register.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { bootstrap } from './provisioning/bootstrap.js';
+import { wire, type AppDeps, type WireOptions } from './wire.js';
+
+export interface App {
+    app: FastifyInstance;
+    deps: AppDeps;
+    close(): Promise<void>;
+}
+
+/** Spec Limits: request bodies are capped at 10 MB after decompression. */
+const BODY_LIMIT = 10 * 1024 * 1024;
+
+/** Build the service without listening (DESIGN.md habit 7); tests drive it with inject(). */
+export async function createApp(config: Config, options: WireOptions = {}): Promise<App> {
+    const deps = await wire(config, options);
+    await bootstrap(deps, options.logger);
+    const serverOptions: FastifyServerOptions = {
+        bodyLimit: BODY_LIMIT,
+        trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+        ajv: {
+            // unknown members answer 400 with issues instead of being dropped; no type coercion of bodies
+            customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: false },
+        },
+    };
+    const app: FastifyInstance = options.logger ?
+        Fastify({ ...serverOptions, loggerInstance: options.logger }) :
+        Fastify({ ...serverOptions, logger: { level: config.logLevel } });
+    registerErrorHandler(app);
+    await app.register(formbody);
+    registerDomains(app, deps);
+    return {
+        app,
+        deps,
+        async close() {
+            await app.close();
+            if (!options.handle) await deps.handle.destroy();
+        },
+    };
+}

@@ -1,0 +1,48 @@
+import type { AuthorizationCatalog } from '@realmgate/access';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { buildCatalog } from './catalog.js';
+
+/**
+ * One catalog per process, rebuilt after a definition-layer write in this process and at most
+ * `ttlMs` after a write on another replica. Building is O(definitions + policies); requests pay
+ * only for their own grants.
+ */
+export class CatalogCache {
+    private current: { catalog: AuthorizationCatalog; builtAt: number; version: number } | null = null;
+
+    private pending: Promise<AuthorizationCatalog> | null = null;
+
+    private version = 0;
+
+    constructor(
+        private readonly db: Kysely<Database>,
+        private readonly ttlMs = 2_000,
+        private readonly clock: () => number = Date.now,
+    ) {}
+
+    async get(): Promise<AuthorizationCatalog> {
+        const { current } = this;
+        if (current && current.version === this.version && this.clock() - current.builtAt < this.ttlMs) {
+            return current.catalog;
+        }
+        if (!this.pending) {
+            const version = this.version;
+            const builtAt = this.clock();
+            this.pending = buildCatalog(this.db)
+                .then((catalog) => {
+                    this.current = { catalog, builtAt, version };
+                    return catalog;
+                })
+                .finally(() => {
+                    this.pending = null;
+                });
+        }
+        return this.pending;
+    }
+
+    /** Call after any write to permissions, policies or permission-policies. */
+    invalidate(): void {
+        this.version++;
+    }
+}

@@ -1,0 +1,72 @@
+import { WITHHELD_POLICY_TYPE, type AuthorizationCatalog, type AuthorizationCatalogPermission, type PolicyNodeInput } from '@realmgate/access';
+import { isDecisionStrategy } from '@realmgate/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { projectPolicyTree, type PolicyRow } from './policy-tree.js';
+
+/**
+ * The server-side catalog: every definition with its definition-policy trees, and every tree a
+ * grant can name. The server decides with exactly the catalog a consumer would fetch (one engine,
+ * DESIGN.md §2). Definitions are sorted by permission key (spec catalog table).
+ */
+export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationCatalog> {
+    const [permissions, bindings, policies] = await Promise.all([
+        db.selectFrom('auth_permissions').select(['id', 'name', 'realm_id', 'client_id', 'decision_strategy']).execute(),
+        db.selectFrom('auth_permission_policies').select(['permission_id', 'policy_id']).execute(),
+        db.selectFrom('auth_policies').select(['id', 'type', 'invert', 'config', 'parent_id']).execute(),
+    ]);
+
+    const rowsById = new Map<string, PolicyRow>();
+    const childrenByParent = new Map<string, PolicyRow[]>();
+    for (const row of policies) {
+        rowsById.set(row.id, row);
+        if (row.parent_id) {
+            const siblings = childrenByParent.get(row.parent_id) ?? [];
+            siblings.push(row);
+            childrenByParent.set(row.parent_id, siblings);
+        }
+    }
+
+    // every root tree, since any root can be named by a grant; a tree this server cannot project
+    // travels as the withheld node, so grants naming it are dropped instead of reporting stale
+    const trees: Record<string, PolicyNodeInput> = {};
+    const unprojectable = new Set<string>();
+    for (const row of policies) {
+        if (row.parent_id) continue;
+        const tree = projectPolicyTree(row.id, rowsById, childrenByParent);
+        if (tree) {
+            trees[row.id] = tree;
+        } else {
+            unprojectable.add(row.id);
+            trees[row.id] = { type: WITHHELD_POLICY_TYPE, invert: false };
+        }
+    }
+
+    const policiesByPermission = new Map<string, string[]>();
+    for (const binding of bindings) {
+        const list = policiesByPermission.get(binding.permission_id) ?? [];
+        list.push(binding.policy_id);
+        policiesByPermission.set(binding.permission_id, list);
+    }
+
+    const entries: (AuthorizationCatalogPermission & { key: string })[] = permissions.map((permission) => {
+        const ids = (policiesByPermission.get(permission.id) ?? []).sort();
+        const projectable = ids.every((id) => id in trees && !unprojectable.has(id)) && isDecisionStrategy(permission.decision_strategy);
+        return {
+            key: permissionKey(permission.name, permission.realm_id, permission.client_id),
+            name: permission.name,
+            realm_id: permission.realm_id,
+            client_id: permission.client_id,
+            decision_strategy: isDecisionStrategy(permission.decision_strategy) ? permission.decision_strategy : 'unanimous',
+            // spec catalog rule 1: a definition whose tree cannot be projected is listed with policies null
+            policies: projectable ? ids : null,
+        };
+    });
+    entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { policies: trees, permissions: entries.map(({ key: _key, ...entry }) => entry) };
+}
+
+/** The permission key definitions are sorted by: name, then realm, then client. */
+export function permissionKey(name: string, realmId: string | null, clientId: string | null): string {
+    return `${name}\u0000${realmId ?? ''}\u0000${clientId ?? ''}`;
+}

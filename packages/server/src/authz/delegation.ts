@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { BuiltInPolicyType } from '@realmgate/access';
+import { RealmScope } from '@realmgate/core';
+import { forbidden } from '../http/errors.js';
+import type { RequestAuthorizer } from './authorizer.js';
+
+/** The definition a grant names (spec model line 1: name, realm_id, client_id). */
+export interface GrantedDefinition {
+    name: string;
+    realmId: string | null;
+    clientId: string | null;
+}
+
+/** One grant as it would exist after the write: its definition and its realm reach. */
+export interface DelegatedGrant {
+    definition: GrantedDefinition;
+    realmScope: RealmScope;
+}
+
+/**
+ * The realms a grant of `scope` held by a holder of realm `holderRealm` can reach (spec "Realm
+ * reach values"), as resource realms to test the actor against:
+ * - own → the holder's realm; ownOrNull → it and the global rows (null); none → nothing;
+ * - any → additionally a fresh random realm: no actor owns it, so only an `any` grant reaches it.
+ * A global holder (a global role) is held by identities of every realm, so its "own realm" can be
+ * any realm at all: it is stood in for by a fresh realm too.
+ */
+export function realmsReachedBy(scope: RealmScope, holderRealm: string | null): (string | null)[] {
+    if (scope === RealmScope.NONE) return [];
+    const own = holderRealm ?? randomUUID();
+    if (scope === RealmScope.OWN) return [own];
+    if (scope === RealmScope.OWN_OR_NULL) return [own, null];
+    return [own, null, randomUUID()];
+}
+
+/**
+ * Whether the actor may itself use the definition in every realm the grant reaches. The decision
+ * is the request's own evaluator (no second copy of any rule): reach, junction policies and the
+ * client narrowing of spec Authentication rule 8 all come with it. Only the realm is given as
+ * data, so a policy that needs the row (attributes) stays pending and denies: an actor whose own
+ * grant is restricted per row cannot hand out an unrestricted one.
+ */
+export function actorCovers(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): boolean {
+    const { name, realmId, clientId } = grant.definition;
+    return realmsReachedBy(grant.realmScope, holderRealm).every((realm) => authorizer.evaluator.allows({
+        name,
+        realmId,
+        clientId,
+        data: { [BuiltInPolicyType.REALM_MATCH]: realm },
+    }));
+}
+
+/**
+ * Delegation rule (a) (issue 3 item 7): a grant row written by an actor never exceeds the actor's
+ * own reach. 403 otherwise.
+ */
+export function assertCanGrant(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): void {
+    if (!actorCovers(authorizer, grant, holderRealm)) {
+        throw forbidden(`You cannot grant ${grant.definition.name} at reach ${grant.realmScope}: it exceeds your own reach.`);
+    }
+}
+
+/**
+ * Delegation rule (b): assigning a role hands out every grant the role carries, so the actor must
+ * hold each of them for the holder (the same test as rule (a), per carried grant: an `own` grant
+ * is checked at the holder's realm, a wider one at every realm it reaches). 403 otherwise.
+ */
+export function assertCanAssignRole(authorizer: RequestAuthorizer, carried: readonly DelegatedGrant[], holderRealm: string | null): void {
+    const missing = carried.find((grant) => !actorCovers(authorizer, grant, holderRealm));
+    if (missing) {
+        throw forbidden(`You cannot assign this role: it carries ${missing.definition.name} at reach ${missing.realmScope}, beyond your own reach.`);
+    }
+}

@@ -1,0 +1,120 @@
+import * as parse from './parsers.js';
+import { ConfigError, type Parser } from './parsers.js';
+import { CONFIG_KEYS, DB_TYPES, ENVIRONMENTS, LOG_LEVELS } from './schema.js';
+import type { Config, ConfigKey, ConfigKeyPath, DeepPartial, ValueAt } from './schema.js';
+
+export { ConfigError, decodeSecretsEncryptionKey } from './parsers.js';
+
+/** One parser per table row; the mapped type makes a row without a parser a compile error. */
+const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> } = {
+    env: parse.oneOf(ENVIRONMENTS),
+    port: parse.port,
+    host: parse.text,
+    publicUrl: parse.publicUrl,
+    writableDirectoryPath: parse.text,
+    'db.type': parse.oneOf(DB_TYPES),
+    'db.url': parse.dbUrl,
+    'db.host': parse.text,
+    'db.port': parse.port,
+    'db.username': parse.text,
+    'db.password': parse.text,
+    'db.database': parse.text,
+    redisUrl: parse.urlWithScheme(['redis', 'rediss']),
+    smtpUrl: parse.urlWithScheme(['smtp', 'smtps']),
+    'userAdmin.name': parse.text,
+    'userAdmin.password': parse.text,
+    'userAdmin.enabled': parse.strictBoolean,
+    secretsEncryptionKey: parse.encryptionKey,
+    tokenAccessMaxAge: parse.positiveInteger,
+    tokenRefreshMaxAge: parse.positiveInteger,
+    'worker.enabled': parse.boolean,
+    'worker.port': parse.port,
+    migrationEnabled: parse.boolean,
+    trustProxy: parse.trustProxy,
+    'rateLimit.userMax': parse.positiveInteger,
+    'rateLimit.clientMax': parse.positiveInteger,
+    'rateLimit.anonymousMax': parse.positiveInteger,
+    logLevel: parse.oneOf(LOG_LEVELS),
+};
+
+type Tree = Record<string, unknown>;
+
+/** Whether the path is present (an explicit `undefined` counts: an override may unset a key). */
+function lookup(tree: unknown, path: string): { found: boolean; value?: unknown } {
+    let current = tree;
+    for (const part of path.split('.')) {
+        if (typeof current !== 'object' || current === null || !Object.hasOwn(current, part)) return { found: false };
+        current = (current as Tree)[part];
+    }
+    return { found: true, value: current };
+}
+
+function assign(tree: Tree, path: string, value: unknown): void {
+    const parts = path.split('.');
+    const last = parts.pop()!;
+    let current = tree;
+    for (const part of parts) {
+        current[part] ??= {};
+        current = current[part] as Tree;
+    }
+    current[last] = value;
+}
+
+/**
+ * Defaults that follow another key (the table shows them as `$PORT`). They are computed from the
+ * resolved value rather than re-parsed, so an override such as `port: 0` (tests) carries over.
+ */
+const DERIVED: Partial<Record<ConfigKeyPath, (resolved: Config) => unknown>> = {
+    publicUrl: (resolved) => `http://localhost:${resolved.port}`,
+    'worker.port': (resolved) => resolved.port,
+};
+
+/**
+ * Read the configuration. Per key: an override (tests, a config file) wins, then the environment
+ * variable, then the default. Empty variables count as unset, as `KEY=` in a compose or .env file
+ * usually means "not configured". Derived defaults ($PORT) follow the final value of what they
+ * name, overrides included (the table lists a key after the one its default refers to).
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides?: DeepPartial<Config>): Config {
+    const resolved: Tree = {};
+    for (const entry of CONFIG_KEYS as readonly ConfigKey[]) {
+        const parser = PARSERS[entry.key as ConfigKeyPath] as Parser<unknown>;
+        const derive = DERIVED[entry.key as ConfigKeyPath];
+        const override = lookup(overrides, entry.key);
+        const raw = env[entry.env];
+        let value: unknown;
+        if (override.found) value = override.value;
+        else if (raw !== undefined && raw !== '') value = parser(raw, entry);
+        else if (derive) value = derive(resolved as unknown as Config);
+        else if (entry.default !== null) value = parser(entry.default, entry);
+        assign(resolved, entry.key, value);
+    }
+    const config = resolved as unknown as Config;
+    checkDatabase(config);
+    return config;
+}
+
+const URL_DIALECTS: Record<string, Config['db']['type']> = {
+    'postgres:': 'postgres',
+    'postgresql:': 'postgres',
+    'mysql:': 'mysql',
+    'mariadb:': 'mysql',
+};
+
+/** Rules that span keys: a server dialect needs somewhere to connect, and the URL must fit DB_TYPE. */
+function checkDatabase(config: Config): void {
+    const { db } = config;
+    if (db.type !== 'sqlite' && db.url === undefined && db.host === undefined) {
+        throw new ConfigError('DB_URL', `Invalid configuration: DB_TYPE=${db.type} needs DB_URL or DB_HOST.`);
+    }
+    if (db.url === undefined || !db.url.includes('://')) return;
+    const scheme = db.url.slice(0, db.url.indexOf(':') + 1).toLowerCase();
+    const dialect = URL_DIALECTS[scheme];
+    if (db.type === 'sqlite' && dialect) {
+        throw new ConfigError('DB_TYPE', `Invalid configuration: DB_URL names a ${dialect} database but DB_TYPE is sqlite; set DB_TYPE=${dialect}.`);
+    }
+    if (db.type !== 'sqlite' && dialect !== db.type) {
+        const expected = db.type === 'postgres' ? 'postgres:// or postgresql://' : 'mysql:// or mariadb://';
+        throw new ConfigError('DB_URL', `Invalid configuration: DB_URL must start with ${expected} for DB_TYPE=${db.type}.`);
+    }
+}

@@ -1,0 +1,179 @@
+/**
+ * The server configuration (API.md §6): one typed object, and one table naming every key beside its
+ * environment variable, default and meaning. The loader reads the environment through this table
+ * only and `describeConfig()` renders it, so the documentation and the code cannot drift apart.
+ */
+
+export const DB_TYPES = ['sqlite', 'postgres', 'mysql'] as const;
+export type DbType = (typeof DB_TYPES)[number];
+
+/** pino's levels plus `silent` (pino accepts it to switch logging off). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const ENVIRONMENTS = ['production', 'development', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export interface DbConfig {
+    type: DbType;
+    url: string | undefined;
+    host: string | undefined;
+    port: number | undefined;
+    username: string | undefined;
+    password: string | undefined;
+    database: string | undefined;
+}
+
+export interface Config {
+    port: number;
+    host: string;
+    /** absolute http(s) URL without a trailing slash */
+    publicUrl: string;
+    writableDirectoryPath: string;
+    db: DbConfig;
+    redisUrl: string | undefined;
+    smtpUrl: string | undefined;
+    userAdmin: { name: string; password: string; enabled: boolean };
+    /** as configured (base64 or 64 hex characters); `decodeSecretsEncryptionKey` gives the 32 bytes */
+    secretsEncryptionKey: string | undefined;
+    /** seconds */
+    tokenAccessMaxAge: number;
+    /** seconds */
+    tokenRefreshMaxAge: number;
+    worker: { enabled: boolean; port: number };
+    migrationEnabled: boolean;
+    /** Fastify's trustProxy: a boolean, a hop count, or a comma-separated address / CIDR list */
+    trustProxy: boolean | number | string;
+    /** requests per minute */
+    rateLimit: { userMax: number; clientMax: number; anonymousMax: number };
+    logLevel: LogLevel;
+    env: Environment;
+}
+
+type Plain<T> = T extends object ? (T extends readonly unknown[] ? false : true) : false;
+
+export type DeepPartial<T> = { [K in keyof T]?: Plain<T[K]> extends true ? DeepPartial<T[K]> : T[K] };
+
+/** Dotted paths of the leaves of an object type (`db.url`, `port`, …). */
+export type LeafPath<T, Prefix extends string = ''> = {
+    [K in keyof T & string]: Plain<T[K]> extends true ? LeafPath<T[K], `${Prefix}${K}.`> : `${Prefix}${K}`;
+}[keyof T & string];
+
+export type ValueAt<T, P extends string> = P extends `${infer Head}.${infer Rest}`
+    ? Head extends keyof T
+        ? ValueAt<T[Head], Rest>
+        : never
+    : P extends keyof T
+      ? T[P]
+      : never;
+
+export interface ConfigKey {
+    /** dotted path in Config */
+    key: string;
+    /** environment variable */
+    env: string;
+    /** the default in environment form; `$NAME` stands for the resolved value of variable NAME; null = unset */
+    default: string | null;
+    description: string;
+    /** the value is never echoed in error messages */
+    secret?: boolean;
+}
+
+// Order matters: a default that refers to `$NAME` must come after NAME's row.
+export const CONFIG_KEYS = [
+    { key: 'env', env: 'NODE_ENV', default: 'development', description: 'runtime environment: `production`, `development` or `test`' },
+    { key: 'port', env: 'PORT', default: '3000', description: 'HTTP listener port (1–65535)' },
+    { key: 'host', env: 'HOST', default: '0.0.0.0', description: 'HTTP listener address' },
+    {
+        key: 'publicUrl',
+        env: 'PUBLIC_URL',
+        default: 'http://localhost:$PORT',
+        description: 'absolute http(s) URL the server is reached at; issuer base and links (a trailing slash is stripped)',
+    },
+    {
+        key: 'writableDirectoryPath',
+        env: 'WRITABLE_DIRECTORY_PATH',
+        default: './writable',
+        description: 'folder for the SQLite file, provisioning files and keys',
+    },
+    { key: 'db.type', env: 'DB_TYPE', default: 'sqlite', description: 'database: `sqlite`, `postgres` or `mysql`' },
+    {
+        key: 'db.url',
+        env: 'DB_URL',
+        default: null,
+        description: 'connection URL for `postgres` / `mysql` (or use DB_HOST and the other DB_ parts)',
+        secret: true,
+    },
+    { key: 'db.host', env: 'DB_HOST', default: null, description: 'database host when DB_URL is unset' },
+    { key: 'db.port', env: 'DB_PORT', default: null, description: 'database port (1–65535); the driver default when unset' },
+    { key: 'db.username', env: 'DB_USERNAME', default: null, description: 'database user' },
+    { key: 'db.password', env: 'DB_PASSWORD', default: null, description: 'database password', secret: true },
+    { key: 'db.database', env: 'DB_DATABASE', default: null, description: 'database name (for SQLite: the file path)' },
+    {
+        key: 'redisUrl',
+        env: 'REDIS_URL',
+        default: null,
+        description: '`redis://` or `rediss://` URL of the shared cache, bus and rate-limit store; in-process when unset',
+        secret: true,
+    },
+    { key: 'smtpUrl', env: 'SMTP_URL', default: null, description: '`smtp://` or `smtps://` URL of the mail relay', secret: true },
+    { key: 'userAdmin.name', env: 'USER_ADMIN_NAME', default: 'admin', description: 'name of the bootstrap administrator' },
+    {
+        key: 'userAdmin.password',
+        env: 'USER_ADMIN_PASSWORD',
+        default: 'start123',
+        description: 'password of the bootstrap administrator',
+        secret: true,
+    },
+    {
+        key: 'userAdmin.enabled',
+        env: 'USER_ADMIN_ENABLED',
+        default: 'true',
+        description: 'strict `true` / `false` (any other value stops the boot); `false` deactivates the bootstrap administrator on the next start',
+    },
+    {
+        key: 'secretsEncryptionKey',
+        env: 'SECRETS_ENCRYPTION_KEY',
+        default: null,
+        description: '32-byte key (base64, or 64 hex characters) wrapping realm encryption keys at rest',
+        secret: true,
+    },
+    { key: 'tokenAccessMaxAge', env: 'TOKEN_ACCESS_MAX_AGE', default: '900', description: 'access-token lifetime in seconds' },
+    { key: 'tokenRefreshMaxAge', env: 'TOKEN_REFRESH_MAX_AGE', default: '259200', description: 'refresh-token lifetime in seconds' },
+    { key: 'worker.enabled', env: 'WORKER_ENABLED', default: 'true', description: 'run the worker role (sweeps, aggregates)' },
+    { key: 'worker.port', env: 'WORKER_PORT', default: '$PORT', description: 'worker health listener port' },
+    { key: 'migrationEnabled', env: 'MIGRATION_ENABLED', default: 'true', description: 'run migrations at boot under a database lock' },
+    {
+        key: 'trustProxy',
+        env: 'TRUST_PROXY',
+        default: 'true',
+        description: '`true` / `false`, a hop count, or a comma-separated list of addresses / CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`)',
+    },
+    { key: 'rateLimit.userMax', env: 'RATE_LIMIT_USER_MAX', default: '6000', description: 'requests per minute per user' },
+    { key: 'rateLimit.clientMax', env: 'RATE_LIMIT_CLIENT_MAX', default: '300000', description: 'requests per minute per client' },
+    {
+        key: 'rateLimit.anonymousMax',
+        env: 'RATE_LIMIT_ANONYMOUS_MAX',
+        default: '1200',
+        description: 'requests per minute per address without credentials',
+    },
+    { key: 'logLevel', env: 'LOG_LEVEL', default: 'info', description: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`' },
+] as const satisfies readonly ConfigKey[];
+
+export type ConfigKeyPath = (typeof CONFIG_KEYS)[number]['key'];
+
+// Compile-time guard: the table names every leaf of Config and nothing else.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const tableCoversConfig: Same<ConfigKeyPath, LeafPath<Config>> = true;
+void tableCoversConfig;
+
+/** The key table as Markdown, for the documentation. */
+export function describeConfig(): string {
+    const cell = (text: string): string => text.replace(/\|/g, '\\|');
+    const lines = ['| variable | key | default | meaning |', '|---|---|---|---|'];
+    for (const entry of CONFIG_KEYS as readonly ConfigKey[]) {
+        const fallback = entry.default === null ? 'unset' : `\`${entry.default}\``;
+        lines.push(`| \`${entry.env}\` | \`${entry.key}\` | ${cell(fallback)} | ${cell(entry.description)} |`);
+    }
+    return `${lines.join('\n')}\n`;
+}

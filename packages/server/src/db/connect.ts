@@ -1,0 +1,172 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Dialect } from 'kysely';
+import { createPool } from 'mysql2';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import {
+    DatabaseConfigError,
+    MYSQL_UTC_OFFSET,
+    checkMysqlUrl,
+    checkPostgresUrl,
+    isMysqlUtc,
+    isPostgresUtc,
+    pinPostgresOptions,
+} from './utc-pin.js';
+import type { DialectName } from './values.js';
+
+// Re-exported so callers catching boot failures need one import (API: `createDatabase` throws it).
+export { DatabaseConfigError } from './utc-pin.js';
+
+/** Connection settings (API.md §6: DB_TYPE, DB_URL or DB_HOST/PORT/USERNAME/PASSWORD/DATABASE). */
+export interface DatabaseOptions {
+    type: DialectName;
+    /** PostgreSQL/MySQL connection URL; for SQLite a file path (a `sqlite:`/`file:` prefix is allowed) */
+    url?: string;
+    /** SQLite file; wins over `url` */
+    sqlitePath?: string;
+    host?: string;
+    port?: number;
+    username?: string;
+    password?: string;
+    database?: string;
+    /** connections per pool on the server dialects (default 10) */
+    poolSize?: number;
+    /** an idle pooled PostgreSQL connection failed; the pool drops it (default: ignored) */
+    onPoolError?: (error: Error) => void;
+}
+
+export interface DatabaseHandle {
+    db: Kysely<Database>;
+    dialect: DialectName;
+    /** closes the pool or file; safe to call more than once */
+    destroy(): Promise<void>;
+}
+
+/** Opens the database, pins the session to UTC (spec beta.67 item 6) and verifies the pin. */
+export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+    const dialect = buildDialect(options);
+    const db = new Kysely<Database>({ dialect });
+    let destroyed: Promise<void> | undefined;
+    const handle: DatabaseHandle = {
+        db,
+        dialect: options.type,
+        destroy: () => (destroyed ??= db.destroy()),
+    };
+    try {
+        await verifyUtcPin(handle);
+    } catch (error) {
+        await handle.destroy().catch(() => undefined);
+        throw error;
+    }
+    return handle;
+}
+
+function buildDialect(options: DatabaseOptions): Dialect {
+    switch (options.type) {
+        case 'sqlite':
+            return sqliteDialect(options);
+        case 'postgres':
+            return postgresDialect(options);
+        case 'mysql':
+            return mysqlDialect(options);
+        default:
+            throw new DatabaseConfigError('DB_TYPE', `unknown database type "${String(options.type)}" (expected sqlite, postgres or mysql)`);
+    }
+}
+
+function sqliteDialect(options: DatabaseOptions): Dialect {
+    const raw = options.sqlitePath ?? options.url?.replace(/^(sqlite|file):(\/\/)?/, '');
+    if (!raw) throw new DatabaseConfigError('DB_URL', 'SQLite needs a file path');
+    const path = raw === ':memory:' ? raw : resolve(raw);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    return new SqliteDialect({
+        database: async () => {
+            const database = new SqliteDatabase(path);
+            // WAL lets readers run beside the one writer; foreign keys are off by default in
+            // SQLite and the cascades of the schema depend on them; busy_timeout waits for a
+            // writer in another process instead of failing at once.
+            database.pragma('journal_mode = WAL');
+            database.pragma('foreign_keys = ON');
+            database.pragma('busy_timeout = 5000');
+            return database;
+        },
+    });
+}
+
+function postgresDialect(options: DatabaseOptions): Dialect {
+    let config: pg.PoolConfig;
+    if (options.url) {
+        // pg lets URL parameters win over explicit options, so the pin goes into the URL itself.
+        const urlOptions = checkPostgresUrl(options.url);
+        const url = new URL(options.url);
+        url.searchParams.set('options', pinPostgresOptions(urlOptions ?? envPgOptions(), urlOptions ? 'DB_URL options' : 'PGOPTIONS'));
+        config = { connectionString: url.toString() };
+    } else {
+        config = {
+            host: options.host,
+            port: options.port,
+            user: options.username,
+            password: options.password,
+            database: options.database,
+            options: pinPostgresOptions(envPgOptions(), 'PGOPTIONS'),
+        };
+    }
+    const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+    // Without a listener an idle connection's error (server restart) would crash the process.
+    pool.on('error', options.onPoolError ?? (() => undefined));
+    return new PostgresDialect({ pool });
+}
+
+// node-postgres reads PGOPTIONS when no `options` is given; a zone there is refused like the URL's.
+function envPgOptions(): string | undefined {
+    return process.env.PGOPTIONS;
+}
+
+function mysqlDialect(options: DatabaseOptions): Dialect {
+    if (options.url) checkMysqlUrl(options.url);
+    const pool = createPool({
+        ...(options.url
+            ? { uri: options.url }
+            : {
+                host: options.host,
+                port: options.port,
+                user: options.username,
+                password: options.password,
+                database: options.database,
+            }),
+        // mysql2 writes and reads DATETIME in this zone; 'Z' matches the pinned session below.
+        timezone: 'Z',
+        dateStrings: false,
+        supportBigNumbers: true,
+        connectionLimit: options.poolSize ?? 10,
+    });
+    return new MysqlDialect({
+        pool,
+        // Every new pooled session: NOW() and friends must agree with the 'Z' mysql2 writes.
+        onCreateConnection: async (connection) => {
+            await connection.executeQuery(CompiledQuery.raw(`SET time_zone = '${MYSQL_UTC_OFFSET}'`));
+        },
+    });
+}
+
+/** Reads the zone of a live session and stops the boot when it is not UTC. */
+async function verifyUtcPin(handle: DatabaseHandle): Promise<void> {
+    if (handle.dialect === 'postgres') {
+        const { rows } = await sql<{ TimeZone: string }>`SHOW TIME ZONE`.execute(handle.db);
+        const zone = rows[0]?.TimeZone;
+        if (!isPostgresUtc(zone)) {
+            throw new DatabaseConfigError('TimeZone', `the PostgreSQL session time zone is "${String(zone)}", not UTC; the session could not be pinned`);
+        }
+    } else if (handle.dialect === 'mysql') {
+        const { rows } = await sql<{ zone: string }>`SELECT @@session.time_zone AS zone`.execute(handle.db);
+        const zone = rows[0]?.zone;
+        if (!isMysqlUtc(zone)) {
+            throw new DatabaseConfigError('time_zone', `the MySQL session time_zone is "${String(zone)}", not UTC; the session could not be pinned`);
+        }
+    } else {
+        await sql`SELECT 1`.execute(handle.db);
+    }
+}

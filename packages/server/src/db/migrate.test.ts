@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createTestDatabase, describeEachDialect } from '../../test/databases.js';
+import type { TestDatabase } from '../../test/databases.js';
+import { createDatabase } from './connect.js';
+import type { DatabaseHandle } from './connect.js';
+import { MigrationError, migrateDown, migrateToLatest, migrationStatus } from './migrate.js';
+import { MIGRATIONS } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+const TIMEOUT = 60_000;
+
+// Every table of the schema contract (db/schema.ts), checked against what the migration built.
+const TABLES: (keyof Database)[] = [
+    'auth_realms', 'auth_paths', 'auth_users', 'auth_clients', 'auth_roles', 'auth_permissions',
+    'auth_policies', 'auth_permission_policies', 'auth_scopes', 'auth_client_scopes',
+    'auth_user_roles', 'auth_client_roles', 'auth_role_permissions', 'auth_user_permissions',
+    'auth_client_permissions', 'auth_user_attributes', 'auth_role_attributes', 'auth_keys',
+    'auth_sessions', 'auth_session_tokens', 'auth_events', 'auth_event_aggregates',
+];
+
+async function schemaTables(handle: DatabaseHandle): Promise<string[]> {
+    const tables = await handle.db.introspection.getTables();
+    return tables.map((table) => table.name).filter((name) => name.startsWith('auth_')).sort();
+}
+
+describeEachDialect('db migrations', (dialect) => {
+    let database: TestDatabase;
+
+    beforeEach(async () => {
+        database = await createTestDatabase(dialect);
+    }, TIMEOUT);
+
+    afterEach(async () => {
+        await database?.drop();
+    }, TIMEOUT);
+
+    it('migrates up, reports status, reverts and migrates up again', async () => {
+        const pending = await migrationStatus(database);
+        expect(pending).toEqual(Object.keys(MIGRATIONS).map((name) => ({ name, executedAt: null })));
+
+        expect(await migrateToLatest(database)).toEqual(['0001_initial']);
+        expect(await schemaTables(database)).toEqual([...TABLES].sort());
+        const applied = await migrationStatus(database);
+        expect(applied[0]?.name).toBe('0001_initial');
+        expect(applied[0]?.executedAt).toBeInstanceOf(Date);
+        expect(await migrateToLatest(database)).toEqual([]);
+
+        expect(await migrateDown(database)).toEqual(['0001_initial']);
+        expect(await schemaTables(database)).toEqual([]);
+        expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
+
+        expect(await migrateToLatest(database)).toEqual(['0001_initial']);
+        expect(await schemaTables(database)).toEqual([...TABLES].sort());
+    }, TIMEOUT);
+
+    it('adds the coalesced key columns as generated columns, on the listed tables only', async () => {
+        await migrateToLatest(database);
+        expect((await generatedColumns(database)).sort()).toEqual([
+            'auth_event_aggregates.realm_key', 'auth_paths.parent_key', 'auth_permissions.client_key',
+            'auth_permissions.realm_key', 'auth_policies.realm_key', 'auth_roles.client_key',
+            'auth_roles.realm_key', 'auth_scopes.realm_key',
+        ]);
+    }, TIMEOUT);
+
+    it('names the migration that failed', async () => {
+        // A table in the way makes 0001 fail on its first statement.
+        await sql`create table auth_realms (id varchar(36) primary key)`.execute(database.db);
+        const error = await migrateToLatest(database).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(MigrationError);
+        expect((error as MigrationError).migration).toBe('0001_initial');
+        expect((error as MigrationError).message).toMatch(/^migration 0001_initial failed \(up\): /);
+        expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
+    }, TIMEOUT);
+
+    if (dialect !== 'sqlite') {
+        // Replicas boot together: Kysely's migration lock lets exactly one apply 0001 (spec beta.67 item 7).
+        it('applies the schema once when replicas migrate concurrently', async () => {
+            const replicas = await Promise.all([0, 1, 2].map(() => createDatabase({ type: dialect, url: database.location })));
+            try {
+                const results = await Promise.all(replicas.map((replica) => migrateToLatest(replica)));
+                expect(results.flat()).toEqual(['0001_initial']);
+                const { rows } = await sql<{ count: number | string }>`select count(*) as count from kysely_migration`.execute(database.db);
+                expect(Number(rows[0]?.count)).toBe(1);
+                expect(await schemaTables(database)).toEqual([...TABLES].sort());
+            } finally {
+                await Promise.all(replicas.map((replica) => replica.destroy()));
+            }
+        }, TIMEOUT);
+    }
+});
+
+async function generatedColumns(handle: DatabaseHandle): Promise<string[]> {
+    type Row = { name: string };
+    if (handle.dialect === 'postgres') {
+        const { rows } = await sql<Row>`select table_name || '.' || column_name as name from information_schema.columns
+            where table_schema = current_schema() and is_generated = 'ALWAYS'`.execute(handle.db);
+        return rows.map((row) => row.name);
+    }
+    if (handle.dialect === 'mysql') {
+        const { rows } = await sql<Row>`select concat(table_name, '.', column_name) as name from information_schema.columns
+            where table_schema = database() and extra like '%GENERATED%'`.execute(handle.db);
+        return rows.map((row) => row.name);
+    }
+    // table_xinfo marks generated columns hidden = 2 (virtual) or 3 (stored); table_info omits them.
+    const names: string[] = [];
+    for (const table of TABLES) {
+        const { rows } = await sql<Row>`select name from pragma_table_xinfo(${table}) where hidden in (2, 3)`.execute(handle.db);
+        names.push(...rows.map((row) => `${table}.${row.name}`));
+    }
+    return names;
+}

@@ -1,0 +1,37 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { migration as initial } from './0001_initial.js';
+import type { DialectMigration, MigrationContext } from './context.js';
+
+/**
+ * Every migration, in order. An explicit record instead of a folder scan: it works the same from
+ * src (tests, tsx) and dist, and a bundler cannot drop a file without the compiler noticing.
+ * Names sort in execution order; never rename or reorder a released entry.
+ */
+export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
+    '0001_initial': initial,
+};
+
+/** Binds the migrations to a dialect for Kysely's Migrator. */
+export function createMigrationProvider(context: MigrationContext): MigrationProvider {
+    return {
+        getMigrations: async () => {
+            const bound: Record<string, Migration> = {};
+            for (const [name, migration] of Object.entries(MIGRATIONS)) {
+                bound[name] = {
+                    up: (db) => inTransaction(db, context, (trx) => migration.up(trx, context)),
+                    down: (db) => inTransaction(db, context, (trx) => migration.down(trx, context)),
+                };
+            }
+            return bound;
+        },
+    };
+}
+
+/**
+ * Kysely wraps migrations in a transaction only on PostgreSQL. SQLite has transactional DDL as
+ * well, so a failed step leaves no half-built schema there either; MySQL DDL commits implicitly.
+ */
+async function inTransaction(db: Kysely<unknown>, context: MigrationContext, run: (db: Kysely<unknown>) => Promise<void>): Promise<void> {
+    if (context.dialect !== 'sqlite') return run(db);
+    await db.transaction().execute(run);
+}

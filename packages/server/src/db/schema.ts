@@ -1,0 +1,272 @@
+import type { RealmScope } from '@realmgate/core';
+
+/**
+ * Table types as Kysely sees them. Columns are snake_case; the repository layer converts to the
+ * camelCase REST shape in one place (DESIGN.md §5). Ids are application-generated UUIDs.
+ *
+ * Cross-dialect value conventions (see db/values.ts):
+ * - timestamps: `timestamptz` (PostgreSQL), `datetime(3)` (MySQL/MariaDB), ISO-8601 text (SQLite);
+ *   always UTC, written and read as Date through toDbDate/fromDbDate;
+ * - booleans: `boolean` (PostgreSQL), `tinyint(1)`/integer 0|1 elsewhere; read through fromDbBool;
+ * - JSON values: text (serialized by the repository).
+ */
+export type DbDate = Date | string;
+export type DbBool = boolean | number;
+
+interface Timestamps {
+    created_at: DbDate;
+    updated_at: DbDate;
+}
+
+export interface RealmTable extends Timestamps {
+    id: string;
+    name: string;
+    display_name: string | null;
+    description: string | null;
+    built_in: DbBool;
+}
+
+export interface PathTable extends Timestamps {
+    id: string;
+    name: string;
+    parent_id: string | null;
+    realm_id: string;
+}
+
+export interface UserTable extends Timestamps {
+    id: string;
+    name: string;
+    name_locked: DbBool;
+    first_name: string | null;
+    last_name: string | null;
+    display_name: string | null;
+    email: string | null;
+    password: string | null;
+    reset_hash: string | null;
+    reset_at: DbDate | null;
+    activate_hash: string | null;
+    email_verified: DbBool;
+    active: DbBool;
+    status: string | null;
+    status_message: string | null;
+    path_id: string | null;
+    realm_id: string;
+}
+
+export interface ClientTable extends Timestamps {
+    id: string;
+    name: string;
+    display_name: string | null;
+    description: string | null;
+    active: DbBool;
+    built_in: DbBool;
+    /** plaintext, bcrypt hash, or `enc:` AES-256-GCM envelope; up to 512 characters */
+    secret: string | null;
+    secret_hashed: DbBool;
+    secret_encrypted: DbBool;
+    redirect_uri: string | null;
+    post_logout_redirect_uri: string | null;
+    /** JSON list of grant types, null = every grant but the device code */
+    grant_types: string | null;
+    base_url: string | null;
+    backchannel_logout_uri: string | null;
+    access_policy_id: string | null;
+    path_id: string | null;
+    realm_id: string;
+}
+
+/** realm_key / client_key are generated columns (COALESCE(x, '')) so NULLs are unique-checked too. */
+export interface RoleTable extends Timestamps {
+    id: string;
+    name: string;
+    display_name: string | null;
+    description: string | null;
+    built_in: DbBool;
+    client_id: string | null;
+    realm_id: string | null;
+}
+
+export interface PermissionTable extends Timestamps {
+    id: string;
+    name: string;
+    display_name: string | null;
+    description: string | null;
+    built_in: DbBool;
+    decision_strategy: string;
+    client_id: string | null;
+    realm_id: string | null;
+}
+
+export interface PolicyTable extends Timestamps {
+    id: string;
+    type: string;
+    name: string;
+    display_name: string | null;
+    description: string | null;
+    invert: DbBool;
+    /** JSON of the type's configuration keys (validator output minus type/invert/children) */
+    config: string;
+    parent_id: string | null;
+    realm_id: string | null;
+    built_in: DbBool;
+}
+
+export interface PermissionPolicyTable extends Timestamps {
+    id: string;
+    permission_id: string;
+    policy_id: string;
+}
+
+export interface ScopeTable extends Timestamps {
+    id: string;
+    name: string;
+    display_name: string | null;
+    description: string | null;
+    built_in: DbBool;
+    realm_id: string | null;
+}
+
+export interface ClientScopeTable extends Timestamps {
+    id: string;
+    client_id: string;
+    scope_id: string;
+    default: DbBool;
+}
+
+export interface UserRoleTable extends Timestamps {
+    id: string;
+    user_id: string;
+    role_id: string;
+}
+
+export interface ClientRoleTable extends Timestamps {
+    id: string;
+    client_id: string;
+    role_id: string;
+}
+
+interface GrantColumns extends Timestamps {
+    id: string;
+    permission_id: string;
+    realm_scope: RealmScope;
+    policy_id: string | null;
+}
+
+export interface RolePermissionTable extends GrantColumns {
+    role_id: string;
+}
+
+export interface UserPermissionTable extends GrantColumns {
+    user_id: string;
+}
+
+export interface ClientPermissionTable extends GrantColumns {
+    client_id: string;
+}
+
+export interface AttributeColumns extends Timestamps {
+    id: string;
+    name: string;
+    /** JSON-serialized; a string stays a string (spec beta.68 item 3) */
+    value: string | null;
+    realm_id: string;
+}
+
+export interface UserAttributeTable extends AttributeColumns {
+    user_id: string;
+}
+
+export interface RoleAttributeTable extends Omit<AttributeColumns, 'realm_id'> {
+    role_id: string;
+    /** null for a global role's attributes */
+    realm_id: string | null;
+}
+
+export interface KeyTable extends Timestamps {
+    id: string;
+    type: string;
+    use: string;
+    algorithm: string;
+    status: string;
+    priority: number;
+    public_key: string | null;
+    /** encrypted or wrapped private material; never returned */
+    private_key: string | null;
+    realm_id: string;
+}
+
+export interface SessionTable extends Timestamps {
+    id: string;
+    sub: string;
+    sub_kind: string;
+    user_id: string | null;
+    client_id: string | null;
+    realm_id: string;
+    ip_address: string | null;
+    user_agent: string | null;
+    seen_at: DbDate | null;
+    expires_at: DbDate;
+    revoked_at: DbDate | null;
+}
+
+export interface SessionTokenTable {
+    id: string;
+    kind: string;
+    session_id: string;
+    expires_at: DbDate;
+    created_at: DbDate;
+}
+
+export interface EventTable {
+    id: string;
+    name: string;
+    scope: string;
+    ref_type: string;
+    ref_id: string | null;
+    actor_type: string | null;
+    actor_id: string | null;
+    realm_id: string | null;
+    request_ip: string | null;
+    request_method: string | null;
+    request_path: string | null;
+    /** JSON; never a withheld column */
+    data: string | null;
+    created_at: DbDate;
+}
+
+export interface EventAggregateTable {
+    id: string;
+    day: string;
+    realm_id: string | null;
+    scope: string;
+    name: string;
+    ref_type: string;
+    count: number;
+}
+
+export interface Database {
+    auth_realms: RealmTable;
+    auth_paths: PathTable;
+    auth_users: UserTable;
+    auth_clients: ClientTable;
+    auth_roles: RoleTable;
+    auth_permissions: PermissionTable;
+    auth_policies: PolicyTable;
+    auth_permission_policies: PermissionPolicyTable;
+    auth_scopes: ScopeTable;
+    auth_client_scopes: ClientScopeTable;
+    auth_user_roles: UserRoleTable;
+    auth_client_roles: ClientRoleTable;
+    auth_role_permissions: RolePermissionTable;
+    auth_user_permissions: UserPermissionTable;
+    auth_client_permissions: ClientPermissionTable;
+    auth_user_attributes: UserAttributeTable;
+    auth_role_attributes: RoleAttributeTable;
+    auth_keys: KeyTable;
+    auth_sessions: SessionTable;
+    auth_session_tokens: SessionTokenTable;
+    auth_events: EventTable;
+    auth_event_aggregates: EventAggregateTable;
+}
+
+export type TableName = keyof Database;

@@ -1,0 +1,129 @@
+import { PermissionName } from '@realmgate/core';
+import { badRequest, issue, validationFailed } from '../../http/errors.js';
+import type { PasswordHasher } from '../../secrets/passwords.js';
+import type { SecretBox } from '../../secrets/secret-box.js';
+import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from '../fields.js';
+import type { AnyDb, ResourceDefinition } from '../resource/context.js';
+import { readValue, type Row } from '../resource/records.js';
+import type { RouteDeps } from '../resource/routes.js';
+import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
+import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from '../users/identity-rules.js';
+import { registerClientRoutes } from './routes.js';
+import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
+import { assertAccessPolicy, assertClientFields } from './uris.js';
+
+const uriField = (name: string, column: string, maxLength: number): FieldSpec => ({
+    name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true,
+});
+
+const spec: ResourceSpec = {
+    entity: 'client',
+    collection: 'clients',
+    table: 'auth_clients',
+    realm: 'required',
+    named: true,
+    hasBuiltIn: true,
+    fields: [],
+};
+spec.fields = [
+    ...commonFields(spec),
+    nameField(128, IDENTITY_NAME_PATTERN),
+    // the column is varchar(255)
+    { ...displayNameField, maxLength: 255 },
+    descriptionField,
+    { name: 'active', column: 'active', type: 'boolean', create: 'optional', update: true, default: true },
+    builtInField,
+    // withheld from default reads; projected through fields=+secret for readers allowed to see it
+    { name: 'secret', column: 'secret', type: 'string', nullable: true, maxLength: SECRET_MAX_LENGTH, create: 'optional', update: true, read: 'withheld' },
+    // create-time only; an update may carry them (an echoed record) but they are not written
+    { name: 'secretHashed', column: 'secret_hashed', type: 'boolean', create: 'optional', update: true, default: false },
+    { name: 'secretEncrypted', column: 'secret_encrypted', type: 'boolean', create: 'optional', update: true, default: false },
+    uriField('redirectUri', 'redirect_uri', 4096),
+    uriField('postLogoutRedirectUri', 'post_logout_redirect_uri', 4096),
+    // null: every grant but the device code grant, which must be listed by its URN (spec)
+    { name: 'grantTypes', column: 'grant_types', type: 'stringList', nullable: true, maxLength: 64, create: 'optional', update: true },
+    uriField('baseUrl', 'base_url', 2048),
+    uriField('backchannelLogoutUri', 'backchannel_logout_uri', 2048),
+    foreignKey('accessPolicyId', 'access_policy_id', { create: 'optional', update: true, nullable: true }),
+    foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
+];
+
+export const clientSpec = spec;
+
+export interface ClientDeps extends RouteDeps {
+    passwords: PasswordHasher;
+    secrets: SecretBox;
+}
+
+/** Spec Errors: secretHashed and secretEncrypted declared together answer 400. */
+function refuseBothModes(input: Record<string, unknown>): void {
+    if (input.secretHashed === true && input.secretEncrypted === true) {
+        throw validationFailed([issue(['secretEncrypted'], 'conflict', 'secretHashed and secretEncrypted cannot both be true')]);
+    }
+}
+
+async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], input: Record<string, unknown>, realmId: unknown): Promise<void> {
+    assertClientFields(input);
+    await assertFolderOfRealm(tx, input.pathId, realmId);
+    await assertAccessPolicy(tx, input.accessPolicyId, realmId);
+}
+
+/** The secret column of an update; the storage mode stays the one chosen at creation. */
+async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['store']>[0], row: Row, secret: unknown): Promise<Row> {
+    if (secret === undefined) return {};
+    const mode = modeOfRow(row);
+    if (mode === 'hashed') {
+        // spec client routes: a hashed secret is rotated, never overwritten through an update
+        throw badRequest('The secret of a client with a hashed secret cannot be set through an update; rotate it with POST /clients/:id/secret.', [
+            issue(['secret'], 'rotation_required', 'use POST /clients/:id/secret'),
+        ]);
+    }
+    if (secret === null) return { secret: null };
+    // a plain client takes the value as sent; an encrypted one is re-encrypted
+    return { secret: await store.store(tx, row.realm_id as string, mode, secret as string) };
+}
+
+/**
+ * Clients (API.md §3, spec "Other resource fields" and client routes). A create without a secret
+ * makes a public client — the spec's client without a secret that uses the batch check instead of
+ * client credentials — so nothing is generated then; `POST /clients/:id/secret` generates one and
+ * returns it once.
+ */
+export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
+    const store = createSecretStore(deps);
+    const definition: ResourceDefinition = {
+        spec,
+        fields: spec.fields,
+        hooks: {
+            // spec beta.64 item 1: dropped columns; values in requests are stripped silently
+            strippedBody: ['scope', 'rootUrl'],
+            authorize: selfManageAuthorizer('client', PermissionName.CLIENT_SELF_MANAGE),
+            async revealWithheld(field, row) {
+                if (field.name === 'secret') return store.reveal(deps.db as AnyDb, row.secret as string | null);
+                return readValue(field, row[field.column]);
+            },
+            async prepareCreate(_ctx, input, tx) {
+                refuseBothModes(input);
+                assertNameNotUuid(input.name);
+                await assertReferences(tx, input, input.realmId);
+                if (typeof input.secret !== 'string') return {};
+                const mode = modeOfFlags(input.secretHashed, input.secretEncrypted);
+                return { secret: await store.store(tx, input.realmId as string, mode, input.secret) };
+            },
+            async prepareUpdate(_ctx, row, input, tx) {
+                refuseRealmMove('client', row, input);
+                refuseBothModes(input);
+                if (input.name !== undefined && input.name !== row.name) assertNameNotUuid(input.name);
+                await assertReferences(tx, input, row.realm_id);
+                return {
+                    ...await updatedSecret(store, tx, row, input.secret),
+                    // create-time only (spec): the stored flags are written back, so they are not changed
+                    secret_hashed: row.secret_hashed,
+                    secret_encrypted: row.secret_encrypted,
+                };
+            },
+        },
+    };
+    definition.routes = (app, prefix) => registerClientRoutes(app, { ...deps, store }, definition, prefix);
+    return definition;
+}

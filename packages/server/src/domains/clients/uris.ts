@@ -1,0 +1,75 @@
+import { issue, validationFailed, type Issue } from '../../http/errors.js';
+import type { AnyTx } from '../resource/context.js';
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The grants the token endpoint serves (API.md §4); the device code grant only when listed (spec rule 14). */
+export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', DEVICE_CODE_GRANT] as const;
+
+/**
+ * An exact absolute URI: parseable with a scheme, no fragment (RFC 6749 §3.1.2) and no wildcard —
+ * redirect URIs are compared exactly, so a `*` could only ever be a mistake.
+ */
+function exactAbsoluteUri(value: string): boolean {
+    if (value.includes('*') || value.includes('#')) return false;
+    try {
+        return new URL(value).protocol.length > 1;
+    } catch {
+        return false;
+    }
+}
+
+function uriListIssues(name: string, value: unknown): Issue[] {
+    if (typeof value !== 'string') return [];
+    const uris = value.split(/\s+/).filter(Boolean);
+    if (uris.length === 0) return [issue([name], 'invalid_uri', 'lists no URI (use null for none)')];
+    return uris.flatMap((uri, index) => (exactAbsoluteUri(uri) ?
+        [] :
+        [issue([name, index], 'invalid_uri', `"${uri}" is not an exact absolute URI (no wildcard, no fragment)`)]));
+}
+
+/** Spec: one absolute http(s) URL; no wildcard, no list (OpenID Back-Channel Logout 1.0 §2.2). */
+function backchannelIssues(value: unknown): Issue[] {
+    if (typeof value !== 'string') return [];
+    let ok = !/\s/.test(value) && !value.includes('*') && !value.includes('#');
+    if (ok) {
+        try {
+            const url = new URL(value);
+            ok = url.protocol === 'http:' || url.protocol === 'https:';
+        } catch {
+            ok = false;
+        }
+    }
+    return ok ? [] : [issue(['backchannelLogoutUri'], 'invalid_uri', 'must be one absolute http(s) URL without wildcard or fragment')];
+}
+
+function grantTypeIssues(value: unknown): Issue[] {
+    if (!Array.isArray(value)) return [];
+    return value.flatMap((grant, index) => ((GRANT_TYPES as readonly string[]).includes(grant as string) ?
+        [] :
+        [issue(['grantTypes', index], 'invalid_grant_type', `must be one of ${GRANT_TYPES.join(', ')}`)]));
+}
+
+/** Field rules of a client body (members absent from the body are not checked: an update leaves them). */
+export function assertClientFields(input: Record<string, unknown>): void {
+    const issues = [
+        ...uriListIssues('redirectUri', input.redirectUri),
+        ...uriListIssues('postLogoutRedirectUri', input.postLogoutRedirectUri),
+        ...backchannelIssues(input.backchannelLogoutUri),
+        ...grantTypeIssues(input.grantTypes),
+    ];
+    if (issues.length > 0) throw validationFailed(issues);
+}
+
+/**
+ * Spec: accessPolicyId must be global or of the client's own realm (400 otherwise); a policy of
+ * another realm would deny every login to the client (spec Next release).
+ */
+export async function assertAccessPolicy(tx: AnyTx, policyId: unknown, realmId: unknown): Promise<void> {
+    if (typeof policyId !== 'string') return;
+    const policy = await tx.selectFrom('auth_policies').select('realm_id').where('id', '=', policyId.toLowerCase()).executeTakeFirst() as { realm_id: string | null } | undefined;
+    if (!policy) throw validationFailed([issue(['accessPolicyId'], 'invalid_reference', 'names no policy')]);
+    if (policy.realm_id !== null && policy.realm_id !== realmId) {
+        throw validationFailed([issue(['accessPolicyId'], 'invalid_reference', 'must name a global policy or one of the client\'s realm')]);
+    }
+}

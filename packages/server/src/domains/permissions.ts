@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { DECISION_STRATEGIES, SystemPolicyName } from '@realmgate/core';
+import { toDbDate } from '../db/values.js';
+import type { ResourceDefinition } from './resource/context.js';
+import { commonFields, type ResourceSpec } from './resource/spec.js';
+import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from './fields.js';
+import type { DialectName } from '../db/values.js';
+import type { AnyTx } from './resource/context.js';
+
+const spec: ResourceSpec = {
+    entity: 'permission',
+    collection: 'permissions',
+    table: 'auth_permissions',
+    realm: 'nullable',
+    named: true,
+    hasBuiltIn: true,
+    invalidatesCatalog: true,
+    fields: [],
+};
+spec.fields = [
+    ...commonFields(spec),
+    nameField(128, '^[a-zA-Z0-9_.:-]+$'),
+    displayNameField,
+    descriptionField,
+    builtInField,
+    { name: 'decisionStrategy', column: 'decision_strategy', type: 'enum', values: DECISION_STRATEGIES, create: 'optional', update: true, default: 'unanimous' },
+    foreignKey('clientId', 'client_id', { create: 'optional', nullable: true }),
+];
+
+/** Bind the built-in global `system.default` to a permission (spec model line 3; POST /permissions rule). */
+export async function bindSystemDefault(tx: AnyTx, dialect: DialectName, permissionId: string): Promise<void> {
+    const policy = await tx.selectFrom('auth_policies').select('id')
+        .where('name', '=', SystemPolicyName.DEFAULT).where('realm_id', 'is', null).where('parent_id', 'is', null)
+        .executeTakeFirst();
+    if (!policy) return;
+    const now = toDbDate(dialect, new Date());
+    await tx.insertInto('auth_permission_policies').values({
+        id: randomUUID(), permission_id: permissionId, policy_id: policy.id, created_at: now, updated_at: now,
+    }).execute();
+}
+
+export function permissionsDefinition(dialect: DialectName): ResourceDefinition {
+    return {
+        spec,
+        fields: spec.fields,
+        hooks: {
+            afterCreate: (_ctx, row, tx) => bindSystemDefault(tx, dialect, row.id as string),
+        },
+    };
+}

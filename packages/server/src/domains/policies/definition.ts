@@ -1,0 +1,110 @@
+import { PermissionName } from '@realmgate/core';
+import { fromDbBool } from '../../db/values.js';
+import { badRequest, issue, validationFailed } from '../../http/errors.js';
+import type { RequestContext } from '../../http/context.js';
+import type { AnyDb, AnyTx, ResourceDefinition } from '../resource/context.js';
+import type { Row } from '../resource/records.js';
+import { canonicalConfiguration, configurationOf, storedConfiguration, withConfiguration } from './configuration.js';
+import type { RouteDeps } from '../resource/routes.js';
+import { registerExpandedRoute } from './routes.js';
+import { policySpec } from './spec.js';
+import { assertParent, assertUnreferenced, COMPOSITE, loadSubtree, policyData, policyRow } from './tree.js';
+
+/** Built-in trees are what bootstrap finds them by (name, realm) and what every permission uses. */
+const BUILT_IN_FIXED = ['type', 'name', 'realmId', 'parentId'] as const;
+const BUILT_IN_COLUMNS: Record<(typeof BUILT_IN_FIXED)[number], string> = { type: 'type', name: 'name', realmId: 'realm_id', parentId: 'parent_id' };
+
+async function hasChildren(db: AnyDb, id: string): Promise<boolean> {
+    return Boolean(await db.selectFrom('auth_policies').select('id').where('parent_id', '=', id).limit(1).executeTakeFirst());
+}
+
+async function prepareCreate(ctx: RequestContext, input: Record<string, unknown>, tx: AnyTx): Promise<Row> {
+    const written = configurationOf(input);
+    const config = canonicalConfiguration(input.type as string, (input.invert as boolean | undefined) ?? false, written, written);
+    if (typeof input.parentId === 'string') {
+        await assertParent(ctx, tx, input.parentId, (input.realmId as string | null | undefined) ?? null, null);
+    }
+    return { config: JSON.stringify(config) };
+}
+
+/** Built-in policies keep their identity and place; their configuration stays editable. */
+function refuseBuiltInChange(row: Row, input: Record<string, unknown>): void {
+    if (!fromDbBool(row.built_in as boolean | number)) return;
+    const changed = BUILT_IN_FIXED.filter((name) => input[name] !== undefined && input[name] !== row[BUILT_IN_COLUMNS[name]]);
+    if (changed.length > 0) {
+        throw validationFailed(changed.map((name) => issue([name], 'built_in', `cannot be changed on a built-in policy`)));
+    }
+}
+
+async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string, unknown>, tx: AnyTx): Promise<Row> {
+    const written = configurationOf(input);
+    refuseBuiltInChange(row, input);
+    const id = row.id as string;
+    const type = (input.type as string | undefined) ?? (row.type as string);
+    const typeChanged = type !== row.type;
+    if (typeChanged && row.type === COMPOSITE && await hasChildren(tx, id)) {
+        throw validationFailed([issue(['type'], 'has_children', 'a composite with children must stay a composite; delete or move its children first')]);
+    }
+    const values: Row = {};
+    if (typeChanged || Object.keys(written).length > 0 || input.invert !== undefined) {
+        // a changed type starts from a clean configuration; otherwise the written keys merge into the stored ones
+        const base = typeChanged ? {} : storedConfiguration(row);
+        const invert = (input.invert as boolean | undefined) ?? fromDbBool(row.invert as boolean | number);
+        values.config = JSON.stringify(canonicalConfiguration(type, invert, { ...base, ...written }, written));
+    }
+
+    // the route realm of a nested mount wins over a body realmId (API.md §3), as in the framework
+    const realmId = ctx.routeRealmId === null && input.realmId !== undefined ? input.realmId as string | null : (row.realm_id as string | null);
+    const parentId = input.parentId !== undefined ? input.parentId as string | null : (row.parent_id as string | null);
+    const realmChanged = realmId !== (row.realm_id ?? null);
+    const parentChanged = parentId !== (row.parent_id ?? null);
+    if (realmChanged) {
+        if (await hasChildren(tx, id)) throw badRequest('A composite with children cannot move to another realm; its children would be left behind.');
+        await assertUnreferenced(tx, id, 'move to another realm');
+    }
+    if (parentId !== null && (parentChanged || realmChanged)) {
+        const { height } = await loadSubtree(tx, id);
+        await assertParent(ctx, tx, parentId, realmId, { id, height });
+    }
+    if (parentChanged && row.parent_id) {
+        // taking a child away rewrites the former parent's tree as well
+        const former = await policyRow(tx, row.parent_id as string);
+        if (former) await (await ctx.authorizer()).assert(PermissionName.POLICY_UPDATE, policyData(former));
+    }
+    if (parentChanged && !row.parent_id) {
+        // only roots can be named; a named root that became a child would leave its references dangling
+        await assertUnreferenced(tx, id, 'become the child of another policy');
+    }
+    return values;
+}
+
+/**
+ * Policies (API.md §3, spec "Permission, policy and role routes"). The configuration is
+ * validated by the access library's validators and stored in their canonical form.
+ */
+export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
+    const db = deps.db as AnyDb;
+    return {
+        spec: policySpec,
+        fields: policySpec.fields,
+        hooks: {
+            openBody: true,
+            decorateRecord: withConfiguration,
+            prepareCreate,
+            prepareUpdate,
+            async authorize(ctx, action, subject, fallback) {
+                await fallback();
+                // deleting a child rewrites its parent's tree, like adding one (tree.ts assertParent)
+                if (action === 'delete' && typeof subject.record.parentId === 'string') {
+                    const parent = await policyRow(db, subject.record.parentId);
+                    if (parent) await (await ctx.authorizer()).assert(PermissionName.POLICY_UPDATE, policyData(parent));
+                }
+            },
+            async refuseDelete(row, tx) {
+                await assertUnreferenced(tx, row.id as string, 'be deleted');
+                return null;
+            },
+        },
+        routes: (app, prefix) => registerExpandedRoute(app, deps, prefix),
+    };
+}

@@ -1,0 +1,107 @@
+import { BuiltInPolicyType, type PolicyData } from '@realmgate/access';
+import { PermissionName } from '@realmgate/core';
+import { conflict, issue, validationFailed } from '../../http/errors.js';
+import type { RequestContext } from '../../http/context.js';
+import type { AnyDb } from '../resource/context.js';
+import { toRecord, type Row } from '../resource/records.js';
+import { withConfiguration } from './configuration.js';
+import { policyFields } from './spec.js';
+
+/**
+ * Deepest node depth (root 0) the access library validates (its engine refuses deeper trees), so a
+ * deeper tree could never be projected into the catalog: refused when written instead.
+ */
+export const MAX_TREE_DEPTH = 32;
+
+export const COMPOSITE = 'composite';
+
+export async function policyRow(db: AnyDb, id: string): Promise<Row | undefined> {
+    return await db.selectFrom('auth_policies').selectAll().where('id', '=', id).executeTakeFirst() as Row | undefined;
+}
+
+/** Decision data about one stored policy: its realm and its record (configuration included). */
+export function policyData(row: Row): PolicyData {
+    return {
+        [BuiltInPolicyType.REALM_MATCH]: (row.realm_id as string | null) ?? null,
+        [BuiltInPolicyType.ATTRIBUTES]: withConfiguration(toRecord(policyFields, row), row),
+    };
+}
+
+/**
+ * Every descendant of a node, grouped by parent and ordered by creation, level by level (one query
+ * per level, bounded by MAX_TREE_DEPTH), and the height of the subtree (a leaf has height 0).
+ */
+export async function loadSubtree(db: AnyDb, rootId: string): Promise<{ children: Map<string, Row[]>; height: number }> {
+    const children = new Map<string, Row[]>();
+    let level = [rootId];
+    let height = 0;
+    while (level.length > 0 && height <= MAX_TREE_DEPTH) {
+        const rows = await db.selectFrom('auth_policies').selectAll().where('parent_id', 'in', level)
+            .orderBy('created_at', 'asc').orderBy('id', 'asc').execute() as Row[];
+        if (rows.length === 0) break;
+        height++;
+        for (const row of rows) {
+            const siblings = children.get(row.parent_id as string) ?? [];
+            siblings.push(row);
+            children.set(row.parent_id as string, siblings);
+        }
+        level = rows.map((row) => row.id as string);
+    }
+    return { children, height };
+}
+
+/**
+ * A parent must be a composite of the same realm (a global child under a global parent, a realm's
+ * child under that realm's parent: a realm could otherwise rewrite a global tree that every realm's
+ * permissions use), never the node itself or one of its descendants, and the tree must stay within
+ * MAX_TREE_DEPTH. Adding or moving a child rewrites the parent's tree, so the actor also needs
+ * policy_update on the parent.
+ */
+export async function assertParent(
+    ctx: RequestContext,
+    db: AnyDb,
+    parentId: string,
+    realmId: string | null,
+    self: { id: string; height: number } | null,
+): Promise<void> {
+    const refuse = (message: string) => validationFailed([issue(['parentId'], 'invalid_parent', message)]);
+    const parent = await policyRow(db, parentId);
+    if (!parent) throw refuse('names no policy');
+    if (parent.type !== COMPOSITE) throw refuse('must name a composite policy');
+    if ((parent.realm_id ?? null) !== realmId) throw refuse('must name a policy of the same realm (a global policy for a global one)');
+    let depth = 1;
+    for (let cursor: Row | undefined = parent; cursor; depth++) {
+        if (self && cursor.id === self.id) throw refuse('would make the policy its own ancestor');
+        if (depth + (self?.height ?? 0) > MAX_TREE_DEPTH) throw refuse(`would make the tree deeper than ${MAX_TREE_DEPTH} levels`);
+        cursor = cursor.parent_id ? await policyRow(db, cursor.parent_id as string) : undefined;
+    }
+    const authorizer = await ctx.authorizer();
+    await authorizer.assert(PermissionName.POLICY_UPDATE, policyData(parent));
+}
+
+/**
+ * What names a policy tree by its root id: definition bindings, junction policies of grants, and
+ * client access policies. Such a policy must stay a root of its realm, and deleting it would
+ * silently widen what the references restrict (grants and clients would fall back to NULL).
+ */
+export async function referencesOf(db: AnyDb, id: string): Promise<string[]> {
+    const sources: [string, string, string][] = [
+        ['permission-policies', 'auth_permission_policies', 'policy_id'],
+        ['role-permissions', 'auth_role_permissions', 'policy_id'],
+        ['user-permissions', 'auth_user_permissions', 'policy_id'],
+        ['client-permissions', 'auth_client_permissions', 'policy_id'],
+        ['clients', 'auth_clients', 'access_policy_id'],
+    ];
+    const found: string[] = [];
+    // one after another: inside a transaction they share a single connection anyway
+    for (const [name, table, column] of sources) {
+        if (await db.selectFrom(table).select('id').where(column, '=', id).limit(1).executeTakeFirst()) found.push(name);
+    }
+    return found;
+}
+
+/** 409 while something names the policy (API.md §1: 409 for a key in use). */
+export async function assertUnreferenced(db: AnyDb, id: string, change: string): Promise<void> {
+    const references = await referencesOf(db, id);
+    if (references.length > 0) throw conflict(`The policy is in use (${references.join(', ')}); it cannot ${change}.`);
+}

@@ -1,0 +1,36 @@
+import { typed, type ResourceDefinition } from './resource/context.js';
+import { commonFields, type ResourceSpec } from './resource/spec.js';
+import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+
+const spec: ResourceSpec = {
+    entity: 'realm',
+    collection: 'realms',
+    table: 'auth_realms',
+    realm: 'self',
+    named: true,
+    hasBuiltIn: true,
+    fields: [],
+};
+spec.fields = [
+    ...commonFields(spec),
+    nameField(128, '^[a-zA-Z0-9_-]{3,128}$'),
+    displayNameField,
+    descriptionField,
+    builtInField,
+];
+
+/** Realms: a realm's own id is the realm every decision about it is about. */
+export function realmsDefinition(secrets: SecretBox): ResourceDefinition {
+    return {
+        spec,
+        fields: spec.fields,
+        hooks: {
+            // every realm gets its encryption key with it (secrets stored encrypted depend on it)
+            async afterCreate(_ctx, row, tx) {
+                await secrets.ensureRealmKey(typed(tx), row.id as string);
+            },
+            refuseDelete: (row) => (row.name === 'master' ? 'The master realm cannot be deleted.' : null),
+        },
+    };
+}

@@ -1,0 +1,77 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { DatabaseHandle } from '../../db/connect.js';
+import type { RequestContext } from '../../http/context.js';
+import type { EntityRecord, Row } from './records.js';
+import type { Action, FieldSpec, ResourceSpec } from './spec.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic repository over every table
+export type AnyDb = Kysely<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTx = Transaction<any>;
+
+/**
+ * Per-resource behaviour beyond plain columns: secrets, passwords, tree validation, delegation.
+ * Hooks that receive `tx` must query through it, never through deps.db: SQLite has a single
+ * connection and the transaction holds it (a query on deps.db would wait forever).
+ */
+export interface ResourceHooks {
+    /** extra body members the resource handles itself (e.g. a user's password) */
+    extraBody?: Record<string, TSchema>;
+    /** body members accepted and silently dropped (spec: client scope/rootUrl) */
+    strippedBody?: string[];
+    /** the realm of a row being created when a parent decides it (attributes: the owner's realm), replacing route/body/caller resolution */
+    createRealm?(ctx: RequestContext, input: Record<string, unknown>, db: AnyDb): Promise<string | null>;
+    /** column values to insert for a validated create body (after defaults and realm resolution) */
+    prepareCreate?(ctx: RequestContext, input: Record<string, unknown>, tx: AnyTx): Promise<Row>;
+    /** column values to write for a validated update body; `row` is the locked current row */
+    prepareUpdate?(ctx: RequestContext, row: Row, input: Record<string, unknown>, tx: AnyTx): Promise<Row>;
+    /** replaces the default permission check of an action (self-manage fallbacks, delegation) */
+    authorize?(ctx: RequestContext, action: Action, subject: AuthorizationSubject, fallback: () => Promise<void>): Promise<void>;
+    /** may this reader see withheld `field` of this row? default: it may update the row, or it is the row */
+    canReadWithheld?(ctx: RequestContext, field: FieldSpec, row: Row): Promise<boolean>;
+    /** the REST value of a withheld field the reader may see (e.g. an encrypted secret, decrypted); default: the column */
+    revealWithheld?(field: FieldSpec, row: Row): Promise<unknown>;
+    /** after the row is written, in the same transaction (bindings, events of side effects) */
+    afterCreate?(ctx: RequestContext, row: Row, tx: AnyTx): Promise<void>;
+    afterUpdate?(ctx: RequestContext, before: Row, after: Row, tx: AnyTx): Promise<void>;
+    /**
+     * the body accepts members beyond the fields (policies: the type's configuration keys at the
+     * top level, API.md §3); the resource vets them itself in prepareCreate/prepareUpdate
+     */
+    openBody?: boolean;
+    /** the outgoing record built from a row (policies: configuration keys merged in); default: the fields */
+    decorateRecord?(record: EntityRecord, row: Row): EntityRecord;
+    /** a reason to refuse deleting this row (400), or throw an HttpError of its own (e.g. 409 while in use) */
+    refuseDelete?(row: Row, tx: AnyTx): string | null | Promise<string | null>;
+}
+
+export interface AuthorizationSubject {
+    /** the resource realm the decision is about; undefined when it has none (a realm being created) */
+    realmId: string | null | undefined;
+    /** the record the decision is about (create: the body; others: the stored record) */
+    record: EntityRecord;
+    /** update: the names of the attributes being written */
+    attributeNames?: string[];
+}
+
+export interface ResourceDeps {
+    handle: DatabaseHandle;
+    db: Kysely<Database>;
+    catalog: { invalidate(): void };
+}
+
+export interface ResourceDefinition {
+    spec: ResourceSpec;
+    fields: FieldSpec[];
+    hooks: ResourceHooks;
+    /** routes beyond the generic ones (`@me`, secret rotation), registered under each mount prefix */
+    routes?(app: FastifyInstance, prefix: string): void;
+}
+
+/** A dynamic transaction seen through the typed schema (same connection, typed table access). */
+export function typed(tx: AnyTx | AnyDb): Kysely<Database> {
+    return tx as unknown as Kysely<Database>;
+}

@@ -1,0 +1,24 @@
+import type { ResourceDefinition } from './context.js';
+import type { CollectionQuerySpec } from '../../http/query/index.js';
+import { querySpecOf } from './read.js';
+
+/** One entity's query vocabulary (spec "Schema and statistics facets": GET /<collection>/@schema). */
+export function describeResource(definition: ResourceDefinition) {
+    const query = querySpecOf(definition);
+    return {
+        name: definition.spec.entity,
+        collection: definition.spec.collection,
+        realm: definition.spec.realm,
+        fields: Object.entries(query.fields).map(([name, field]: [string, CollectionQuerySpec['fields'][string]]) => ({
+            name,
+            type: field.type,
+            ...(field.values ? { values: field.values } : {}),
+            filterable: field.filter !== false,
+            sortable: field.sort !== false,
+            withheld: field.withheld === true,
+            ...(field.type === 'date' ? { filterOperators: ['<', '<=', '>', '>='] } : {}),
+        })),
+        relations: Object.keys(definition.spec.relations ?? {}),
+        pagination: { defaultLimit: 50, maxLimit: 100 },
+    };
+}

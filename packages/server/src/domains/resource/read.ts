@@ -1,0 +1,147 @@
+import { BuiltInPolicyType, type Condition } from '@realmgate/access';
+import type { PolicyData } from '@realmgate/access';
+import { forbidden } from '../../http/errors.js';
+import type { RequestContext } from '../../http/context.js';
+import { parseListQuery, type CollectionQuerySpec, type ListQuery, type QueryCondition } from '../../http/query/index.js';
+import { applyCondition, applySort } from '../../http/query/sql.js';
+import { columnsFromSpec } from '../../http/query/sql-column.js';
+import type { AnyDb, ResourceDefinition, ResourceDeps } from './context.js';
+import { recordOf, type EntityRecord, type Row } from './records.js';
+import { withReferencedRealm, withReferencedRealmColumn } from './referenced.js';
+import { getRow } from './resolve.js';
+import { hasRealmColumn, permissionFor, realmAttributeOf, realmMatchOf, realmOfRow, type FieldSpec } from './spec.js';
+
+/** Rows a `post` verdict may evaluate in memory before paging; beyond it the read is refused. */
+const POST_EVALUATION_CAP = 5_000;
+
+export function querySpecOf(definition: ResourceDefinition): CollectionQuerySpec {
+    const fields: CollectionQuerySpec['fields'] = {};
+    for (const field of definition.fields) {
+        if ((field.read ?? 'default') === 'never') continue;
+        fields[field.name] = {
+            column: field.column,
+            type: field.type === 'integer' ? 'number' : field.type === 'stringList' || field.type === 'json' ? 'string' : field.type,
+            ...(field.values ? { values: [...field.values] } : {}),
+            filter: field.filter ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
+            sort: field.sort ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
+            ...(field.read === 'withheld' ? { withheld: true } : {}),
+        };
+    }
+    return { fields };
+}
+
+function conditionFields(condition: QueryCondition, out: string[] = []): string[] {
+    if ('conditions' in condition) condition.conditions.forEach((item) => conditionFields(item as QueryCondition, out));
+    else if ('condition' in condition) conditionFields(condition.condition as QueryCondition, out);
+    else out.push(condition.field);
+    return out;
+}
+
+/** Evaluation data for a decision about one stored row: its realm (never forgotten) and its record. */
+export function rowData(definition: ResourceDefinition, row: Row): PolicyData {
+    return {
+        ...realmMatchOf(realmOfRow(definition.spec, row)),
+        [BuiltInPolicyType.ATTRIBUTES]: recordOf(definition, row),
+    };
+}
+
+/** Whether a verdict's condition speaks only of this resource's columns (else it must be post-evaluated). */
+function lowerable(condition: Condition, fields: readonly FieldSpec[], extra: readonly string[] = []): boolean {
+    const names = new Set([...fields.map((field) => field.name), ...extra]);
+    return conditionFields(condition).every((name) => names.has(name));
+}
+
+async function withheldAllowed(ctx: RequestContext, definition: ResourceDefinition, field: FieldSpec, row: Row): Promise<boolean> {
+    if (definition.hooks.canReadWithheld) return definition.hooks.canReadWithheld(ctx, field, row);
+    if (ctx.actor.identity?.id === row.id) return true;
+    const authorizer = await ctx.authorizer();
+    return authorizer.allows(permissionFor(definition.spec, 'update'), rowData(definition, row));
+}
+
+function project(record: EntityRecord, query: ListQuery): EntityRecord {
+    if (query.fields.base.length === 0) return record;
+    const keep = new Set([...query.fields.base, ...query.fields.added]);
+    return Object.fromEntries(Object.entries(record).filter(([key]) => keep.has(key)));
+}
+
+async function shape(ctx: RequestContext, definition: ResourceDefinition, row: Row, query: ListQuery, strict: boolean): Promise<EntityRecord> {
+    const withheld: string[] = [];
+    for (const name of query.fields.added) {
+        const field = definition.fields.find((candidate) => candidate.name === name)!;
+        if (await withheldAllowed(ctx, definition, field, row)) withheld.push(name);
+        // a foreign row answers 403 on a single read and is redacted in a list (spec client routes)
+        else if (strict) throw forbidden(`You may not read ${name} of this ${definition.spec.entity}.`);
+    }
+    const record = recordOf(definition, row, withheld);
+    const reveal = definition.hooks.revealWithheld;
+    if (reveal) {
+        for (const name of withheld) record[name] = await reveal(definition.fields.find((field) => field.name === name)!, row);
+    }
+    return project(record, query);
+}
+
+/** A row the caller reaches by other means (`@me`: it is the caller), shaped like a single read. */
+export async function shapeRow(ctx: RequestContext, definition: ResourceDefinition, row: Row, rawQuery: Record<string, unknown>): Promise<EntityRecord> {
+    const query = parseListQuery(pick(rawQuery, ['fields', 'include']), querySpecOf(definition));
+    return shape(ctx, definition, row, query, true);
+}
+
+export async function readEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, rawQuery: Record<string, unknown>): Promise<EntityRecord> {
+    const query = parseListQuery(pick(rawQuery, ['fields', 'include']), querySpecOf(definition));
+    const row = await getRow(deps.db as AnyDb, definition.spec, ctx, key);
+    const authorizer = await ctx.authorizer();
+    await authorizer.assert(permissionFor(definition.spec, 'read'), rowData(definition, row));
+    return shape(ctx, definition, row, query, true);
+}
+
+function pick(raw: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(raw).filter(([key]) => keys.some((allowed) => key === allowed || key.startsWith(`${allowed}[`))));
+}
+
+export interface ListResult {
+    data: EntityRecord[];
+    meta: { total: number; limit: number; offset: number };
+}
+
+/**
+ * A realm-gated list (spec Authentication rule 9): the read permission is compiled into the query,
+ * so `total` and pagination stay exact after authorization (API.md §1).
+ */
+export async function listEntities(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, rawQuery: Record<string, unknown>): Promise<ListResult> {
+    const { spec } = definition;
+    const query = parseListQuery(rawQuery, querySpecOf(definition));
+    const { limit, offset } = query.page;
+    const authorizer = await ctx.authorizer();
+    const verdict = authorizer.compile(permissionFor(spec, 'read'), realmAttributeOf(spec));
+    if (verdict.type === 'deny') return { data: [], meta: { total: 0, limit, offset } };
+    // a `referenced` resource's realmId is the referenced row's realm, resolved by withReferencedRealmColumn
+    const realmNames = spec.realm === 'referenced' ? ['realmId'] : [];
+    const post = verdict.type === 'post' || (verdict.type === 'conditional' && !lowerable(verdict.condition, definition.fields, realmNames));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
+    const columnOf = withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition)), spec);
+    const sqlOptions = { dialect: deps.handle.dialect };
+
+    const db = deps.db as AnyDb;
+    let base = db.selectFrom(spec.table);
+    if (ctx.routeRealmId !== null && hasRealmColumn(spec)) base = base.where('realm_id', '=', ctx.routeRealmId);
+    if (query.filter) base = base.where((eb) => applyCondition(eb, query.filter!, columnOf, sqlOptions));
+    if (verdict.type === 'conditional' && !post) base = base.where((eb) => applyCondition(eb, verdict.condition, columnOf, sqlOptions));
+
+    const rows = applySort(withReferencedRealm(base.selectAll(), spec), query.sort, columnOf);
+
+    if (post) {
+        const candidates = await rows.limit(POST_EVALUATION_CAP + 1).execute() as Row[];
+        if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This read needs a narrower filter: its policies must be evaluated row by row.');
+        const allowed = candidates.filter((row) => authorizer.allows(permissionFor(spec, 'read'), rowData(definition, row)));
+        const page = allowed.slice(offset, offset + limit);
+        return { data: await Promise.all(page.map((row) => shape(ctx, definition, row, query, false))), meta: { total: allowed.length, limit, offset } };
+    }
+
+    const [countRow, pageRows] = await Promise.all([
+        base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
+        rows.limit(limit).offset(offset).execute() as Promise<Row[]>,
+    ]);
+    const total = Number((countRow as { total?: unknown } | undefined)?.total ?? 0);
+    return { data: await Promise.all(pageRows.map((row) => shape(ctx, definition, row, query, false))), meta: { total, limit, offset } };
+}
+

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { contextOf, type ContextDeps } from '../../http/request-context.js';
+import { bodySchemas } from './body-schema.js';
+import type { ResourceDefinition, ResourceDeps } from './context.js';
+import { listEntities, readEntity } from './read.js';
+import { describeResource } from './describe.js';
+import { findRow } from './resolve.js';
+import { createEntity, deleteEntity, updateEntity } from './write.js';
+
+export type RouteDeps = ResourceDeps & ContextDeps;
+
+type Params = { id: string; realmId?: string };
+
+/** Drop members the spec says are stripped silently (client scope/rootUrl) before validation. */
+function stripper(names: readonly string[]) {
+    return async (request: FastifyRequest) => {
+        const body = request.body as Record<string, unknown> | undefined;
+        if (body && typeof body === 'object') for (const name of names) delete body[name];
+    };
+}
+
+/** Mount one resource at /<collection> and, when realm-bound, at /realms/:realmId/<collection>. */
+export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition): void {
+    const { spec, hooks } = definition;
+    const schemas = bodySchemas(spec, definition.fields, hooks.extraBody, hooks.openBody);
+    const preValidation = hooks.strippedBody?.length ? stripper(hooks.strippedBody) : undefined;
+    const prefixes = spec.realm === 'required' || spec.realm === 'nullable' ? ['', '/realms/:realmId'] : [''];
+
+    for (const prefix of prefixes) {
+        const base = `${prefix}/${spec.collection}`;
+        definition.routes?.(app, prefix);
+        app.get(base, async (request) => {
+            const ctx = await contextOf(deps, request);
+            return listEntities(deps, definition, ctx, request.query as Record<string, unknown>);
+        });
+        app.get(`${base}/@schema`, async (request) => {
+            await contextOf(deps, request);
+            return { data: describeResource(definition), meta: {} };
+        });
+        app.get<{ Params: Params }>(`${base}/:id`, async (request) => {
+            const ctx = await contextOf(deps, request);
+            return { data: await readEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
+        });
+        app.post(base, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply: FastifyReply) => {
+            const ctx = await contextOf(deps, request);
+            const data = await createEntity(deps, definition, ctx, request.body as Record<string, unknown>);
+            return reply.status(201).send({ data, meta: {} });
+        });
+        app.post<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.update }, ...(preValidation ? { preValidation } : {}) }, async (request) => {
+            const ctx = await contextOf(deps, request);
+            return { data: await updateEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>), meta: {} };
+        });
+        app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
+            const ctx = await contextOf(deps, request);
+            const body = request.body as Record<string, unknown>;
+            const existing = await findRow(deps.db as never, spec, ctx, request.params.id);
+            if (existing) {
+                return { data: await updateEntity(deps, definition, ctx, existing.id as string, body), meta: {} };
+            }
+            // upsert: an id key becomes the new row's id; a name key its name (API.md §1)
+            const isId = /^[0-9a-f-]{36}$/i.test(request.params.id);
+            const input = isId ? body : { ...body, name: body.name ?? request.params.id };
+            const data = await createEntity(deps, definition, ctx, input, isId ? request.params.id.toLowerCase() : undefined);
+            return reply.status(201).send({ data, meta: {} });
+        });
+        app.delete<{ Params: Params }>(`${base}/:id`, async (request) => {
+            const ctx = await contextOf(deps, request);
+            return { data: await deleteEntity(deps, definition, ctx, request.params.id), meta: {} };
+        });
+    }
+}

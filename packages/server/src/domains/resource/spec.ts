@@ -1,0 +1,121 @@
+import type { TableName } from '../../db/schema.js';
+
+export type FieldType = 'string' | 'boolean' | 'uuid' | 'integer' | 'enum' | 'json' | 'date' | 'stringList';
+
+/** One REST field of a resource and the column behind it (API.md §3). */
+export interface FieldSpec {
+    /** camelCase REST name */
+    name: string;
+    /** snake_case column */
+    column: string;
+    type: FieldType;
+    values?: readonly string[];
+    nullable?: boolean;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    /** writable on create: required, optional, or not at all */
+    create?: 'required' | 'optional' | false;
+    /** writable on update */
+    update?: boolean;
+    /** value on create when the body omits it */
+    default?: unknown;
+    /**
+     * default: in every read; withheld: only through `fields=+name` and only for readers allowed
+     * to see it (spec "Other resource fields"); never: write-only (password hashes)
+     */
+    read?: 'default' | 'withheld' | 'never';
+    filter?: boolean;
+    sort?: boolean;
+}
+
+export type Action = 'create' | 'read' | 'update' | 'delete';
+
+/** A relation reachable through `include` and `filter[relation.field]`. */
+export interface RelationSpec {
+    /** the local column holding the foreign id */
+    column: string;
+    /** the related resource's spec name (looked up in the registry) */
+    resource: string;
+}
+
+export interface ResourceSpec {
+    /** singular, snake_case: prefix of its permission names and event ref type */
+    entity: string;
+    /** URL segment */
+    collection: string;
+    table: TableName;
+    /**
+     * realm_id NOT NULL, NULL allowed (global rows), no realm dimension, or `self`: the row is a
+     * realm and its own id is the realm its decisions are about, or `referenced`: the row has no
+     * realm column and its decisions are about the realm of the row `realmReference` names (a
+     * junction: its holder's realm, null for a global holder)
+     */
+    realm: 'required' | 'nullable' | 'none' | 'self' | 'referenced';
+    /** realm `referenced`: the local column naming the row whose realm_id is this row's realm */
+    realmReference?: { column: string; table: TableName };
+    /** :id may be a name, resolved in the route realm (or the caller's) */
+    named: boolean;
+    /** permission name per action; default `${entity}_${action}` */
+    permissions?: Partial<Record<Action, string>>;
+    fields: FieldSpec[];
+    relations?: Record<string, RelationSpec>;
+    /** `builtIn` rows cannot be deleted */
+    hasBuiltIn?: boolean;
+    /** writes change the authorization catalog (permissions, policies, their bindings) */
+    invalidatesCatalog?: boolean;
+}
+
+export function permissionFor(spec: ResourceSpec, action: Action): string {
+    return spec.permissions?.[action] ?? `${spec.entity}_${action}`;
+}
+
+/** id, timestamps and realmId are common to every resource and described once here. */
+export function commonFields(spec: Pick<ResourceSpec, 'realm'>): FieldSpec[] {
+    const fields: FieldSpec[] = [
+        { name: 'id', column: 'id', type: 'uuid', create: false, update: false },
+        { name: 'createdAt', column: 'created_at', type: 'date', create: false, update: false },
+        { name: 'updatedAt', column: 'updated_at', type: 'date', create: false, update: false },
+    ];
+    if (spec.realm === 'required' || spec.realm === 'nullable') {
+        fields.push({
+            name: 'realmId',
+            column: 'realm_id',
+            type: 'uuid',
+            nullable: spec.realm === 'nullable',
+            create: 'optional',
+            update: true,
+        });
+    }
+    return fields;
+}
+
+/** The alias under which reads of a `referenced` resource carry the referenced row's realm. */
+export const REFERENCED_REALM = '__referenced_realm_id';
+
+/** Whether rows carry a realm_id column. */
+export function hasRealmColumn(spec: ResourceSpec): boolean {
+    return spec.realm === 'required' || spec.realm === 'nullable';
+}
+
+/** The realm a decision about this row is about; undefined: the resource has no realm dimension. */
+export function realmOfRow(spec: ResourceSpec, row: Record<string, unknown>): string | null | undefined {
+    if (spec.realm === 'self') return (row.id as string | undefined) ?? undefined;
+    if (spec.realm === 'none') return undefined;
+    if (spec.realm === 'referenced') {
+        // never guessed: a row read without its referenced realm would decide as if it were global
+        if (!(REFERENCED_REALM in row)) throw new Error(`${spec.entity} row read without its referenced realm`);
+        return (row[REFERENCED_REALM] as string | null | undefined) ?? null;
+    }
+    return (row.realm_id as string | null | undefined) ?? null;
+}
+
+/** REALM_MATCH data for a decision: present (possibly null) exactly when the resource has a realm dimension. */
+export function realmMatchOf(realm: string | null | undefined): { realmMatch?: string | null } {
+    return realm === undefined ? {} : { realmMatch: realm };
+}
+
+/** The record attribute grant reach targets when compiling a list read. */
+export function realmAttributeOf(spec: ResourceSpec): string | undefined {
+    return spec.realm === 'self' ? 'id' : undefined;
+}

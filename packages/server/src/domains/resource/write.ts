@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, HttpError } from '../../http/errors.js';
+import { classifyDbError } from '../../db/errors.js';
+import { toDbDate } from '../../db/values.js';
+import type { RequestContext } from '../../http/context.js';
+import { recordEvent } from '../events.js';
+import { authorizeAction } from './authorize.js';
+import { typed, type AnyDb, type AnyTx, type ResourceDefinition, type ResourceDeps } from './context.js';
+import { recordOf, writeValue, type EntityRecord, type Row } from './records.js';
+import { referencedRealmOfInput, selectRows } from './referenced.js';
+import { getRow } from './resolve.js';
+import { hasRealmColumn, realmOfRow, type ResourceSpec } from './spec.js';
+
+/** A realm's own created and deleted entries are deployment-wide (spec Events 3): they outlive the realm. */
+function eventRealm(spec: ResourceSpec, row: Row): string | null {
+    return spec.realm === 'self' ? null : realmOfRow(spec, row) ?? null;
+}
+
+/** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
+export function mapWriteError(error: unknown): never {
+    const classified = classifyDbError(error);
+    if (classified?.kind === 'unique') throw conflict();
+    if (classified?.kind === 'foreign_key') throw badRequest('A referenced entity does not exist (or is still referenced).');
+    if (classified?.kind === 'not_null' || classified?.kind === 'check') throw badRequest('A required value is missing or invalid.');
+    throw error;
+}
+
+/** Create: route realm overrides the body; absent realm → the caller's realm (API.md §3 nested mounts). */
+export function resolveCreateRealm(ctx: RequestContext, definition: ResourceDefinition, input: Record<string, unknown>): string | null {
+    const { spec } = definition;
+    if (!hasRealmColumn(spec)) return null;
+    if (ctx.routeRealmId !== null) return ctx.routeRealmId;
+    if (input.realmId !== undefined) {
+        if (input.realmId === null && spec.realm === 'required') throw badRequest(`A ${spec.entity} needs a realm.`);
+        return input.realmId as string | null;
+    }
+    const realm = ctx.actor.identity?.realmId ?? null;
+    if (realm === null && spec.realm === 'required') throw badRequest(`realmId is required for a ${spec.entity}.`);
+    return realm;
+}
+
+function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: Record<string, unknown>, mode: 'create' | 'update'): Row {
+    const values: Row = {};
+    for (const field of definition.fields) {
+        const writable = mode === 'create' ? field.create : field.update;
+        if (field.name === 'realmId') continue;
+        if (!writable) {
+            // non-writable columns still get their default on insert (builtIn false, active true …)
+            if (mode === 'create' && field.default !== undefined) values[field.column] = writeValue(deps.handle.dialect, field, field.default);
+            continue;
+        }
+        let value = input[field.name];
+        if (value === undefined && mode === 'create') value = field.default;
+        if (value === undefined) continue;
+        values[field.column] = writeValue(deps.handle.dialect, field, value);
+    }
+    return values;
+}
+
+export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, input: Record<string, unknown>, forcedId?: string): Promise<EntityRecord> {
+    const { spec, hooks } = definition;
+    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db as AnyDb) :
+        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db as AnyDb, spec, definition.fields, input) :
+            resolveCreateRealm(ctx, definition, input);
+    const subject = { ...input, ...(hasRealmColumn(spec) ? { realmId } : {}) };
+    await ctx.authorizer();
+    const decidesRealm = hasRealmColumn(spec) || spec.realm === 'referenced';
+    await authorizeAction(ctx, spec, hooks, 'create', { realmId: decidesRealm ? realmId : undefined, record: subject });
+
+    const now = toDbDate(deps.handle.dialect, new Date());
+    const row: Row = {
+        id: forcedId ?? randomUUID(),
+        ...columnsOf(deps, definition, input, 'create'),
+        ...(hasRealmColumn(spec) ? { realm_id: realmId } : {}),
+        created_at: now,
+        updated_at: now,
+    };
+    try {
+        return await committed(deps, definition, (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
+            Object.assign(row, await hooks.prepareCreate?.(ctx, { ...input, realmId }, tx));
+            await tx.insertInto(spec.table).values(row).execute();
+            const stored = await selectRows(tx, spec).where('id', '=', row.id).executeTakeFirstOrThrow();
+            await hooks.afterCreate?.(ctx, stored, tx);
+            const record = recordOf(definition, stored);
+            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+                name: `${spec.entity}.created`, refType: spec.entity, refId: row.id as string, realmId: eventRealm(spec, stored), data: record,
+            });
+            return record;
+        }));
+    } catch (error) {
+        if (error instanceof HttpError) throw error;
+        return mapWriteError(error);
+    }
+}
+
+/** After commit, never before: a catalog rebuilt mid-transaction would cache the old definitions. */
+async function committed<T>(deps: ResourceDeps, definition: ResourceDefinition, work: Promise<T>): Promise<T> {
+    const result = await work;
+    if (definition.spec.invalidatesCatalog) deps.catalog.invalidate();
+    return result;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+    if (a instanceof Date || b instanceof Date) return String(a) === String(b);
+    // booleans stored as 0/1 compare equal to true/false
+    if (typeof a === 'boolean' || typeof b === 'boolean') return Boolean(a) === Boolean(b) && a !== null && b !== null;
+    return a === b;
+}
+
+export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: Record<string, unknown>): Promise<EntityRecord> {
+    const { spec, hooks } = definition;
+    const lock = deps.handle.dialect !== 'sqlite';
+    // load grants and catalog before the transaction: SQLite has one connection, which the transaction holds
+    await ctx.authorizer();
+    try {
+        return await committed(deps, definition, (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
+            // spec beta.64 item 2: the write runs under a row lock on the two server dialects
+            const row = await getRow(tx, spec, ctx, key, { forUpdate: lock });
+            const current = recordOf(definition, row);
+            await authorizeAction(ctx, spec, hooks, 'update', {
+                realmId: realmOfRow(spec, row),
+                record: current,
+                attributeNames: Object.keys(input),
+            });
+            if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined && input.realmId !== row.realm_id) {
+                if (input.realmId === null && spec.realm === 'required') throw badRequest(`A ${spec.entity} needs a realm.`);
+                // moving a row needs the permission in the target realm too
+                await authorizeAction(ctx, spec, hooks, 'update', { realmId: input.realmId as string | null, record: { ...current, ...input } });
+            }
+            const values: Row = columnsOf(deps, definition, input, 'update');
+            if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined) values.realm_id = input.realmId;
+            Object.assign(values, await hooks.prepareUpdate?.(ctx, row, input, tx));
+            // a field echoed back unchanged is not written (spec beta.64 item 2)
+            for (const column of Object.keys(values)) {
+                if (sameValue(values[column], row[column])) delete values[column];
+            }
+            if (Object.keys(values).length === 0) return current;
+            values.updated_at = toDbDate(deps.handle.dialect, new Date());
+            await tx.updateTable(spec.table).set(values).where('id', '=', row.id).execute();
+            const stored = await selectRows(tx, spec).where('id', '=', row.id).executeTakeFirstOrThrow();
+            await hooks.afterUpdate?.(ctx, row, stored, tx);
+            const record = recordOf(definition, stored);
+            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+                name: `${spec.entity}.updated`,
+                refType: spec.entity,
+                refId: row.id as string,
+                realmId: eventRealm(spec, stored),
+                data: record,
+            });
+            return record;
+        }));
+    } catch (error) {
+        if (error instanceof HttpError) throw error;
+        return mapWriteError(error);
+    }
+}
+
+export async function deleteEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string): Promise<EntityRecord> {
+    const { spec, hooks } = definition;
+    await ctx.authorizer();
+    try {
+        return await committed(deps, definition, (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
+            const row = await getRow(tx, spec, ctx, key, { forUpdate: deps.handle.dialect !== 'sqlite' });
+            const record = recordOf(definition, row);
+            await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
+            if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
+            const refusal = await hooks.refuseDelete?.(row, tx);
+            if (refusal) throw badRequest(refusal);
+            await tx.deleteFrom(spec.table).where('id', '=', row.id).execute();
+            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+                name: `${spec.entity}.deleted`,
+                refType: spec.entity,
+                refId: row.id as string,
+                realmId: eventRealm(spec, row),
+                data: record,
+            });
+            return record;
+        }));
+    } catch (error) {
+        if (error instanceof HttpError) throw error;
+        return mapWriteError(error);
+    }
+}

@@ -1,0 +1,23 @@
+import type { ResourceDefinition } from './resource/context.js';
+import { commonFields, type ResourceSpec } from './resource/spec.js';
+import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from './fields.js';
+
+const spec: ResourceSpec = {
+    entity: 'role',
+    collection: 'roles',
+    table: 'auth_roles',
+    realm: 'nullable',
+    named: true,
+    hasBuiltIn: true,
+    fields: [],
+};
+spec.fields = [
+    ...commonFields(spec),
+    nameField(128),
+    displayNameField,
+    descriptionField,
+    builtInField,
+    foreignKey('clientId', 'client_id', { create: 'optional', nullable: true }),
+];
+
+export const rolesDefinition: ResourceDefinition = { spec, fields: spec.fields, hooks: {} };

@@ -1,0 +1,112 @@
+import { PermissionName } from '@realmgate/core';
+import { Type } from '@sinclair/typebox';
+import { fromDbBool, toDbBool } from '../../db/values.js';
+import { issue, validationFailed } from '../../http/errors.js';
+import type { PasswordHasher } from '../../secrets/passwords.js';
+import { displayNameField, foreignKey, nameField } from '../fields.js';
+import type { ResourceDefinition } from '../resource/context.js';
+import type { Row } from '../resource/records.js';
+import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
+import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from './identity-rules.js';
+import { registerUserRoutes } from './routes.js';
+import type { RouteDeps } from '../resource/routes.js';
+
+/**
+ * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
+ * can cause. bcrypt reads the first 72 bytes only, so longer passwords add no strength beyond them.
+ */
+export const PASSWORD_MIN_LENGTH = 5;
+export const PASSWORD_MAX_LENGTH = 512;
+
+/** Shape check only; ownership of an address is what the activation round-trip (emailVerified) proves. */
+const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
+
+const text = (name: string, column: string): FieldSpec => ({ name, column, type: 'string', nullable: true, maxLength: 255, create: 'optional', update: true });
+
+const spec: ResourceSpec = {
+    entity: 'user',
+    collection: 'users',
+    table: 'auth_users',
+    realm: 'required',
+    named: true,
+    fields: [],
+};
+spec.fields = [
+    ...commonFields(spec),
+    nameField(128, IDENTITY_NAME_PATTERN),
+    // locked by default like the column (a name is a login handle; renaming needs an explicit unlock)
+    { name: 'nameLocked', column: 'name_locked', type: 'boolean', create: 'optional', update: true, default: true },
+    text('firstName', 'first_name'),
+    text('lastName', 'last_name'),
+    // the column is varchar(255)
+    { ...displayNameField, maxLength: 255 },
+    // spec "Other resource fields": withheld from default reads
+    { name: 'email', column: 'email', type: 'string', nullable: true, maxLength: 255, pattern: EMAIL_PATTERN, create: 'optional', update: true, read: 'withheld' },
+    { name: 'emailVerified', column: 'email_verified', type: 'boolean', create: 'optional', update: true, default: false },
+    { name: 'active', column: 'active', type: 'boolean', create: 'optional', update: true, default: true },
+    text('status', 'status'),
+    text('statusMessage', 'status_message'),
+    foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
+];
+
+export const userSpec = spec;
+
+export interface UserDeps extends RouteDeps {
+    passwords: PasswordHasher;
+}
+
+/** The column values a password member writes: a bcrypt hash, or null (no password login). */
+async function passwordColumn(passwords: PasswordHasher, value: unknown): Promise<Row> {
+    if (value === undefined) return {};
+    return { password: typeof value === 'string' ? await passwords.hash(value) : null };
+}
+
+function lockedAfter(row: Row, input: Record<string, unknown>): boolean {
+    if (typeof input.nameLocked === 'boolean') return input.nameLocked;
+    return fromDbBool(row.name_locked as boolean | number);
+}
+
+/**
+ * Users (API.md §3). The password is a write-only body member stored as a bcrypt hash; it, the
+ * reset and activation hashes are no field at all, so no read, list, include or event can carry
+ * them. email is withheld (spec Events 5: not in events either).
+ */
+export function usersDefinition(deps: UserDeps): ResourceDefinition {
+    const dialect = deps.handle.dialect;
+    const definition: ResourceDefinition = {
+        spec,
+        fields: spec.fields,
+        hooks: {
+            extraBody: {
+                password: Type.Union([Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }), Type.Null()]),
+            },
+            authorize: selfManageAuthorizer('user', PermissionName.USER_SELF_MANAGE),
+            async prepareCreate(_ctx, input, tx) {
+                assertNameNotUuid(input.name);
+                await assertFolderOfRealm(tx, input.pathId, input.realmId);
+                return passwordColumn(deps.passwords, input.password);
+            },
+            async prepareUpdate(_ctx, row, input, tx) {
+                refuseRealmMove('user', row, input);
+                if (input.name !== undefined && input.name !== row.name) {
+                    // the lock as it stands after this update: unlocking and renaming may go together
+                    if (lockedAfter(row, input)) {
+                        throw validationFailed([issue(['name'], 'locked', 'cannot change while nameLocked is true')]);
+                    }
+                    assertNameNotUuid(input.name);
+                }
+                await assertFolderOfRealm(tx, input.pathId, row.realm_id);
+                const values: Row = await passwordColumn(deps.passwords, input.password);
+                // Session revocation hooks in here once sessions exist (spec States: a password
+                // change ends every other session of the user; deactivation ends all of them).
+                if (input.email !== undefined && input.email !== row.email && input.emailVerified === undefined) {
+                    // spec "Other resource fields": cleared automatically when the email changes
+                    values.email_verified = toDbBool(dialect, false);
+                }
+                return values;
+            },
+        },
+    };
+    definition.routes = (app, prefix) => registerUserRoutes(app, deps, definition, prefix);
+    return definition;
+}

@@ -1,0 +1,106 @@
+import { ErrorCode } from '@realmgate/core';
+import type { PolicyIdentity } from '@realmgate/access';
+import type { Kysely } from 'kysely';
+import type { Actor } from '../authz/actor.js';
+import type { ClientTable, Database, UserTable } from '../db/schema.js';
+import { fromDbBool } from '../db/values.js';
+import type { PasswordHasher } from '../secrets/passwords.js';
+import { HttpError } from './errors.js';
+
+export const MASTER_REALM = 'master';
+
+/** A bcrypt hash of a random value: verified against when no account matches, so timing does not tell. */
+const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8DfHjG3kEJYb5UvZqzE1v4e6zmyZCG';
+
+export interface ClientSecretVerifier {
+    verify(client: ClientTable, presented: string): Promise<boolean>;
+}
+
+export interface AuthenticationDeps {
+    db: Kysely<Database>;
+    passwords: PasswordHasher;
+    clientSecrets: ClientSecretVerifier;
+}
+
+function invalidCredentials(): HttpError {
+    return new HttpError(ErrorCode.INVALID_CREDENTIALS, 'The credentials are invalid.', { statusCode: 401 });
+}
+
+function decodeBasic(header: string): { name: string; secret: string } | null {
+    const match = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
+    if (!match) return null;
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) return null;
+    return { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Candidate {
+    user?: UserTable;
+    client?: ClientTable;
+}
+
+/**
+ * Spec Authentication rule 5: an id works on any route; a NAME is looked up in the route realm and
+ * then the master realm under /realms/<realm>/…, and in the master realm alone elsewhere.
+ */
+async function candidates(db: Kysely<Database>, name: string, routeRealmId: string | null): Promise<Candidate[]> {
+    if (UUID.test(name)) {
+        const id = name.toLowerCase();
+        const [user, client] = await Promise.all([
+            db.selectFrom('auth_users').selectAll().where('id', '=', id).executeTakeFirst(),
+            db.selectFrom('auth_clients').selectAll().where('id', '=', id).executeTakeFirst(),
+        ]);
+        return [{ ...(user ? { user } : {}), ...(client ? { client } : {}) }];
+    }
+    const master = await db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirst();
+    const realms = [routeRealmId, master?.id ?? null].filter((id, index, all): id is string => id !== null && all.indexOf(id) === index);
+    const found: Candidate[] = [];
+    for (const realmId of realms) {
+        const [user, client] = await Promise.all([
+            db.selectFrom('auth_users').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
+            db.selectFrom('auth_clients').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
+        ]);
+        found.push({ ...(user ? { user } : {}), ...(client ? { client } : {}) });
+    }
+    return found;
+}
+
+async function realmNameOf(db: Kysely<Database>, realmId: string): Promise<string | null> {
+    const realm = await db.selectFrom('auth_realms').select('name').where('id', '=', realmId).executeTakeFirst();
+    return realm?.name ?? null;
+}
+
+/** HTTP Basic with a user or client name or id (spec Authentication rule 1). */
+export async function authenticateBasic(deps: AuthenticationDeps, header: string, routeRealmId: string | null): Promise<Actor> {
+    const credentials = decodeBasic(header);
+    if (!credentials) throw invalidCredentials();
+    let identity: PolicyIdentity | null = null;
+    let inactive = false;
+    let tried = false;
+    for (const candidate of await candidates(deps.db, credentials.name, routeRealmId)) {
+        if (candidate.user?.password) {
+            tried = true;
+            if (await deps.passwords.verify(credentials.secret, candidate.user.password)) {
+                if (!fromDbBool(candidate.user.active)) inactive = true;
+                else identity = { id: candidate.user.id, type: 'user', realmId: candidate.user.realm_id, realmName: null, clientId: null };
+            }
+        }
+        if (!identity && candidate.client?.secret) {
+            tried = true;
+            if (await deps.clientSecrets.verify(candidate.client, credentials.secret)) {
+                if (!fromDbBool(candidate.client.active)) inactive = true;
+                else identity = { id: candidate.client.id, type: 'client', realmId: candidate.client.realm_id, realmName: null, clientId: candidate.client.id };
+            }
+        }
+        if (identity) break;
+    }
+    if (!tried) await deps.passwords.verify(credentials.secret, DUMMY_HASH);
+    if (inactive && !identity) throw new HttpError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
+    if (!identity) throw invalidCredentials();
+    identity.realmName = identity.realmId ? await realmNameOf(deps.db, identity.realmId) : null;
+    // Basic is never narrowed to a client (spec Authentication rule 8)
+    return { identity, tokenClientId: null, method: 'basic' };
+}

@@ -1,0 +1,61 @@
+import { ErrorCode } from '@realmgate/core';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { HttpError, type Issue } from './errors.js';
+
+interface AjvError {
+    instancePath?: string;
+    keyword?: string;
+    message?: string;
+    params?: Record<string, unknown>;
+}
+
+/** Fastify/ajv validation errors as API.md §1 issues: one per finding, with the member's path. */
+function issuesOf(validation: AjvError[], context: string | undefined): Issue[] {
+    return validation.map((error) => {
+        const path = (error.instancePath ?? '').split('/').filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+        const params = error.params ?? {};
+        if (error.keyword === 'required' && typeof params.missingProperty === 'string') path.push(params.missingProperty);
+        if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+            path.push(params.additionalProperty);
+            return { path, code: 'unknown_member', message: 'is not a known member' };
+        }
+        return {
+            path: context && context !== 'body' ? [context, ...path] : path,
+            code: error.keyword === 'required' ? 'required' : `invalid_${error.keyword ?? 'value'}`,
+            message: error.message ?? 'is invalid',
+        };
+    });
+}
+
+/** Every error leaves as the API.md §1 body; nothing a client sent becomes a 500. */
+export function registerErrorHandler(app: FastifyInstance): void {
+    app.setErrorHandler((error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request, reply) => {
+        if (error instanceof HttpError) {
+            if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+            return reply.status(error.statusCode).send({
+                statusCode: error.statusCode,
+                code: error.code,
+                message: error.message,
+                ...(error.issues ? { issues: error.issues } : {}),
+                ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+            });
+        }
+        if (error.validation) {
+            const issues = issuesOf(error.validation, error.validationContext);
+            return reply.status(400).send({ statusCode: 400, code: ErrorCode.BAD_REQUEST, message: 'Validation failed.', issues });
+        }
+        const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+        if (status >= 400 && status < 500) {
+            // framework-level client errors: malformed JSON, oversized body, unsupported media type
+            const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : status === 404 ? ErrorCode.ENTITY_NOT_FOUND : ErrorCode.BAD_REQUEST;
+            return reply.status(status).send({ statusCode: status, code, message: error.message });
+        }
+        request.log.error({ err: error }, 'request failed');
+        return reply.status(500).send({ statusCode: 500, code: ErrorCode.INTERNAL_ERROR, message: 'An internal error occurred.' });
+    });
+    app.setNotFoundHandler((request, reply) => reply.status(404).send({
+        statusCode: 404,
+        code: ErrorCode.ENTITY_NOT_FOUND,
+        message: `Route ${request.method} ${request.url.split('?')[0]} does not exist.`,
+    }));
+}

@@ -1,0 +1,54 @@
+import { ERROR_CODE_STATUS, ErrorCode } from '@realmgate/core';
+
+/** One validation finding (API.md §1 error body `issues`). */
+export interface Issue {
+    path: (string | number)[];
+    code: string;
+    message: string;
+}
+
+/**
+ * The one error type routes and services throw. The error handler renders it as the API.md §1
+ * body; `message` is client-safe (internal detail goes to the log, never the body).
+ */
+export class HttpError extends Error {
+    readonly statusCode: number;
+
+    readonly code: ErrorCode;
+
+    readonly issues?: Issue[];
+
+    readonly retryAfter?: number;
+
+    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number } = {}) {
+        super(message);
+        this.name = 'HttpError';
+        this.code = code;
+        this.statusCode = options.statusCode ?? ERROR_CODE_STATUS[code];
+        if (options.issues) this.issues = options.issues;
+        if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+    }
+}
+
+export function badRequest(message: string, issues?: Issue[]): HttpError {
+    return new HttpError(ErrorCode.BAD_REQUEST, message, issues ? { issues } : {});
+}
+
+/** A 400 carrying one issue per finding; the message summarises the first. */
+export function validationFailed(issues: Issue[]): HttpError {
+    const first = issues[0];
+    const summary = first ? `${first.path.join('.') || '(body)'}: ${first.message}` : 'invalid input';
+    return new HttpError(ErrorCode.BAD_REQUEST, `Validation failed — ${summary}`, { issues });
+}
+
+export function issue(path: (string | number)[], code: string, message: string): Issue {
+    return { path, code, message };
+}
+
+export const notFound = (what = 'entity'): HttpError => new HttpError(ErrorCode.ENTITY_NOT_FOUND, `The ${what} was not found.`);
+export const forbidden = (message = 'You do not have the permission for this action.'): HttpError =>
+    new HttpError(ErrorCode.PERMISSION_DENIED, message);
+export const conflict = (message = 'An entity with these unique values already exists.'): HttpError =>
+    new HttpError(ErrorCode.ENTITY_CONFLICT, message);
+export const unauthorized = (message = 'Authentication is required.'): HttpError =>
+    new HttpError(ErrorCode.INVALID_TOKEN, message);

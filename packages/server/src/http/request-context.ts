@@ -1,0 +1,65 @@
+import { ErrorCode } from '@realmgate/core';
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { ANONYMOUS, type Actor } from '../authz/actor.js';
+import { createRequestAuthorizer, type RequestAuthorizer } from '../authz/authorizer.js';
+import type { CatalogCache } from '../authz/catalog-cache.js';
+import type { Database } from '../db/schema.js';
+import { authenticateBasic, type AuthenticationDeps } from './authenticate.js';
+import type { RequestContext } from './context.js';
+import { HttpError, notFound } from './errors.js';
+
+export interface ContextDeps extends AuthenticationDeps {
+    db: Kysely<Database>;
+    catalog: CatalogCache;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The realm of a `/realms/:realmId/…` mount, by id or name; an unknown realm is 404. */
+async function resolveRouteRealm(db: Kysely<Database>, value: string | undefined): Promise<string | null> {
+    if (value === undefined) return null;
+    const realm = await db.selectFrom('auth_realms').select('id')
+        .where(UUID.test(value) ? 'id' : 'name', '=', UUID.test(value) ? value.toLowerCase() : value)
+        .executeTakeFirst();
+    if (!realm) throw notFound('realm');
+    return realm.id;
+}
+
+function credentialsMissing(): HttpError {
+    return new HttpError(ErrorCode.INVALID_TOKEN, 'Authentication is required.', { statusCode: 401 });
+}
+
+async function resolveActor(deps: ContextDeps, request: FastifyRequest, routeRealmId: string | null): Promise<Actor> {
+    const header = request.headers.authorization;
+    if (!header) return ANONYMOUS;
+    if (/^basic\s/i.test(header)) return authenticateBasic(deps, header, routeRealmId);
+    // bearer tokens arrive with the tokens issue; until then a bearer is not a credential we accept
+    throw new HttpError(ErrorCode.INVALID_TOKEN, 'The token is invalid.', { statusCode: 401 });
+}
+
+/**
+ * Authenticate the request and prepare its authorizer lazily. Protected routes (the default)
+ * answer 401 without credentials; the identity-optional ones pass `optional`.
+ */
+export async function contextOf(deps: ContextDeps, request: FastifyRequest, options: { optional?: boolean } = {}): Promise<RequestContext> {
+    const params = request.params as { realmId?: string } | undefined;
+    const routeRealmId = await resolveRouteRealm(deps.db, params?.realmId);
+    let actor: Actor;
+    try {
+        actor = await resolveActor(deps, request, routeRealmId);
+    } catch (error) {
+        if (error instanceof HttpError && error.statusCode === 401) {
+            request.server.log.debug({ code: error.code }, 'authentication failed');
+        }
+        throw error;
+    }
+    if (!actor.identity && !options.optional) throw credentialsMissing();
+    let authorizer: Promise<RequestAuthorizer> | null = null;
+    return {
+        actor,
+        routeRealmId,
+        authorizer: () => (authorizer ??= createRequestAuthorizer(deps, actor)),
+        request: { ip: request.ip, method: request.method, path: request.url.split('?')[0] ?? request.url },
+    };
+}

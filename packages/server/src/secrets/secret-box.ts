@@ -1,0 +1,130 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DatabaseHandle } from '../db/connect.js';
+import type { ClientTable, Database } from '../db/schema.js';
+import { fromDbBool, toDbDate } from '../db/values.js';
+import type { ClientSecretVerifier } from '../http/authenticate.js';
+import type { PasswordHasher } from './passwords.js';
+
+const ENVELOPE = 'enc:v1';
+const WRAPPED = 'wrapped:v1';
+
+export class SecretUnavailableError extends Error {
+    readonly code = 'secret_unavailable';
+}
+
+function seal(key: Buffer, plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [iv, cipher.getAuthTag(), body].map((part) => part.toString('base64url')).join(':');
+}
+
+function open(key: Buffer, sealed: string): string {
+    const [iv, tag, body] = sealed.split(':').map((part) => Buffer.from(part, 'base64url'));
+    if (!iv || !tag || !body) throw new SecretUnavailableError('The sealed value is malformed.');
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+}
+
+/** Decode SECRETS_ENCRYPTION_KEY (64 hex characters or base64 of 32 bytes). */
+function masterKeyOf(value: string | null): Buffer | null {
+    if (!value) return null;
+    const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+    if (key.length !== 32) throw new Error('SECRETS_ENCRYPTION_KEY must be 32 bytes (64 hex characters or base64).');
+    return key;
+}
+
+export interface SecretBox {
+    /** AES-256-GCM under the realm's active encryption key (created on first use) */
+    encrypt(db: Kysely<Database>, realmId: string, plaintext: string): Promise<string>;
+    /** throws SecretUnavailableError when the key is disabled, deleted or the value corrupt */
+    decrypt(db: Kysely<Database>, envelope: string): Promise<string>;
+    isEnvelope(value: string): boolean;
+    /** the realm's encryption key id, creating it when missing (realm creation, bootstrap) */
+    ensureRealmKey(db: Kysely<Database>, realmId: string): Promise<string>;
+}
+
+/**
+ * Encrypted secrets depend on the realm encryption key; the key is wrapped at rest when
+ * SECRETS_ENCRYPTION_KEY is set (spec Authentication rule 15).
+ */
+export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string | null): SecretBox {
+    const masterKey = masterKeyOf(masterKeyValue);
+    const wrap = (raw: Buffer) => (masterKey ? `${WRAPPED}:${seal(masterKey, raw.toString('base64'))}` : raw.toString('base64'));
+    const unwrap = (stored: string): Buffer => {
+        if (stored.startsWith(`${WRAPPED}:`)) {
+            if (!masterKey) throw new SecretUnavailableError('The realm key is wrapped but SECRETS_ENCRYPTION_KEY is not set.');
+            return Buffer.from(open(masterKey, stored.slice(WRAPPED.length + 1)), 'base64');
+        }
+        return Buffer.from(stored, 'base64');
+    };
+
+    const ensureRealmKey = async (db: Kysely<Database>, realmId: string): Promise<string> => {
+        const existing = await db.selectFrom('auth_keys').select('id')
+            .where('realm_id', '=', realmId).where('use', '=', 'enc').where('status', '=', 'active')
+            .orderBy('priority', 'desc').executeTakeFirst();
+        if (existing) return existing.id;
+        const id = randomUUID();
+        const now = toDbDate(handle.dialect, new Date());
+        await db.insertInto('auth_keys').values({
+            id, type: 'oct', use: 'enc', algorithm: 'A256GCM', status: 'active', priority: 0,
+            public_key: null, private_key: wrap(randomBytes(32)), realm_id: realmId, created_at: now, updated_at: now,
+        }).execute();
+        return id;
+    };
+
+    return {
+        ensureRealmKey,
+        isEnvelope: (value) => value.startsWith(`${ENVELOPE}:`),
+        async encrypt(db, realmId, plaintext) {
+            const keyId = await ensureRealmKey(db, realmId);
+            const key = await db.selectFrom('auth_keys').select('private_key').where('id', '=', keyId).executeTakeFirstOrThrow();
+            return `${ENVELOPE}:${keyId}:${seal(unwrap(key.private_key!), plaintext)}`;
+        },
+        async decrypt(db, envelope) {
+            const parts = envelope.split(':');
+            const keyId = parts[2];
+            if (parts.length !== 6 || !keyId) throw new SecretUnavailableError('The secret envelope is malformed.');
+            const key = await db.selectFrom('auth_keys').select(['private_key', 'status']).where('id', '=', keyId).executeTakeFirst();
+            // spec States: a disabled realm encryption key makes its secrets unrecoverable until enabled again
+            if (!key || key.status === 'disabled' || !key.private_key) throw new SecretUnavailableError('The encryption key is unavailable.');
+            try {
+                return open(unwrap(key.private_key), parts.slice(3).join(':'));
+            } catch (error) {
+                if (error instanceof SecretUnavailableError) throw error;
+                throw new SecretUnavailableError('The secret cannot be decrypted.');
+            }
+        },
+    };
+}
+
+/** Compare digests, so neither content nor length leaks through timing. */
+export function secretsEqual(a: string, b: string): boolean {
+    return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** Verify a presented client secret in the client's storage mode (plain, hashed or encrypted). */
+export function createClientSecretVerifier(deps: { passwords: PasswordHasher; secrets: SecretBox; db?: Kysely<Database> }): ClientSecretVerifier & { bind(db: Kysely<Database>): void } {
+    let db = deps.db;
+    return {
+        bind(value) {
+            db = value;
+        },
+        async verify(client: ClientTable, presented: string) {
+            const stored = client.secret;
+            if (!stored) return false;
+            if (fromDbBool(client.secret_hashed)) return deps.passwords.verify(presented, stored);
+            if (deps.secrets.isEnvelope(stored)) {
+                if (!db) return false;
+                try {
+                    return secretsEqual(await deps.secrets.decrypt(db, stored), presented);
+                } catch {
+                    return false;
+                }
+            }
+            return secretsEqual(stored, presented);
+        },
+    };
+}

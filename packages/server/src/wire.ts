@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import { CatalogCache } from './authz/catalog-cache.js';
+import type { Config } from './config/schema.js';
+import { createDatabase, type DatabaseHandle } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createClientSecretVerifier, createSecretBox, type SecretBox } from './secrets/secret-box.js';
+import { createPasswordHasher, type PasswordHasher } from './secrets/passwords.js';
+import type { ClientSecretVerifier } from './http/authenticate.js';
+
+/** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
+export interface AppDeps {
+    config: Config;
+    handle: DatabaseHandle;
+    db: DatabaseHandle['db'];
+    catalog: CatalogCache;
+    passwords: PasswordHasher;
+    secrets: SecretBox;
+    clientSecrets: ClientSecretVerifier;
+}
+
+export interface WireOptions {
+    /** an already open (test) database; the app then does not close it */
+    handle?: DatabaseHandle;
+    /** bcrypt cost; tests lower it (production default 10) */
+    bcryptCost?: number;
+    logger?: FastifyBaseLogger;
+}
+
+export async function openDatabase(config: Config): Promise<DatabaseHandle> {
+    return createDatabase({
+        type: config.db.type,
+        ...(config.db.url ? { url: config.db.url } : {}),
+        ...(config.db.type === 'sqlite' && !config.db.url ? { sqlitePath: join(config.writableDirectoryPath, 'realmgate.sqlite') } : {}),
+        ...(config.db.host ? { host: config.db.host } : {}),
+        ...(config.db.port ? { port: config.db.port } : {}),
+        ...(config.db.username ? { username: config.db.username } : {}),
+        ...(config.db.password ? { password: config.db.password } : {}),
+        ...(config.db.database ? { database: config.db.database } : {}),
+    });
+}
+
+export async function wire(config: Config, options: WireOptions = {}): Promise<AppDeps> {
+    const handle = options.handle ?? await openDatabase(config);
+    if (config.migrationEnabled) await migrateToLatest(handle);
+    const passwords = createPasswordHasher(options.bcryptCost ?? 10);
+    const secrets = createSecretBox(handle, config.secretsEncryptionKey ?? null);
+    return {
+        config,
+        handle,
+        db: handle.db,
+        catalog: new CatalogCache(handle.db),
+        passwords,
+        secrets,
+        clientSecrets: createClientSecretVerifier({ passwords, secrets, db: handle.db }),
+    };
+}

@@ -1,0 +1,79 @@
+import { PERMISSION_NAMES } from '@realmgate/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bootstrap } from '../../src/provisioning/bootstrap.js';
+import { ADMIN, basicHeader, startTestApp, type TestApp } from '../app.js';
+import { describeEachDialect } from '../databases.js';
+
+describeEachDialect('bootstrap', (dialect) => {
+    let app: TestApp;
+    beforeAll(async () => {
+        app = await startTestApp(dialect);
+    });
+    afterAll(async () => app?.dispose());
+
+    it('creates the master realm, the admin with role admin, every built-in permission bound to system.default', async () => {
+        const { db } = app.deps;
+        const master = await db.selectFrom('auth_realms').selectAll().where('name', '=', 'master').executeTakeFirstOrThrow();
+        const admin = await db.selectFrom('auth_users').selectAll().where('name', '=', ADMIN.name).executeTakeFirstOrThrow();
+        expect(admin.realm_id).toBe(master.id);
+        const permissions = await db.selectFrom('auth_permissions').select(['id', 'name', 'realm_id']).execute();
+        expect(permissions.map((p) => p.name).sort()).toEqual([...PERMISSION_NAMES].sort());
+        expect(permissions.every((p) => p.realm_id === null)).toBe(true);
+        const systemDefault = await db.selectFrom('auth_policies').select('id').where('name', '=', 'system.default').executeTakeFirstOrThrow();
+        const bound = await db.selectFrom('auth_permission_policies').select('permission_id').where('policy_id', '=', systemDefault.id).execute();
+        expect(bound).toHaveLength(PERMISSION_NAMES.length);
+        const scopes = await db.selectFrom('auth_scopes').select('name').where('realm_id', 'is', null).execute();
+        expect(scopes.map((s) => s.name).sort()).toEqual(['email', 'global', 'identity', 'openid', 'roles']);
+    });
+
+    it('gives admin every permission at any and realm_admin own-realm writes without realm create/update/delete', async () => {
+        const { db } = app.deps;
+        const grantsOf = (role: string) => db.selectFrom('auth_role_permissions as g')
+            .innerJoin('auth_roles as r', 'r.id', 'g.role_id').innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
+            .where('r.name', '=', role).select(['p.name', 'g.realm_scope']).execute();
+        const admin = await grantsOf('admin');
+        expect(admin).toHaveLength(PERMISSION_NAMES.length);
+        expect(admin.every((g) => g.realm_scope === 'any')).toBe(true);
+        const realmAdmin = new Map((await grantsOf('realm_admin')).map((g) => [g.name, g.realm_scope]));
+        expect(realmAdmin.has('realm_create')).toBe(false);
+        expect(realmAdmin.has('realm_delete')).toBe(false);
+        expect(realmAdmin.get('role_permission_create')).toBe('own');
+        expect(realmAdmin.get('role_read')).toBe('ownOrNull');
+    });
+
+    it('is idempotent at every boot and leaves a customized reach alone', async () => {
+        const { db } = app.deps;
+        const count = async (table: 'auth_permissions' | 'auth_role_permissions' | 'auth_policies' | 'auth_users' | 'auth_permission_policies') =>
+            Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        const before = await Promise.all([count('auth_permissions'), count('auth_role_permissions'), count('auth_policies'), count('auth_users'), count('auth_permission_policies')]);
+        const grant = await db.selectFrom('auth_role_permissions as g').innerJoin('auth_roles as r', 'r.id', 'g.role_id')
+            .where('r.name', '=', 'realm_admin').select('g.id').executeTakeFirstOrThrow();
+        await db.updateTable('auth_role_permissions').set({ realm_scope: 'none' }).where('id', '=', grant.id).execute();
+        await bootstrap(app.deps);
+        const after = await Promise.all([count('auth_permissions'), count('auth_role_permissions'), count('auth_policies'), count('auth_users'), count('auth_permission_policies')]);
+        expect(after).toEqual(before);
+        const kept = await db.selectFrom('auth_role_permissions').select('realm_scope').where('id', '=', grant.id).executeTakeFirstOrThrow();
+        expect(kept.realm_scope).toBe('none');
+    });
+
+    it('authenticates the admin with Basic by name and by id; refuses a wrong password and a missing credential', async () => {
+        const me = await app.json<{ data: { name: string }[] }>({ method: 'GET', url: '/realms' }, 200);
+        expect(me.data.map((realm) => realm.name)).toContain('master');
+        const admin = await app.deps.db.selectFrom('auth_users').select('id').where('name', '=', ADMIN.name).executeTakeFirstOrThrow();
+        expect((await app.request({ method: 'GET', url: '/realms', as: basicHeader(admin.id, ADMIN.password) })).statusCode).toBe(200);
+        const wrong = await app.request({ method: 'GET', url: '/realms', as: basicHeader(ADMIN.name, 'nope') });
+        expect(wrong.statusCode).toBe(401);
+        expect(wrong.json()).toMatchObject({ code: 'invalid_credentials' });
+        const anonymous = await app.request({ method: 'GET', url: '/realms', as: null });
+        expect(anonymous.statusCode).toBe(401);
+    });
+
+    it('USER_ADMIN_ENABLED=false deactivates the admin on the next start; true does not reactivate it', async () => {
+        await bootstrap({ ...app.deps, config: { ...app.deps.config, userAdmin: { ...app.deps.config.userAdmin, enabled: false } } });
+        expect((await app.request({ method: 'GET', url: '/realms' })).statusCode).toBe(401);
+        await bootstrap(app.deps);
+        const admin = await app.deps.db.selectFrom('auth_users').select('active').where('name', '=', ADMIN.name).executeTakeFirstOrThrow();
+        expect(Boolean(admin.active)).toBe(false);
+        await app.deps.db.updateTable('auth_users').set({ active: dialect === 'postgres' ? true : 1 }).where('name', '=', ADMIN.name).execute();
+    });
+});
