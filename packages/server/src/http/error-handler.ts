@@ -32,6 +32,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     app.setErrorHandler((error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request, reply) => {
         if (error instanceof HttpError) {
             if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+            // RFC 7235 §3.1: a 401 names the scheme the client should use
+            if (error.statusCode === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', 'Basic realm="realmgate", charset="UTF-8"');
             return reply.status(error.statusCode).send({
                 statusCode: error.statusCode,
                 code: error.code,
@@ -45,10 +47,15 @@ export function registerErrorHandler(app: FastifyInstance): void {
             return reply.status(400).send({ statusCode: 400, code: ErrorCode.BAD_REQUEST, message: 'Validation failed.', issues });
         }
         const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-        if (status >= 400 && status < 500) {
-            // framework-level client errors: malformed JSON, oversized body, unsupported media type
-            const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : status === 404 ? ErrorCode.ENTITY_NOT_FOUND : ErrorCode.BAD_REQUEST;
+        if (status === 413 || status === 429) {
+            const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : ErrorCode.BAD_REQUEST;
             return reply.status(status).send({ statusCode: status, code, message: error.message });
+        }
+        if (status >= 400 && status < 500) {
+            // framework-level body errors (malformed JSON, a body that is not JSON or a form): the
+            // client sent bad input, which API.md §1 answers 400 with issues
+            const issues = [{ path: ['body'], code: status === 415 ? 'unsupported_media_type' : 'malformed_body', message: error.message }];
+            return reply.status(400).send({ statusCode: 400, code: ErrorCode.BAD_REQUEST, message: error.message, issues });
         }
         request.log.error({ err: error }, 'request failed');
         return reply.status(500).send({ statusCode: 500, code: ErrorCode.INTERNAL_ERROR, message: 'An internal error occurred.' });
