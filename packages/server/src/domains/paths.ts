@@ -9,6 +9,7 @@ const spec: ResourceSpec = {
     table: 'auth_paths',
     realm: 'required',
     named: false,
+    relations: { realm: { column: 'realm_id', resource: 'realm' }, parent: { column: 'parent_id', resource: 'path' } },
     fields: [],
 };
 spec.fields = [...commonFields(spec), nameField(128, '^[^/]+$'), foreignKey('parentId', 'parent_id', { create: 'optional', update: true, nullable: true })];

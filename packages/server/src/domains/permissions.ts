@@ -15,6 +15,7 @@ const spec: ResourceSpec = {
     named: true,
     hasBuiltIn: true,
     invalidatesCatalog: true,
+    relations: { realm: { column: 'realm_id', resource: 'realm' }, client: { column: 'client_id', resource: 'client' } },
     fields: [],
 };
 spec.fields = [

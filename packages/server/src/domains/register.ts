@@ -34,8 +34,23 @@ export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
     ];
 }
 
+/** Resolve each spec's relations to the definitions behind them (by entity name). */
+export function linkRelations(definitions: ResourceDefinition[]): void {
+    const byEntity = new Map(definitions.map((definition) => [definition.spec.entity, definition]));
+    for (const definition of definitions) {
+        const related = new Map<string, ResourceDefinition>();
+        for (const [name, relation] of Object.entries(definition.spec.relations ?? {})) {
+            const target = byEntity.get(relation.resource);
+            if (!target) throw new Error(`${definition.spec.entity}.${name} names unknown resource ${relation.resource}`);
+            related.set(name, target);
+        }
+        definition.related = related;
+    }
+}
+
 export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     const definitions = resourceDefinitions(deps);
+    linkRelations(definitions);
     for (const definition of definitions) registerResourceRoutes(app, deps, definition);
     // bulk schema description (spec "Schema and statistics facets")
     app.get('/schemas', async (request) => {

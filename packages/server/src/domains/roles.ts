@@ -9,6 +9,7 @@ const spec: ResourceSpec = {
     realm: 'nullable',
     named: true,
     hasBuiltIn: true,
+    relations: { realm: { column: 'realm_id', resource: 'realm' }, client: { column: 'client_id', resource: 'client' } },
     fields: [],
 };
 spec.fields = [

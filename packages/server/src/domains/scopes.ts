@@ -9,6 +9,7 @@ const spec: ResourceSpec = {
     realm: 'nullable',
     named: true,
     hasBuiltIn: true,
+    relations: { realm: { column: 'realm_id', resource: 'realm' } },
     fields: [],
 };
 spec.fields = [...commonFields(spec), nameField(128, '^[a-zA-Z0-9_:.-]+$'), displayNameField, descriptionField, builtInField];

@@ -62,6 +62,19 @@ describeEachDialect('realms, roles, permissions, scopes', (dialect) => {
         expect(bindings.map((b) => b.name)).toEqual(['system.default']);
     });
 
+    it('includes related records, each gated by its own read permission, and refuses filters through relations', async () => {
+        const role = (await app.json<{ data: Record }>({ method: 'POST', url: '/roles', payload: { name: 'with-realm', realmId: realmB } }, 201)).data;
+        const included = await app.json<{ data: Record & { realm: Record | null } }>({ method: 'GET', url: `/roles/${role.id}?include=realm` }, 200);
+        expect(included.data.realm?.id).toBe(realmB);
+        // a reader of realm-B roles without realm_read sees the relation as null
+        const reader = await createActor(app, realmA, [{ permission: 'role_read', scope: 'any' }]);
+        const list = await app.json<{ data: (Record & { realm: Record | null })[] }>({ method: 'GET', url: `/roles?filter[id]=${role.id}&include=realm`, as: reader.header }, 200);
+        expect(list.data).toHaveLength(1);
+        expect(list.data[0]!.realm).toBeNull();
+        expect((await app.request({ method: 'GET', url: '/roles?include=owner' })).statusCode).toBe(400);
+        expect((await app.request({ method: 'GET', url: '/roles?filter[realm.name]=realm-b' })).statusCode).toBe(400);
+    });
+
     it('describes its query vocabulary at @schema and in bulk at /schemas', async () => {
         const schema = await app.json<{ data: { name: string; fields: { name: string; filterOperators?: string[] }[] } }>({ method: 'GET', url: '/roles/@schema' }, 200);
         expect(schema.data.name).toBe('role');

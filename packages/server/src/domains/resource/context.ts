@@ -45,7 +45,7 @@ export interface ResourceHooks {
     /** the outgoing record built from a row (policies: configuration keys merged in); default: the fields */
     decorateRecord?(record: EntityRecord, row: Row): EntityRecord;
     /** a reason to refuse deleting this row (400), or throw an HttpError of its own (e.g. 409 while in use) */
-    refuseDelete?(row: Row, tx: AnyTx): string | null | Promise<string | null>;
+    refuseDelete?(row: Row, tx: AnyTx, ctx: RequestContext): string | null | Promise<string | null>;
 }
 
 export interface AuthorizationSubject {
@@ -69,6 +69,8 @@ export interface ResourceDefinition {
     hooks: ResourceHooks;
     /** routes beyond the generic ones (`@me`, secret rotation), registered under each mount prefix */
     routes?(app: FastifyInstance, prefix: string): void;
+    /** the definitions behind `spec.relations`, linked once at registration */
+    related?: Map<string, ResourceDefinition>;
 }
 
 /** A dynamic transaction seen through the typed schema (same connection, typed table access). */

@@ -2,7 +2,7 @@ import { BuiltInPolicyType, type Condition } from '@realmgate/access';
 import type { PolicyData } from '@realmgate/access';
 import { forbidden } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
-import { parseListQuery, type CollectionQuerySpec, type ListQuery, type QueryCondition } from '../../http/query/index.js';
+import { defaultFields, parseListQuery, type CollectionQuerySpec, type ListQuery, type QueryCondition } from '../../http/query/index.js';
 import { applyCondition, applySort } from '../../http/query/sql.js';
 import { columnsFromSpec } from '../../http/query/sql-column.js';
 import type { AnyDb, ResourceDefinition, ResourceDeps } from './context.js';
@@ -14,7 +14,7 @@ import { hasRealmColumn, permissionFor, realmAttributeOf, realmMatchOf, realmOfR
 /** Rows a `post` verdict may evaluate in memory before paging; beyond it the read is refused. */
 const POST_EVALUATION_CAP = 5_000;
 
-export function querySpecOf(definition: ResourceDefinition): CollectionQuerySpec {
+export function querySpecOf(definition: ResourceDefinition, withRelations = true): CollectionQuerySpec {
     const fields: CollectionQuerySpec['fields'] = {};
     for (const field of definition.fields) {
         if ((field.read ?? 'default') === 'never') continue;
@@ -27,7 +27,12 @@ export function querySpecOf(definition: ResourceDefinition): CollectionQuerySpec
             ...(field.read === 'withheld' ? { withheld: true } : {}),
         };
     }
-    return { fields };
+    if (!withRelations || !definition.related?.size) return { fields };
+    // relations are loadable with include (each gated by its own read permission); filtering
+    // through them would need joins this release does not build, so the parser refuses it
+    const relations: NonNullable<CollectionQuerySpec['relations']> = {};
+    for (const [name, related] of definition.related) relations[name] = { ...querySpecOf(related, false), filter: false };
+    return { fields, relations };
 }
 
 function conditionFields(condition: QueryCondition, out: string[] = []): string[] {
@@ -58,10 +63,13 @@ async function withheldAllowed(ctx: RequestContext, definition: ResourceDefiniti
     return authorizer.allows(permissionFor(definition.spec, 'update'), rowData(definition, row));
 }
 
-function project(record: EntityRecord, query: ListQuery): EntityRecord {
+function project(record: EntityRecord, query: ListQuery, definition: ResourceDefinition): EntityRecord {
     if (query.fields.base.length === 0) return record;
     const keep = new Set([...query.fields.base, ...query.fields.added]);
-    return Object.fromEntries(Object.entries(record).filter(([key]) => keep.has(key)));
+    // members a resource adds beyond its fields (decorateRecord) come with the default projection only
+    const fields = new Set(definition.fields.map((field) => field.name));
+    const whole = defaultFields(querySpecOf(definition)).every((name) => keep.has(name));
+    return Object.fromEntries(Object.entries(record).filter(([key]) => keep.has(key) || (whole && !fields.has(key))));
 }
 
 async function shape(ctx: RequestContext, definition: ResourceDefinition, row: Row, query: ListQuery, strict: boolean): Promise<EntityRecord> {
@@ -77,13 +85,39 @@ async function shape(ctx: RequestContext, definition: ResourceDefinition, row: R
     if (reveal) {
         for (const name of withheld) record[name] = await reveal(definition.fields.find((field) => field.name === name)!, row);
     }
-    return project(record, query);
+    return project(record, query, definition);
 }
 
 /** A row the caller reaches by other means (`@me`: it is the caller), shaped like a single read. */
 export async function shapeRow(ctx: RequestContext, definition: ResourceDefinition, row: Row, rawQuery: Record<string, unknown>): Promise<EntityRecord> {
-    const query = parseListQuery(pick(rawQuery, ['fields', 'include']), querySpecOf(definition));
+    const query = parseListQuery(pick(rawQuery, ['fields']), querySpecOf(definition, false));
     return shape(ctx, definition, row, query, true);
+}
+
+/**
+ * `include=relation`: the related record of every row, loaded in one query per relation and each
+ * decided by the related resource's own read permission — a related row the caller may not read
+ * is included as null, never leaked.
+ */
+async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, rows: Row[], records: EntityRecord[], include: readonly string[]): Promise<void> {
+    if (include.length === 0 || rows.length === 0) return;
+    const authorizer = await ctx.authorizer();
+    for (const name of include) {
+        const relation = definition.spec.relations?.[name];
+        const related = definition.related?.get(name);
+        if (!relation || !related) continue;
+        const ids = [...new Set(rows.map((row) => row[relation.column]).filter((id): id is string => typeof id === 'string'))];
+        const relatedRows = ids.length === 0 ? [] : await (deps.db as AnyDb).selectFrom(related.spec.table).selectAll().where('id', 'in', ids).execute() as Row[];
+        const byId = new Map<string, EntityRecord | null>();
+        for (const relatedRow of relatedRows) {
+            const allowed = authorizer.allows(permissionFor(related.spec, 'read'), rowData(related, relatedRow));
+            byId.set(relatedRow.id as string, allowed ? recordOf(related, relatedRow) : null);
+        }
+        rows.forEach((row, index) => {
+            const id = row[relation.column];
+            records[index]![name] = typeof id === 'string' ? byId.get(id) ?? null : null;
+        });
+    }
 }
 
 export async function readEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, rawQuery: Record<string, unknown>): Promise<EntityRecord> {
@@ -91,7 +125,9 @@ export async function readEntity(deps: ResourceDeps, definition: ResourceDefinit
     const row = await getRow(deps.db as AnyDb, definition.spec, ctx, key);
     const authorizer = await ctx.authorizer();
     await authorizer.assert(permissionFor(definition.spec, 'read'), rowData(definition, row));
-    return shape(ctx, definition, row, query, true);
+    const record = await shape(ctx, definition, row, query, true);
+    await attachIncludes(deps, definition, ctx, [row], [record], query.include);
+    return record;
 }
 
 function pick(raw: Record<string, unknown>, keys: string[]): Record<string, unknown> {
@@ -134,7 +170,9 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
         if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This read needs a narrower filter: its policies must be evaluated row by row.');
         const allowed = candidates.filter((row) => authorizer.allows(permissionFor(spec, 'read'), rowData(definition, row)));
         const page = allowed.slice(offset, offset + limit);
-        return { data: await Promise.all(page.map((row) => shape(ctx, definition, row, query, false))), meta: { total: allowed.length, limit, offset } };
+        const data = await Promise.all(page.map((row) => shape(ctx, definition, row, query, false)));
+        await attachIncludes(deps, definition, ctx, page, data, query.include);
+        return { data, meta: { total: allowed.length, limit, offset } };
     }
 
     const [countRow, pageRows] = await Promise.all([
@@ -142,6 +180,8 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
         rows.limit(limit).offset(offset).execute() as Promise<Row[]>,
     ]);
     const total = Number((countRow as { total?: unknown } | undefined)?.total ?? 0);
-    return { data: await Promise.all(pageRows.map((row) => shape(ctx, definition, row, query, false))), meta: { total, limit, offset } };
+    const data = await Promise.all(pageRows.map((row) => shape(ctx, definition, row, query, false)));
+    await attachIncludes(deps, definition, ctx, pageRows, data, query.include);
+    return { data, meta: { total, limit, offset } };
 }
 
