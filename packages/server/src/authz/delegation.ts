@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { BuiltInPolicyType } from '@realmgate/access';
-import { RealmScope } from '@realmgate/core';
+import { BuiltInPolicyType, type PolicyData } from '@realmgate/access';
+import { PermissionName, RealmScope } from '@realmgate/core';
 import { forbidden } from '../http/errors.js';
 import type { RequestAuthorizer } from './authorizer.js';
 
@@ -34,20 +34,37 @@ export function realmsReachedBy(scope: RealmScope, holderRealm: string | null): 
 }
 
 /**
- * Whether the actor may itself use the definition in every realm the grant reaches. The decision
- * is the request's own evaluator (no second copy of any rule): reach, junction policies and the
- * client narrowing of spec Authentication rule 8 all come with it. Only the realm is given as
- * data, so a policy that needs the row (attributes) stays pending and denies: an actor whose own
- * grant is restricted per row cannot hand out an unrestricted one.
+ * Evaluation data for "may the actor use the definition at this realm at all". Only the realm and
+ * the name of an attribute no policy lists are given: a policy that needs the row (attributes)
+ * stays pending and denies, so an actor whose own grant is restricted per row cannot hand out an
+ * unrestricted one; a definition-layer deny-list of attribute names (the self-manage denylists of
+ * API.md §5) does not stop it, since the grantee is held to the same definition layer.
+ */
+function probe(realm: string | null): PolicyData {
+    return { [BuiltInPolicyType.REALM_MATCH]: realm, [BuiltInPolicyType.ATTRIBUTE_NAMES]: [`unlisted-${randomUUID()}`] };
+}
+
+/**
+ * Whoever may remove the definition's policy bindings can already make it unrestricted for every
+ * identity (spec model line 4), so granting it gives away nothing it does not control. Without this
+ * a permission created through the API (bound to system.default, held by nobody) could never be
+ * granted at all. Built-in permissions are global, so only reach over global rows counts for them.
+ */
+function controlsDefinition(authorizer: RequestAuthorizer, definition: GrantedDefinition): boolean {
+    return authorizer.evaluator.allows({ name: PermissionName.PERMISSION_POLICY_DELETE, data: probe(definition.realmId) });
+}
+
+/**
+ * Whether the actor may itself use the definition in every realm the grant reaches, asked of the
+ * request's own evaluator (no second copy of any rule): reach, junction policies and the client
+ * narrowing of spec Authentication rule 8 all come with it.
  */
 export function actorCovers(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): boolean {
     const { name, realmId, clientId } = grant.definition;
-    return realmsReachedBy(grant.realmScope, holderRealm).every((realm) => authorizer.evaluator.allows({
-        name,
-        realmId,
-        clientId,
-        data: { [BuiltInPolicyType.REALM_MATCH]: realm },
-    }));
+    const realms = realmsReachedBy(grant.realmScope, holderRealm);
+    if (realms.length === 0) return true;
+    return realms.every((realm) => authorizer.evaluator.allows({ name, realmId, clientId, data: probe(realm) })) ||
+        controlsDefinition(authorizer, grant.definition);
 }
 
 /**

@@ -55,6 +55,7 @@ function attributesDefinition(owner: Owner): ResourceDefinition {
         table: `auth_${owner.kind}_attributes` as TableName,
         realm: owner.realm,
         named: false,
+        relations: { [owner.kind]: { column: owner.column, resource: owner.kind }, realm: { column: 'realm_id', resource: 'realm' } },
         fields: [],
     };
     spec.fields = [

@@ -23,6 +23,12 @@ const spec: ResourceSpec = {
     realm: 'required',
     named: true,
     hasBuiltIn: true,
+    // include=realm,path,accessPolicy (each gated by the related resource's read permission)
+    relations: {
+        realm: { column: 'realm_id', resource: 'realm' },
+        path: { column: 'path_id', resource: 'path' },
+        accessPolicy: { column: 'access_policy_id', resource: 'policy' },
+    },
     fields: [],
 };
 spec.fields = [

@@ -37,6 +37,8 @@ interface Rotated {
  */
 async function rotate(deps: ClientRouteDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, body: RotationBody): Promise<Rotated> {
     const { spec, hooks } = definition;
+    // grants and catalog load before the transaction: SQLite has one connection, which the transaction holds
+    await ctx.authorizer();
     try {
         return await (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
             const row = await getRow(tx, spec, ctx, key, { forUpdate: deps.handle.dialect !== 'sqlite' });

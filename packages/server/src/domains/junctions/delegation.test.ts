@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import {
-    actorWith, assignRole, countRows, createRealm, globalId, grantRole, insertRole, insertUser, type FixtureActor,
+    actorWith, assignRole, countRows, createPermission, createRealm, globalId, grantRole, insertRole, insertUser, type FixtureActor,
 } from '../../../test/grant-fixtures.js';
 
 /*
@@ -58,6 +58,16 @@ describeEachDialect('delegation', (dialect) => {
         expect((await asRealmAdmin(`/role-permissions/${id}`, { realmScope: 'any' })).statusCode).toBe(403);
         const stored = await app.deps.db.selectFrom('auth_role_permissions').select('realm_scope').where('id', '=', id).executeTakeFirstOrThrow();
         expect(stored.realm_scope).toBe('own');
+    });
+
+    it('grants what the actor controls: its realm\'s own permissions and the self-manage ones', async () => {
+        const ownRole = await insertRole(app, realmB);
+        // a permission created in realm B is held by nobody, but realm_admin may unbind its policies
+        const realmPermission = await createPermission(app, realmB);
+        expect((await asRealmAdmin('/role-permissions', { roleId: ownRole, permissionId: realmPermission, realmScope: 'any' })).statusCode).toBe(201);
+        expect((await asRealmAdmin('/role-permissions', { roleId: ownRole, permissionId: await createPermission(app, null) })).statusCode).toBe(403);
+        // user_self_manage carries an attribute-names denylist at the definition layer, which binds the grantee too
+        expect((await asRealmAdmin('/role-permissions', { roleId: ownRole, permissionId: await permission('user_self_manage') })).statusCode).toBe(201);
     });
 
     it('refuses user_update to an actor holding only user_read', async () => {

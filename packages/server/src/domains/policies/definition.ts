@@ -83,7 +83,6 @@ async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string
  * validated by the access library's validators and stored in their canonical form.
  */
 export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
-    const db = deps.db as AnyDb;
     return {
         spec: policySpec,
         fields: policySpec.fields,
@@ -92,15 +91,10 @@ export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
             decorateRecord: withConfiguration,
             prepareCreate,
             prepareUpdate,
-            async authorize(ctx, action, subject, fallback) {
-                await fallback();
+            async refuseDelete(row, tx, ctx) {
                 // deleting a child rewrites its parent's tree, like adding one (tree.ts assertParent)
-                if (action === 'delete' && typeof subject.record.parentId === 'string') {
-                    const parent = await policyRow(db, subject.record.parentId);
-                    if (parent) await (await ctx.authorizer()).assert(PermissionName.POLICY_UPDATE, policyData(parent));
-                }
-            },
-            async refuseDelete(row, tx) {
+                const parent = row.parent_id ? await policyRow(tx, row.parent_id as string) : undefined;
+                if (parent) await (await ctx.authorizer()).assert(PermissionName.POLICY_UPDATE, policyData(parent));
                 await assertUnreferenced(tx, row.id as string, 'be deleted');
                 return null;
             },

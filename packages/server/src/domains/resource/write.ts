@@ -164,7 +164,7 @@ export async function deleteEntity(deps: ResourceDeps, definition: ResourceDefin
             const record = recordOf(definition, row);
             await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
             if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
-            const refusal = await hooks.refuseDelete?.(row, tx);
+            const refusal = await hooks.refuseDelete?.(row, tx, ctx);
             if (refusal) throw badRequest(refusal);
             await tx.deleteFrom(spec.table).where('id', '=', row.id).execute();
             await recordEvent(typed(tx), deps.handle.dialect, ctx, {

@@ -29,6 +29,8 @@ const spec: ResourceSpec = {
     table: 'auth_users',
     realm: 'required',
     named: true,
+    // include=realm,path (each gated by the related resource's read permission)
+    relations: { realm: { column: 'realm_id', resource: 'realm' }, path: { column: 'path_id', resource: 'path' } },
     fields: [],
 };
 spec.fields = [

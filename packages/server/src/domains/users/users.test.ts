@@ -49,6 +49,8 @@ describeEachDialect('users', (dialect) => {
         expect(withEmail.data.email).toBe('bob@example.com');
         const byName = await app.json<{ data: User }>({ method: 'GET', url: '/realms/users-a/users/bob' }, 200);
         expect(byName.data.id).toBe(user.id);
+        const included = await app.json<{ data: User & { realm: { name: string } } }>({ method: 'GET', url: `/users/${user.id}?include=realm` }, 200);
+        expect(included.data.realm.name).toBe('users-a');
     });
 
     it('clears emailVerified when the email changes, unless the same update sets it', async () => {
