@@ -34,6 +34,8 @@ const POSTGRES: Record<string, DbErrorKind> = {
     '23503': 'foreign_key',
     '23502': 'not_null',
     '23514': 'check',
+    // a value longer than its column: the schemas cap lengths first, this is the backstop
+    '22001': 'check',
 };
 
 const MYSQL: Record<number, DbErrorKind> = {
@@ -47,6 +49,7 @@ const MYSQL: Record<number, DbErrorKind> = {
     1364: 'not_null', // ER_NO_DEFAULT_FOR_FIELD (strict mode, column omitted)
     3819: 'check', // ER_CHECK_CONSTRAINT_VIOLATED (MySQL 8)
     4025: 'check', // ER_CONSTRAINT_FAILED (MariaDB)
+    1406: 'check', // ER_DATA_TOO_LONG: the schemas cap lengths first, this is the backstop
 };
 
 /** Classifies a driver error as a constraint violation, or null for anything else. */

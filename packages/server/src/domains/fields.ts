@@ -4,7 +4,7 @@ import type { FieldSpec } from './resource/spec.js';
 export const nameField = (maxLength = 128, pattern?: string): FieldSpec => ({
     name: 'name', column: 'name', type: 'string', maxLength, create: 'required', update: true, ...(pattern ? { pattern } : {}),
 });
-export const displayNameField: FieldSpec = { name: 'displayName', column: 'display_name', type: 'string', nullable: true, maxLength: 256, create: 'optional', update: true };
+export const displayNameField: FieldSpec = { name: 'displayName', column: 'display_name', type: 'string', nullable: true, maxLength: 255, create: 'optional', update: true };
 export const descriptionField: FieldSpec = { name: 'description', column: 'description', type: 'string', nullable: true, maxLength: 4096, create: 'optional', update: true };
 export const builtInField: FieldSpec = { name: 'builtIn', column: 'built_in', type: 'boolean', create: false, update: false, default: false };
 export const foreignKey = (name: string, column: string, options: Partial<FieldSpec> = {}): FieldSpec => ({

@@ -13,7 +13,8 @@ const spec: ResourceSpec = {
     fields: [],
 };
 spec.fields = [
-    ...commonFields(spec),
+    // a role keeps its realm: its attributes and bindings are filed under it
+    ...commonFields(spec).map((field) => (field.name === 'realmId' ? { ...field, update: false } : field)),
     nameField(128),
     displayNameField,
     descriptionField,

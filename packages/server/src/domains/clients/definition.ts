@@ -26,7 +26,7 @@ const spec: ResourceSpec = {
     // include=realm,path,accessPolicy (each gated by the related resource's read permission)
     relations: {
         realm: { column: 'realm_id', resource: 'realm' },
-        path: { column: 'path_id', resource: 'path' },
+        path: { column: 'path_id', resource: 'path', readableWithOwner: true },
         accessPolicy: { column: 'access_policy_id', resource: 'policy' },
     },
     fields: [],

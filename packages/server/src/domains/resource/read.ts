@@ -99,19 +99,23 @@ export async function shapeRow(ctx: RequestContext, definition: ResourceDefiniti
  * decided by the related resource's own read permission — a related row the caller may not read
  * is included as null, never leaked.
  */
-async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, rows: Row[], records: EntityRecord[], include: readonly string[]): Promise<void> {
-    if (include.length === 0 || rows.length === 0) return;
+async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, rows: Row[], records: EntityRecord[], query: ListQuery): Promise<void> {
+    if (query.include.length === 0 || rows.length === 0) return;
     const authorizer = await ctx.authorizer();
-    for (const name of include) {
+    for (const name of query.include) {
         const relation = definition.spec.relations?.[name];
         const related = definition.related?.get(name);
         if (!relation || !related) continue;
         const ids = [...new Set(rows.map((row) => row[relation.column]).filter((id): id is string => typeof id === 'string'))];
         const relatedRows = ids.length === 0 ? [] : await (deps.db as AnyDb).selectFrom(related.spec.table).selectAll().where('id', 'in', ids).execute() as Row[];
+        // `fields[client]=+secret` on junction collections (spec "Other resource fields"): the
+        // related record's withheld fields, each under the related resource's own rule
+        const relatedQuery: ListQuery = { ...query, fields: { base: [], added: query.perRelationFields?.[name]?.added ?? [] }, include: [] };
         const byId = new Map<string, EntityRecord | null>();
         for (const relatedRow of relatedRows) {
-            const allowed = authorizer.allows(permissionFor(related.spec, 'read'), rowData(related, relatedRow));
-            byId.set(relatedRow.id as string, allowed ? recordOf(related, relatedRow) : null);
+            const allowed = relation.readableWithOwner === true ||
+                authorizer.allows(permissionFor(related.spec, 'read'), rowData(related, relatedRow));
+            byId.set(relatedRow.id as string, allowed ? await shape(ctx, related, relatedRow, relatedQuery, false) : null);
         }
         rows.forEach((row, index) => {
             const id = row[relation.column];
@@ -126,7 +130,7 @@ export async function readEntity(deps: ResourceDeps, definition: ResourceDefinit
     const authorizer = await ctx.authorizer();
     await authorizer.assert(permissionFor(definition.spec, 'read'), rowData(definition, row));
     const record = await shape(ctx, definition, row, query, true);
-    await attachIncludes(deps, definition, ctx, [row], [record], query.include);
+    await attachIncludes(deps, definition, ctx, [row], [record], query);
     return record;
 }
 
@@ -171,7 +175,7 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
         const allowed = candidates.filter((row) => authorizer.allows(permissionFor(spec, 'read'), rowData(definition, row)));
         const page = allowed.slice(offset, offset + limit);
         const data = await Promise.all(page.map((row) => shape(ctx, definition, row, query, false)));
-        await attachIncludes(deps, definition, ctx, page, data, query.include);
+        await attachIncludes(deps, definition, ctx, page, data, query);
         return { data, meta: { total: allowed.length, limit, offset } };
     }
 
@@ -181,7 +185,7 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
     ]);
     const total = Number((countRow as { total?: unknown } | undefined)?.total ?? 0);
     const data = await Promise.all(pageRows.map((row) => shape(ctx, definition, row, query, false)));
-    await attachIncludes(deps, definition, ctx, pageRows, data, query.include);
+    await attachIncludes(deps, definition, ctx, pageRows, data, query);
     return { data, meta: { total, limit, offset } };
 }
 

@@ -37,6 +37,11 @@ export interface RelationSpec {
     column: string;
     /** the related resource's spec name (looked up in the registry) */
     resource: string;
+    /**
+     * readable by whoever may read the owning row, without the related resource's own read
+     * permission (spec: the path relation on a user or client is readable by whoever can read it)
+     */
+    readableWithOwner?: boolean;
 }
 
 export interface ResourceSpec {

@@ -30,7 +30,7 @@ const spec: ResourceSpec = {
     realm: 'required',
     named: true,
     // include=realm,path (each gated by the related resource's read permission)
-    relations: { realm: { column: 'realm_id', resource: 'realm' }, path: { column: 'path_id', resource: 'path' } },
+    relations: { realm: { column: 'realm_id', resource: 'realm' }, path: { column: 'path_id', resource: 'path', readableWithOwner: true } },
     fields: [],
 };
 spec.fields = [

@@ -9,10 +9,19 @@ export function defaultFields(spec: CollectionQuerySpec): string[] {
     return Object.keys(spec.fields).filter((name) => !spec.fields[name]!.withheld);
 }
 
+/**
+ * An unencoded `+` in a query string decodes to a space (`?fields=+secret` arrives as " secret").
+ * Field names never start with a space, so a leading space can only be that `+`.
+ */
+function restorePlus(item: string): string {
+    return item.startsWith(' ') && item.trim().length > 0 ? `+${item.trim()}` : item;
+}
+
 function parseBase(entry: QueryEntry, spec: CollectionQuerySpec, issues: Issue[]): FieldsResult['fields'] {
     const selected = new Set<string>();
     const added = new Set<string>();
-    for (const item of splitList(entry.value, ['fields'], issues) ?? []) {
+    for (const raw of splitList(entry.value, ['fields'], issues) ?? []) {
+        const item = restorePlus(raw);
         const plus = item.startsWith('+');
         const name = plus ? item.slice(1) : item;
         const field = own(spec.fields, name);
@@ -39,7 +48,8 @@ function parseRelation(entry: QueryEntry, spec: CollectionQuerySpec, issues: Iss
         return null;
     }
     const added = new Set<string>();
-    for (const item of splitList(entry.value, ['fields', relationName], issues) ?? []) {
+    for (const raw of splitList(entry.value, ['fields', relationName], issues) ?? []) {
+        const item = restorePlus(raw);
         const name = item.startsWith('+') ? item.slice(1) : item;
         const field = own(relation.fields, name);
         if (!field) {

@@ -301,3 +301,10 @@ describe('include and unknown parameters', () => {
         for (const item of issues) expect(item.message.length).toBeGreaterThan(0);
     });
 });
+
+describe('fields with an unencoded plus', () => {
+    it('reads a leading space (an unencoded "+") as "+"', () => {
+        const spec: CollectionQuerySpec = { fields: { id: { column: 'id', type: 'uuid' as const }, secret: { column: 'secret', type: 'string' as const, withheld: true } } };
+        expect(parseListQuery({ fields: ' secret' }, spec).fields.added).toEqual(['secret']);
+    });
+});
