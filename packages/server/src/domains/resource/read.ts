@@ -9,6 +9,7 @@ import type { AnyDb, ResourceDefinition, ResourceDeps } from './context.js';
 import { recordOf, type EntityRecord, type Row } from './records.js';
 import { withReferencedRealm, withReferencedRealmColumn } from './referenced.js';
 import { getRow } from './resolve.js';
+import { assertRelationFilters, withRelationColumns } from './relation-columns.js';
 import { hasRealmColumn, permissionFor, realmAttributeOf, realmMatchOf, realmOfRow, type FieldSpec } from './spec.js';
 
 /** Rows a `post` verdict may evaluate in memory before paging; beyond it the read is refused. */
@@ -28,10 +29,10 @@ export function querySpecOf(definition: ResourceDefinition, withRelations = true
         };
     }
     if (!withRelations || !definition.related?.size) return { fields };
-    // relations are loadable with include (each gated by its own read permission); filtering
-    // through them would need joins this release does not build, so the parser refuses it
+    // relations are loadable with include and filterable through (relation-columns.ts), each gated
+    // by the related resource's own read permission
     const relations: NonNullable<CollectionQuerySpec['relations']> = {};
-    for (const [name, related] of definition.related) relations[name] = { ...querySpecOf(related, false), filter: false };
+    for (const [name, related] of definition.related) relations[name] = querySpecOf(related, false);
     return { fields, relations };
 }
 
@@ -158,7 +159,8 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
     const realmNames = spec.realm === 'referenced' ? ['realmId'] : [];
     const post = verdict.type === 'post' || (verdict.type === 'conditional' && !lowerable(verdict.condition, definition.fields, realmNames));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
-    const columnOf = withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition)), spec);
+    const columnOf = withRelationColumns(withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition, false)), spec), definition);
+    await assertRelationFilters(ctx, definition, query.filter);
     const sqlOptions = { dialect: deps.handle.dialect };
 
     const db = deps.db as AnyDb;
