@@ -44,6 +44,8 @@ async function resolveActor(deps: ContextDeps, request: FastifyRequest, routeRea
  */
 export async function contextOf(deps: ContextDeps, request: FastifyRequest, options: { optional?: boolean } = {}): Promise<RequestContext> {
     const params = request.params as { realmId?: string } | undefined;
+    // without credentials a protected route answers 401 before it says whether a realm exists
+    if (!request.headers.authorization && !options.optional) throw credentialsMissing();
     const routeRealmId = await resolveRouteRealm(deps.db, params?.realmId);
     let actor: Actor;
     try {

@@ -43,6 +43,8 @@ describeEachDialect('paths and bad input on every core collection', (dialect) =>
         expect(response.statusCode).toBe(401);
         expect(response.headers['www-authenticate']).toMatch(/^Basic/);
         expect((await app.request({ method: 'GET', url: '/realms/nope/roles' })).statusCode).toBe(404);
+        // an anonymous caller learns nothing about which realms exist
+        expect((await app.request({ method: 'GET', url: '/realms/nope/roles', as: null })).statusCode).toBe(401);
         expect((await app.request({ method: 'GET', url: '/roles/@nope' })).statusCode).toBe(400);
     });
 
