@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { Config } from './config/schema.js';
 import { registerDomains } from './domains/register.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
 
@@ -18,7 +19,6 @@ const BODY_LIMIT = 10 * 1024 * 1024;
 /** Build the service without listening (DESIGN.md habit 7); tests drive it with inject(). */
 export async function createApp(config: Config, options: WireOptions = {}): Promise<App> {
     const deps = await wire(config, options);
-    await bootstrap(deps, options.logger);
     const serverOptions: FastifyServerOptions = {
         bodyLimit: BODY_LIMIT,
         trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
@@ -30,7 +30,10 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     const app: FastifyInstance = options.logger ?
         Fastify({ ...serverOptions, loggerInstance: options.logger }) :
         Fastify({ ...serverOptions, logger: { level: config.logLevel } });
+    // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
+    await bootstrap(deps, app.log);
     registerErrorHandler(app);
+    registerInputGuard(app);
     await app.register(formbody);
     registerDomains(app, deps);
     return {

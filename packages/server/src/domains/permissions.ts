@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DECISION_STRATEGIES, SystemPolicyName } from '@realmgate/core';
 import { toDbDate } from '../db/values.js';
 import type { ResourceDefinition } from './resource/context.js';
+import { assertClientOfRealm } from './client-owner.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from './fields.js';
 import type { DialectName } from '../db/values.js';
@@ -45,6 +46,10 @@ export function permissionsDefinition(dialect: DialectName): ResourceDefinition 
         spec,
         fields: spec.fields,
         hooks: {
+            async prepareCreate(_ctx, input, tx) {
+                await assertClientOfRealm(tx, input.clientId, input.realmId);
+                return {};
+            },
             afterCreate: (_ctx, row, tx) => bindSystemDefault(tx, dialect, row.id as string),
         },
     };

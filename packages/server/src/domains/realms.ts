@@ -2,6 +2,7 @@ import { typed, type ResourceDefinition } from './resource/context.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { KeyStore } from '../oauth2/keys/store.js';
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -21,14 +22,16 @@ spec.fields = [
 ];
 
 /** Realms: a realm's own id is the realm every decision about it is about. */
-export function realmsDefinition(secrets: SecretBox): ResourceDefinition {
+export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDefinition {
     return {
         spec,
         fields: spec.fields,
         hooks: {
-            // every realm gets its encryption key with it (secrets stored encrypted depend on it)
+            // every realm gets its encryption key (secrets stored encrypted depend on it) and its
+            // ES256 signing key (API.md §5) with it, in the creating transaction
             async afterCreate(_ctx, row, tx) {
                 await secrets.ensureRealmKey(typed(tx), row.id as string);
+                await keys.ensureSigningKey(typed(tx), row.id as string);
             },
             refuseDelete: (row) => (row.name === 'master' ? 'The master realm cannot be deleted.' : null),
         },

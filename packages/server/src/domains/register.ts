@@ -15,11 +15,14 @@ import { roleAttributesDefinition, userAttributesDefinition } from './attributes
 import { policiesDefinition } from './policies/definition.js';
 import { permissionPoliciesDefinition } from './policies/permission-policies.js';
 import { junctionDefinitions } from './junctions/definitions.js';
+import { keysDefinition } from './keys/definition.js';
+import { registerJwksRoutes } from './keys/jwks-routes.js';
+import { createKeyStore } from '../oauth2/keys/store.js';
 
 /** Every administered resource, explicitly listed. */
 export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
     return [
-        realmsDefinition(deps.secrets),
+        realmsDefinition(deps.secrets, createKeyStore(deps.handle.dialect, deps.secrets)),
         rolesDefinition,
         permissionsDefinition(deps.handle.dialect),
         scopesDefinition,
@@ -31,6 +34,7 @@ export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
         policiesDefinition(deps),
         permissionPoliciesDefinition,
         ...junctionDefinitions(deps),
+        keysDefinition(deps),
     ];
 }
 
@@ -52,6 +56,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     const definitions = resourceDefinitions(deps);
     linkRelations(definitions);
     for (const definition of definitions) registerResourceRoutes(app, deps, definition);
+    registerJwksRoutes(app, { db: deps.db, keys: createKeyStore(deps.handle.dialect, deps.secrets) });
     // bulk schema description (spec "Schema and statistics facets")
     app.get('/schemas', async (request) => {
         await contextOf(deps, request);

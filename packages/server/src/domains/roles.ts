@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from './resource/context.js';
+import { assertClientOfRealm } from './client-owner.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from './fields.js';
 
@@ -13,8 +14,7 @@ const spec: ResourceSpec = {
     fields: [],
 };
 spec.fields = [
-    // a role keeps its realm: its attributes and bindings are filed under it
-    ...commonFields(spec).map((field) => (field.name === 'realmId' ? { ...field, update: false } : field)),
+    ...commonFields(spec),
     nameField(128),
     displayNameField,
     descriptionField,
@@ -22,4 +22,13 @@ spec.fields = [
     foreignKey('clientId', 'client_id', { create: 'optional', nullable: true }),
 ];
 
-export const rolesDefinition: ResourceDefinition = { spec, fields: spec.fields, hooks: {} };
+export const rolesDefinition: ResourceDefinition = {
+    spec,
+    fields: spec.fields,
+    hooks: {
+        async prepareCreate(_ctx, input, tx) {
+            await assertClientOfRealm(tx, input.clientId, input.realmId);
+            return {};
+        },
+    },
+};

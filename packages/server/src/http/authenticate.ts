@@ -31,7 +31,8 @@ function decodeBasic(header: string): { name: string; secret: string } | null {
     if (!match) return null;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon <= 0) return null;
+    // a NUL can never be part of a name or secret (and PostgreSQL refuses it in text)
+    if (colon <= 0 || decoded.includes('\u0000')) return null;
     return { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
@@ -63,7 +64,11 @@ async function candidates(db: Kysely<Database>, name: string, routeRealmId: stri
             db.selectFrom('auth_users').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
             db.selectFrom('auth_clients').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
         ]);
-        found.push({ ...(user ? { user } : {}), ...(client ? { client } : {}) });
+        if (user || client) {
+            // the route realm holds the name: it never falls through to master on a wrong secret
+            found.push({ ...(user ? { user } : {}), ...(client ? { client } : {}) });
+            break;
+        }
     }
     return found;
 }

@@ -17,13 +17,13 @@ export interface ContextDeps extends AuthenticationDeps {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The realm of a `/realms/:realmId/…` mount, by id or name; an unknown realm is 404. */
-async function resolveRouteRealm(db: Kysely<Database>, value: string | undefined): Promise<string | null> {
+/** The realm id of a mount; undefined when the mount names no realm. */
+async function findRouteRealm(db: Kysely<Database>, value: string | undefined): Promise<string | null | undefined> {
     if (value === undefined) return null;
     const realm = await db.selectFrom('auth_realms').select('id')
         .where(UUID.test(value) ? 'id' : 'name', '=', UUID.test(value) ? value.toLowerCase() : value)
         .executeTakeFirst();
-    if (!realm) throw notFound('realm');
-    return realm.id;
+    return realm ? realm.id : undefined;
 }
 
 function credentialsMissing(): HttpError {
@@ -46,7 +46,8 @@ export async function contextOf(deps: ContextDeps, request: FastifyRequest, opti
     const params = request.params as { realmId?: string } | undefined;
     // without credentials a protected route answers 401 before it says whether a realm exists
     if (!request.headers.authorization && !options.optional) throw credentialsMissing();
-    const routeRealmId = await resolveRouteRealm(deps.db, params?.realmId);
+    const found = await findRouteRealm(deps.db, params?.realmId);
+    const routeRealmId = found ?? null;
     let actor: Actor;
     try {
         actor = await resolveActor(deps, request, routeRealmId);
@@ -57,6 +58,8 @@ export async function contextOf(deps: ContextDeps, request: FastifyRequest, opti
         throw error;
     }
     if (!actor.identity && !options.optional) throw credentialsMissing();
+    // only an authenticated caller learns that a realm does not exist
+    if (found === undefined) throw notFound('realm');
     let authorizer: Promise<RequestAuthorizer> | null = null;
     return {
         actor,

@@ -44,6 +44,10 @@ export interface SecretBox {
     isEnvelope(value: string): boolean;
     /** the realm's encryption key id, creating it when missing (realm creation, bootstrap) */
     ensureRealmKey(db: Kysely<Database>, realmId: string): Promise<string>;
+    /** private key material as stored in auth_keys.private_key: wrapped under SECRETS_ENCRYPTION_KEY when set */
+    wrapKey(raw: Buffer): string;
+    /** the raw material of a stored auth_keys.private_key; throws SecretUnavailableError when it cannot be unwrapped */
+    unwrapKey(stored: string): Buffer;
 }
 
 /**
@@ -77,6 +81,9 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
 
     return {
         ensureRealmKey,
+        // signing keys share the at-rest wrapping of encryption keys (spec Authentication rule 15)
+        wrapKey: wrap,
+        unwrapKey: unwrap,
         isEnvelope: (value) => value.startsWith(`${ENVELOPE}:`),
         async encrypt(db, realmId, plaintext) {
             const keyId = await ensureRealmKey(db, realmId);

@@ -44,8 +44,11 @@ export interface ResourceHooks {
     openBody?: boolean;
     /** the outgoing record built from a row (policies: configuration keys merged in); default: the fields */
     decorateRecord?(record: EntityRecord, row: Row): EntityRecord;
-    /** a reason to refuse deleting this row (400), or throw an HttpError of its own (e.g. 409 while in use) */
-    refuseDelete?(row: Row, tx: AnyTx, ctx: RequestContext): string | null | Promise<string | null>;
+    /**
+     * a reason to refuse deleting this row (400), or throw an HttpError of its own (e.g. 409 while in
+     * use); `query` is the request's query string (keys: `?force=true` destroys dependents instead)
+     */
+    refuseDelete?(row: Row, tx: AnyTx, ctx: RequestContext, query: Record<string, unknown>): string | null | Promise<string | null>;
 }
 
 export interface AuthorizationSubject {

@@ -9,7 +9,7 @@ import type { AnyDb, ResourceDefinition, ResourceDeps } from './context.js';
 import { recordOf, type EntityRecord, type Row } from './records.js';
 import { withReferencedRealm, withReferencedRealmColumn } from './referenced.js';
 import { getRow } from './resolve.js';
-import { assertRelationFilters, withRelationColumns } from './relation-columns.js';
+import { relationVerdicts, withRelationColumns } from './relation-columns.js';
 import { hasRealmColumn, permissionFor, realmAttributeOf, realmMatchOf, realmOfRow, type FieldSpec } from './spec.js';
 
 /** Rows a `post` verdict may evaluate in memory before paging; beyond it the read is refused. */
@@ -158,9 +158,9 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
     // a `referenced` resource's realmId is the referenced row's realm, resolved by withReferencedRealmColumn
     const realmNames = spec.realm === 'referenced' ? ['realmId'] : [];
     const post = verdict.type === 'post' || (verdict.type === 'conditional' && !lowerable(verdict.condition, definition.fields, realmNames));
+    const verdicts = await relationVerdicts(ctx, definition, query.filter);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
-    const columnOf = withRelationColumns(withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition, false)), spec), definition);
-    await assertRelationFilters(ctx, definition, query.filter);
+    const columnOf = withRelationColumns(withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition, false)), spec), definition, verdicts, deps.handle.dialect);
     const sqlOptions = { dialect: deps.handle.dialect };
 
     const db = deps.db as AnyDb;

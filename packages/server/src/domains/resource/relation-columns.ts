@@ -1,19 +1,27 @@
-import type { ColumnResolver } from '../../http/query/sql-column.js';
+import type { Condition } from '@realmgate/access';
+import { sql } from 'kysely';
+import type { ColumnResolver, SqlDialect } from '../../http/query/sql-column.js';
 import { columnsFromSpec } from '../../http/query/sql-column.js';
+import { applyCondition } from '../../http/query/sql.js';
+import { querySpecOf } from './read.js';
 import type { QueryCondition } from '../../http/query/index.js';
 import type { RequestContext } from '../../http/context.js';
 import { forbidden } from '../../http/errors.js';
 import type { ResourceDefinition } from './context.js';
 import { permissionFor, realmAttributeOf } from './spec.js';
 
+/** The related resource's read decision, compiled once per filtered relation. */
+export type RelationVerdicts = Map<string, Condition | null>;
+
 /**
  * `filter[relation.field]` (API.md §2): the related row's column as a correlated scalar subquery,
- * `(SELECT r.col FROM related r WHERE r.id = base.fk)`, so the filter composes with the
- * authorization condition and the count stays exact. The alias keeps a self-relation (a folder's
- * parent) unambiguous.
+ * `(SELECT r.col FROM related r WHERE r.id = base.fk AND <caller may read r>)`. A related row the
+ * caller may not read yields NULL, so a filter never reveals anything about it; the filter
+ * composes with the authorization condition and the count stays exact. The alias keeps a
+ * self-relation (a folder's parent) unambiguous.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
-export function withRelationColumns(resolve: ColumnResolver<any, string>, definition: ResourceDefinition): ColumnResolver<any, string> {
+export function withRelationColumns(resolve: ColumnResolver<any, string>, definition: ResourceDefinition, verdicts: RelationVerdicts, dialect: SqlDialect): ColumnResolver<any, string> {
     const { spec } = definition;
     return (field) => {
         const dot = field.indexOf('.');
@@ -21,19 +29,21 @@ export function withRelationColumns(resolve: ColumnResolver<any, string>, defini
         const name = field.slice(0, dot);
         const relation = spec.relations?.[name];
         const related = definition.related?.get(name);
-        if (!relation || !related) return null;
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const target = columnsFromSpec<any, string>({ fields: Object.fromEntries(related.fields.map((f) => [f.name, {
-            column: f.column,
-            type: f.type === 'integer' ? 'number' : f.type === 'stringList' || f.type === 'json' ? 'string' : f.type,
-        }])) })(field.slice(dot + 1));
-        if (target === null || typeof target !== 'object' || !('ref' in target)) return null;
+        if (!relation || !related || !verdicts.has(name)) return null;
         const alias = `rel_${name}`;
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const relatedColumns = columnsFromSpec<any, string>(querySpecOf(related, false), alias);
+        const target = relatedColumns(field.slice(dot + 1));
+        if (target === null || typeof target !== 'object' || !('ref' in target)) return null;
+        const condition = verdicts.get(name) ?? null;
         return {
-            ref: (eb) => eb.selectFrom(`${related.spec.table} as ${alias}`)
-                .select(`${alias}.${String(target.ref)}`)
-                .whereRef(`${alias}.id`, '=', `${spec.table}.${relation.column}`)
-                .limit(1),
+            ref: (eb) => {
+                let query = eb.selectFrom(`${related.spec.table} as ${alias}`)
+                    .select(sql.ref(String(target.ref)).as('value'))
+                    .whereRef(`${alias}.id`, '=', `${spec.table}.${relation.column}`);
+                if (condition) query = query.where((inner) => applyCondition(inner, condition, relatedColumns, { dialect }));
+                return query.limit(1);
+            },
             ...(target.type ? { type: target.type } : {}),
         };
     };
@@ -47,16 +57,23 @@ function relationsOf(condition: QueryCondition | null, out = new Set<string>()):
     return out;
 }
 
-/** Filtering through a relation reveals something of the related rows: the caller must be able to read some. */
-export async function assertRelationFilters(ctx: RequestContext, definition: ResourceDefinition, filter: QueryCondition | null): Promise<void> {
+/**
+ * Compile the related read permission of every relation the filter reaches through: deny refuses
+ * the filter, a row condition goes into the subquery, post (unlowerable) is refused too.
+ */
+export async function relationVerdicts(ctx: RequestContext, definition: ResourceDefinition, filter: QueryCondition | null): Promise<RelationVerdicts> {
+    const verdicts: RelationVerdicts = new Map();
     const names = relationsOf(filter);
-    if (names.size === 0) return;
+    if (names.size === 0) return verdicts;
     const authorizer = await ctx.authorizer();
     for (const name of names) {
         const related = definition.related?.get(name);
         if (!related) continue;
-        if (authorizer.compile(permissionFor(related.spec, 'read'), realmAttributeOf(related.spec)).type === 'deny') {
-            throw forbidden(`You may not filter through ${name}: you cannot read any ${related.spec.entity}.`);
+        const verdict = authorizer.compile(permissionFor(related.spec, 'read'), realmAttributeOf(related.spec));
+        if (verdict.type === 'deny' || verdict.type === 'post') {
+            throw forbidden(`You may not filter through ${name}.`);
         }
+        verdicts.set(name, verdict.type === 'conditional' ? verdict.condition : null);
     }
+    return verdicts;
 }

@@ -4,7 +4,8 @@ import { bodySchemas } from './body-schema.js';
 import type { ResourceDefinition, ResourceDeps } from './context.js';
 import { listEntities, readEntity } from './read.js';
 import { describeResource } from './describe.js';
-import { findRow } from './resolve.js';
+import { findRow, isUuid } from './resolve.js';
+import { badRequest } from '../../http/errors.js';
 import { createEntity, deleteEntity, updateEntity } from './write.js';
 
 export type RouteDeps = ResourceDeps & ContextDeps;
@@ -24,6 +25,8 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
     const { spec, hooks } = definition;
     const schemas = bodySchemas(spec, definition.fields, hooks.extraBody, hooks.openBody);
     const preValidation = hooks.strippedBody?.length ? stripper(hooks.strippedBody) : undefined;
+    // PUT /<coll>/:name carries the name in the path, so the body may omit it
+    const putSchema = { ...schemas.create, required: (schemas.create.required ?? []).filter((name: string) => name !== 'name') };
     const prefixes = spec.realm === 'required' || spec.realm === 'nullable' ? ['', '/realms/:realmId'] : [''];
 
     for (const prefix of prefixes) {
@@ -50,7 +53,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             const ctx = await contextOf(deps, request);
             return { data: await updateEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>), meta: {} };
         });
-        app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
+        app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: putSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
             const ctx = await contextOf(deps, request);
             const body = request.body as Record<string, unknown>;
             const existing = await findRow(deps.db as never, spec, ctx, request.params.id);
@@ -58,14 +61,20 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
                 return { data: await updateEntity(deps, definition, ctx, existing.id as string, body), meta: {} };
             }
             // upsert: an id key becomes the new row's id; a name key its name (API.md §1)
-            const isId = /^[0-9a-f-]{36}$/i.test(request.params.id);
-            const input = isId ? body : { ...body, name: body.name ?? request.params.id };
+            const isId = isUuid(request.params.id);
+            if (!isId && body.name !== undefined && body.name !== request.params.id) {
+                throw badRequest('The body name differs from the name in the path.', [{ path: ['name'], code: 'name_mismatch', message: 'must equal the name in the path' }]);
+            }
+            if (isId && spec.named && body.name === undefined) {
+                throw badRequest('A new row needs a name.', [{ path: ['name'], code: 'required', message: "must have required property 'name'" }]);
+            }
+            const input = isId ? body : { ...body, name: request.params.id };
             const data = await createEntity(deps, definition, ctx, input, isId ? request.params.id.toLowerCase() : undefined);
             return reply.status(201).send({ data, meta: {} });
         });
         app.delete<{ Params: Params }>(`${base}/:id`, async (request) => {
             const ctx = await contextOf(deps, request);
-            return { data: await deleteEntity(deps, definition, ctx, request.params.id), meta: {} };
+            return { data: await deleteEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });
     }
 }

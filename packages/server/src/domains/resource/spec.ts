@@ -89,7 +89,8 @@ export function commonFields(spec: Pick<ResourceSpec, 'realm'>): FieldSpec[] {
             type: 'uuid',
             nullable: spec.realm === 'nullable',
             create: 'optional',
-            update: true,
+            // a row keeps its realm: names, bindings, attributes and folders are filed under it
+            update: false,
         });
     }
     return fields;

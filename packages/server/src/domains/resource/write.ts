@@ -20,8 +20,13 @@ function eventRealm(spec: ResourceSpec, row: Row): string | null {
 export function mapWriteError(error: unknown): never {
     const classified = classifyDbError(error);
     if (classified?.kind === 'unique') throw conflict();
-    if (classified?.kind === 'foreign_key') throw badRequest('A referenced entity does not exist (or is still referenced).');
-    if (classified?.kind === 'not_null' || classified?.kind === 'check') throw badRequest('A required value is missing or invalid.');
+    if (classified?.kind === 'foreign_key') {
+        const path = classified.columns?.[0] ? [classified.columns[0].replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] : ['body'];
+        throw badRequest('A referenced entity does not exist (or is still referenced).', [{ path, code: 'invalid_reference', message: 'references no existing entity' }]);
+    }
+    if (classified?.kind === 'not_null' || classified?.kind === 'check') {
+        throw badRequest('A required value is missing or invalid.', [{ path: classified.columns?.length ? classified.columns : ['body'], code: 'invalid_value', message: 'is missing or invalid' }]);
+    }
     throw error;
 }
 
@@ -127,6 +132,15 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
                 // moving a row needs the permission in the target realm too
                 await authorizeAction(ctx, spec, hooks, 'update', { realmId: input.realmId as string | null, record: { ...current, ...input } });
             }
+            if (spec.hasBuiltIn && row.built_in) {
+                // a built-in row keeps its identity: bootstrap and every login find it by name
+                for (const frozen of ['name', 'realmId', 'clientId']) {
+                    const column = definition.fields.find((field) => field.name === frozen)?.column;
+                    if (column && input[frozen] !== undefined && input[frozen] !== row[column]) {
+                        throw badRequest(`A built-in ${spec.entity} keeps its ${frozen}.`, [{ path: [frozen], code: 'built_in', message: 'cannot change on a built-in row' }]);
+                    }
+                }
+            }
             const values: Row = columnsOf(deps, definition, input, 'update');
             if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined) values.realm_id = input.realmId;
             Object.assign(values, await hooks.prepareUpdate?.(ctx, row, input, tx));
@@ -155,7 +169,13 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
     }
 }
 
-export async function deleteEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string): Promise<EntityRecord> {
+export async function deleteEntity(
+    deps: ResourceDeps,
+    definition: ResourceDefinition,
+    ctx: RequestContext,
+    key: string,
+    query: Record<string, unknown> = {},
+): Promise<EntityRecord> {
     const { spec, hooks } = definition;
     await ctx.authorizer();
     try {
@@ -164,7 +184,7 @@ export async function deleteEntity(deps: ResourceDeps, definition: ResourceDefin
             const record = recordOf(definition, row);
             await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
             if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
-            const refusal = await hooks.refuseDelete?.(row, tx, ctx);
+            const refusal = await hooks.refuseDelete?.(row, tx, ctx, query);
             if (refusal) throw badRequest(refusal);
             await tx.deleteFrom(spec.table).where('id', '=', row.id).execute();
             await recordEvent(typed(tx), deps.handle.dialect, ctx, {

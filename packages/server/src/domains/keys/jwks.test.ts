@@ -1,0 +1,118 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createLocalJWKSet, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../../test/app.js';
+import { describeEachDialect } from '../../../test/databases.js';
+import { bootstrap } from '../../provisioning/bootstrap.js';
+import { createKeyStore, type KeyStore } from '../../oauth2/keys/store.js';
+
+type Key = { id: string; use: string; algorithm: string; status: string; type: string; realmId: string; publicKey: Record<string, unknown> | null };
+
+/** Private material in any answer: the column or member name, a PEM armour, a JWK private parameter. */
+function expectNoPrivateMaterial(body: string): void {
+    expect(body).not.toMatch(/"private_?key"\s*:|-----BEGIN|"d"\s*:/i);
+}
+
+describeEachDialect('keys: realm signing keys and JWKS', (dialect) => {
+    let app: TestApp;
+    let store: KeyStore;
+    let realmId: string;
+    beforeAll(async () => {
+        // with SECRETS_ENCRYPTION_KEY set, signing keys are wrapped at rest like encryption keys (spec Authentication rule 15)
+        app = await startTestApp(dialect, { secretsEncryptionKey: randomBytes(32).toString('hex') });
+        store = createKeyStore(dialect, app.deps.secrets);
+        realmId = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'jwks-realm' } }, 201)).data.id;
+    });
+    afterAll(async () => app?.dispose());
+
+    const keysOf = async (realm: string, use = 'sig') =>
+        (await app.json<{ data: Key[] }>({ method: 'GET', url: `/keys?filter[realmId]=${realm}&filter[use]=${use}` }, 200)).data;
+    const jwks = async (realm: string) => {
+        const response = await app.request({ method: 'GET', url: `/realms/${realm}/jwks`, as: null });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['cache-control']).toBe('public, max-age=60');
+        expectNoPrivateMaterial(response.body);
+        return response.json() as JSONWebKeySet;
+    };
+    /** a token signed with the key's private half, verified against the realm's published JWKS */
+    const verifies = async (kid: string, alg: string, realm = realmId) => {
+        const privateKey = await store.privateKeyFor(app.deps.db, kid);
+        expect(privateKey).toBeDefined();
+        const token = await new SignJWT({ realm_id: realm }).setProtectedHeader({ alg, kid }).setIssuedAt().setExpirationTime('5m').sign(privateKey!);
+        try {
+            await jwtVerify(token, createLocalJWKSet(await jwks(realm)));
+            return true;
+        } catch {
+            return false;
+        }
+    };
+
+    it('creates an active ES256 signing key with a realm (wrapped at rest) and publishes it', async () => {
+        const [key, ...others] = await keysOf(realmId);
+        expect(others).toEqual([]);
+        expect(key).toMatchObject({ use: 'sig', algorithm: 'ES256', type: 'EC', status: 'active', realmId });
+        expect(key!.publicKey).toMatchObject({ kty: 'EC', crv: 'P-256', kid: key!.id, alg: 'ES256', use: 'sig' });
+        const row = await app.deps.db.selectFrom('auth_keys').selectAll().where('id', '=', key!.id).executeTakeFirstOrThrow();
+        expect(row.private_key).toMatch(/^wrapped:v1:/);
+        expect(JSON.parse(row.public_key!)).toMatchObject({ kid: key!.id });
+        // the encryption key came with the realm too
+        expect((await keysOf(realmId, 'enc')).length).toBe(1);
+
+        const set = await jwks(realmId);
+        expect(set.keys).toEqual([key!.publicKey]);
+        expect(await jwks('jwks-realm')).toEqual(set);
+        expect(await verifies(key!.id, 'ES256')).toBe(true);
+        expect((await store.activeSigningKey(app.deps.db, realmId))?.kid).toBe(key!.id);
+
+        const single = await app.request({ method: 'GET', url: `/realms/jwks-realm/jwks/${key!.id}`, as: null });
+        expect(single.statusCode).toBe(200);
+        expect(single.headers['cache-control']).toBe('public, max-age=60');
+        expect(single.json()).toEqual(key!.publicKey);
+    });
+
+    it('gives the master realm its signing key at bootstrap, once', async () => {
+        const master = (await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/master' }, 200)).data.id;
+        const before = await keysOf(master);
+        expect(before.map((key) => key.algorithm)).toEqual(['ES256']);
+        await bootstrap(app.deps);
+        expect(await keysOf(master)).toEqual(before);
+        expect(await verifies(before[0]!.id, 'ES256', master)).toBe(true);
+    });
+
+    it('answers 404 for an unknown realm, an unknown or malformed kid, and a key of another realm', async () => {
+        const master = (await jwks('master')).keys[0]!;
+        for (const url of [`/realms/${randomUUID()}/jwks`, '/realms/no-such-realm/jwks', `/realms/jwks-realm/jwks/${randomUUID()}`,
+            '/realms/jwks-realm/jwks/not-a-uuid', `/realms/jwks-realm/jwks/${master.kid}`]) {
+            const response = await app.request({ method: 'GET', url, as: null });
+            expect(response.statusCode, url).toBe(404);
+        }
+    });
+
+    it('drops a disabled key from the JWKS and its tokens stop verifying; re-enabling brings both back; passive keys stay published', async () => {
+        const [key] = await keysOf(realmId);
+        await app.json({ method: 'POST', url: `/keys/${key!.id}`, payload: { status: 'disabled' } }, 200);
+        expect((await jwks(realmId)).keys).toEqual([]);
+        expect((await app.request({ method: 'GET', url: `/realms/${realmId}/jwks/${key!.id}`, as: null })).statusCode).toBe(404);
+        expect(await store.privateKeyFor(app.deps.db, key!.id)).toBeUndefined();
+        expect(await store.activeSigningKey(app.deps.db, realmId)).toBeUndefined();
+
+        await app.json({ method: 'POST', url: `/keys/${key!.id}`, payload: { status: 'active' } }, 200);
+        expect((await jwks(realmId)).keys.map((jwk) => jwk.kid)).toEqual([key!.id]);
+        expect(await verifies(key!.id, 'ES256')).toBe(true);
+
+        // rotation: a new RS256 key takes over signing, the old one turns passive and keeps verifying
+        const rs = (await app.json<{ data: Key }>({ method: 'POST', url: '/keys', payload: { realmId, algorithm: 'RS256', priority: 10 } }, 201)).data;
+        expect(rs).toMatchObject({ type: 'RSA', algorithm: 'RS256', use: 'sig', status: 'active', priority: 10 });
+        expect(rs.publicKey).toMatchObject({ kty: 'RSA', e: 'AQAB', kid: rs.id, alg: 'RS256', use: 'sig' });
+        await app.json({ method: 'POST', url: `/keys/${key!.id}`, payload: { status: 'passive' } }, 200);
+        expect((await store.activeSigningKey(app.deps.db, realmId))?.kid).toBe(rs.id);
+        expect((await store.activeSigningKey(app.deps.db, realmId, 'ES256'))).toBeUndefined();
+        expect((await jwks(realmId)).keys.map((jwk) => jwk.kid)).toEqual([rs.id, key!.id]);
+        expect(await verifies(rs.id, 'RS256')).toBe(true);
+        expect(await verifies(key!.id, 'ES256')).toBe(true);
+        // a realm's key does not verify for another realm
+        const masterJwks = createLocalJWKSet(await jwks('master'));
+        const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: rs.id }).sign((await store.privateKeyFor(app.deps.db, rs.id))!);
+        await expect(jwtVerify(token, masterJwks)).rejects.toThrow();
+    });
+});
