@@ -128,6 +128,9 @@ export async function bootstrap(deps: AppDeps, logger?: FastifyBaseLogger): Prom
     const { db, handle } = deps;
     const dialect = handle.dialect;
     const masterId = await ensureRealm(db, dialect, MASTER_REALM);
+    // spec Authentication rule 15: keys stored before SECRETS_ENCRYPTION_KEY was set get wrapped now
+    const wrapped = await deps.secrets.wrapStoredKeys(db);
+    if (wrapped > 0) logger?.info({ wrapped }, 'wrapped stored realm keys under SECRETS_ENCRYPTION_KEY');
     await deps.secrets.ensureRealmKey(db, masterId);
     // API.md §5: the master realm's signing key, created once (an active one is kept)
     await createKeyStore(dialect, deps.secrets).ensureSigningKey(db, masterId);

@@ -48,6 +48,11 @@ export interface SecretBox {
     wrapKey(raw: Buffer): string;
     /** the raw material of a stored auth_keys.private_key; throws SecretUnavailableError when it cannot be unwrapped */
     unwrapKey(stored: string): Buffer;
+    /**
+     * Wrap every key stored unwrapped, once SECRETS_ENCRYPTION_KEY is set (keys created before the
+     * variable existed); returns how many were wrapped. Without the variable it does nothing.
+     */
+    wrapStoredKeys(db: Kysely<Database>): Promise<number>;
 }
 
 /**
@@ -84,6 +89,17 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
         // signing keys share the at-rest wrapping of encryption keys (spec Authentication rule 15)
         wrapKey: wrap,
         unwrapKey: unwrap,
+        async wrapStoredKeys(db) {
+            if (!masterKey) return 0;
+            const rows = await db.selectFrom('auth_keys').select(['id', 'private_key'])
+                .where('private_key', 'is not', null).where('private_key', 'not like', `${WRAPPED}:%`).execute();
+            for (const row of rows) {
+                // the material is kept exactly (base64 of the raw key); only its envelope changes
+                await db.updateTable('auth_keys').set({ private_key: wrap(unwrap(row.private_key!)) })
+                    .where('id', '=', row.id).where('private_key', '=', row.private_key).execute();
+            }
+            return rows.length;
+        },
         isEnvelope: (value) => value.startsWith(`${ENVELOPE}:`),
         async encrypt(db, realmId, plaintext) {
             const keyId = await ensureRealmKey(db, realmId);
