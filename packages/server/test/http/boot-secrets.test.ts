@@ -7,7 +7,8 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { basicHeader, startTestApp, type TestApp } from '../app.js';
+import { migrateToLatest, migrationStatus } from '../../src/db/migrate.js';
 import { createTestDatabase, describeEachDialect } from '../databases.js';
 
 describeEachDialect('boot: key wrapping and the production warning', (dialect) => {
@@ -35,6 +36,24 @@ describeEachDialect('boot: key wrapping and the production warning', (dialect) =
         expect(await keyed.decrypt(app.deps.db, stored.secret!)).toBe('enc-secret-value');
         // without the variable the wrapped material is unavailable, never silently used
         await expect(createSecretBox(app.deps.handle, null).decrypt(app.deps.db, stored.secret!)).rejects.toMatchObject({ code: 'secret_unavailable' });
+    });
+
+    it('MIGRATION_ENABLED=false boots without migrating: an unmigrated database refuses, a migrated one serves', async () => {
+        const database = await createTestDatabase(dialect);
+        const config = loadConfig({}, {
+            migrationEnabled: false, logLevel: 'silent', writableDirectoryPath: join(tmpdir(), 'realmgate-test'),
+            db: { type: dialect, ...(dialect === 'sqlite' ? {} : { url: database.location }) },
+        });
+        try {
+            await expect(createApp(config, { handle: database, bcryptCost: 4 })).rejects.toThrow();
+            expect(await migrationStatus(database)).toEqual([expect.objectContaining({ executedAt: null })]);
+            await migrateToLatest(database);
+            const booted = await createApp(config, { handle: database, bcryptCost: 4 });
+            expect((await booted.app.inject({ method: 'GET', url: '/realms', headers: { authorization: basicHeader('admin', 'start123') } })).statusCode).toBe(200);
+            await booted.close();
+        } finally {
+            await database.drop();
+        }
     });
 
     it('logs the default-password warning when a production process boots through createApp (spec Authentication rule 20)', async () => {
