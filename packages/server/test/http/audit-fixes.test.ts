@@ -70,6 +70,15 @@ describeEachDialect('hardening: input, built-ins, references, relation filters, 
         expect(admin.meta.total).toBe(1);
     });
 
+    it('a name resolves to the caller realm row before a global row of the same name, on every dialect', async () => {
+        const global = (await app.json<{ data: Row }>({ method: 'POST', url: '/roles', payload: { name: 'twin', realmId: null } }, 201)).data;
+        const local = (await app.json<{ data: Row }>({ method: 'POST', url: '/roles', payload: { name: 'twin', realmId: realmA } }, 201)).data;
+        const actor = await createActor(app, realmA, [{ permission: 'role_read', scope: 'any' }]);
+        expect((await app.json<{ data: Row }>({ method: 'GET', url: '/roles/twin', as: actor.header }, 200)).data.id).toBe(local.id);
+        // the admin lives in master, which has no "twin": the global row
+        expect((await app.json<{ data: Row }>({ method: 'GET', url: '/roles/twin' }, 200)).data.id).toBe(global.id);
+    });
+
     it('PUT needs a UUID id or the row name; names stay addressable (no @, /, edge whitespace)', async () => {
         // a key that only looks like an id is a name: the row is created under it and stays addressable
         const dashes = '-'.repeat(36);

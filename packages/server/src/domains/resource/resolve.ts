@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { ErrorCode } from '@realmgate/core';
 import type { RequestContext } from '../../http/context.js';
@@ -40,7 +41,9 @@ export async function findRow(
                 query.where('realm_id', 'is', null) :
                 spec.realm === 'nullable' ?
                     // a name resolves in the realm first, then among global rows
-                    query.where((eb) => eb.or([eb('realm_id', '=', realm), eb('realm_id', 'is', null)])).orderBy('realm_id', 'desc') :
+                    query.where((eb) => eb.or([eb('realm_id', '=', realm), eb('realm_id', 'is', null)]))
+                        // the realm's own row first on every dialect (NULLs sort first or last depending on it)
+                        .orderBy(sql`CASE WHEN realm_id IS NULL THEN 1 ELSE 0 END`) :
                     query.where('realm_id', '=', realm);
         }
     } else {
