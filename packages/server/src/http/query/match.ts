@@ -1,16 +1,5 @@
-import { matchCondition } from '@realmgate/access';
+import { getAttributeValue, matchCondition } from '@realmgate/access';
 import type { QueryCondition } from './types.js';
-
-function valueAt(row: unknown, name: string): unknown {
-    // The same lookup as the access library: a literal key first, then a dotted walk.
-    let current: unknown = row;
-    if (typeof row === 'object' && row !== null && Object.hasOwn(row, name)) return (row as Record<string, unknown>)[name];
-    for (const part of name.split('.')) {
-        if (typeof current !== 'object' || current === null || !Object.hasOwn(current, part)) return undefined;
-        current = (current as Record<string, unknown>)[part];
-    }
-    return current;
-}
 
 /**
  * The reference semantics of a QueryCondition over one row: `matchCondition` for everything the
@@ -26,7 +15,7 @@ export function matchQueryCondition(condition: QueryCondition, row: unknown): bo
         case 'not':
             return !matchQueryCondition(condition.condition, row);
         case 'contains': {
-            const actual = valueAt(row, condition.field);
+            const actual = getAttributeValue(row, condition.field);
             return typeof actual === 'string' && actual.includes(condition.value);
         }
         default:
