@@ -7,6 +7,11 @@ import { migrateToLatest } from './db/migrate.js';
 import { createClientSecretVerifier, createSecretBox, type SecretBox } from './secrets/secret-box.js';
 import { createPasswordHasher, type PasswordHasher } from './secrets/passwords.js';
 import type { ClientSecretVerifier } from './http/authenticate.js';
+import { createKeyStore, type KeyStore } from './oauth2/keys/store.js';
+import { grantRegistry } from './oauth2/grants/index.js';
+import { createTokenEndpoint, type TokenEndpoint } from './oauth2/token-endpoint.js';
+import { createTokenService, type TokenService } from './oauth2/tokens/service.js';
+import { createSessionStore, type SessionStore } from './oauth2/tokens/sessions.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -17,6 +22,11 @@ export interface AppDeps {
     passwords: PasswordHasher;
     secrets: SecretBox;
     clientSecrets: ClientSecretVerifier;
+    keys: KeyStore;
+    sessions: SessionStore;
+    tokens: TokenService;
+    /** `POST /token` without its transport, over the explicit grant registry */
+    tokenEndpoint: TokenEndpoint;
 }
 
 export interface WireOptions {
@@ -45,6 +55,13 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     if (config.migrationEnabled) await migrateToLatest(handle);
     const passwords = createPasswordHasher(options.bcryptCost ?? 10);
     const secrets = createSecretBox(handle, config.secretsEncryptionKey ?? null);
+    const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
+    const keys = createKeyStore(handle.dialect, secrets);
+    const sessions = createSessionStore(handle.dialect);
+    const tokens = createTokenService(handle.dialect, keys, {
+        publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
+    });
+    const grants = grantRegistry({ tokens, sessions, passwords });
     return {
         config,
         handle,
@@ -52,6 +69,10 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         catalog: new CatalogCache(handle.db),
         passwords,
         secrets,
-        clientSecrets: createClientSecretVerifier({ passwords, secrets, db: handle.db }),
+        clientSecrets,
+        keys,
+        sessions,
+        tokens,
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
     };
 }

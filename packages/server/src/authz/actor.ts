@@ -8,6 +8,11 @@ export interface Actor {
     tokenClientId: string | null;
     /** how the caller authenticated */
     method: 'basic' | 'bearer' | 'none';
+    /**
+     * a bearer without scope `global`: the caller stays identified (`@me`), but authorization
+     * evaluates it without identity data or grants (spec check-route rule 1, consumer rule 12)
+     */
+    identityWithheld?: boolean;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ identity: null, tokenClientId: null, method: 'none' });

@@ -42,7 +42,7 @@ async function denyAs403(promise: Promise<void>): Promise<void> {
 
 async function buildEvaluator(deps: AuthorizerDeps, actor: Actor): Promise<AuthorizationEvaluator> {
     const catalog = await deps.catalog.get();
-    if (!actor.identity) return createAuthorizationEvaluator({ catalog });
+    if (!actor.identity || actor.identityWithheld) return createAuthorizationEvaluator({ catalog });
     const grants = await loadGrants(deps.db, actor.identity, { narrowToClientId: actor.tokenClientId });
     return createAuthorizationEvaluator({ catalog, identity: actor.identity, grants });
 }

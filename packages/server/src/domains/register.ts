@@ -17,12 +17,12 @@ import { permissionPoliciesDefinition } from './policies/permission-policies.js'
 import { junctionDefinitions } from './junctions/definitions.js';
 import { keysDefinition } from './keys/definition.js';
 import { registerJwksRoutes } from './keys/jwks-routes.js';
-import { createKeyStore } from '../oauth2/keys/store.js';
+import { registerTokenRoute } from '../http/token-route.js';
 
 /** Every administered resource, explicitly listed. */
 export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
     return [
-        realmsDefinition(deps.secrets, createKeyStore(deps.handle.dialect, deps.secrets)),
+        realmsDefinition(deps.secrets, deps.keys),
         rolesDefinition,
         permissionsDefinition(deps.handle.dialect),
         scopesDefinition,
@@ -56,7 +56,8 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     const definitions = resourceDefinitions(deps);
     linkRelations(definitions);
     for (const definition of definitions) registerResourceRoutes(app, deps, definition);
-    registerJwksRoutes(app, { db: deps.db, keys: createKeyStore(deps.handle.dialect, deps.secrets) });
+    registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
+    registerTokenRoute(app, deps.tokenEndpoint);
     // bulk schema description (spec "Schema and statistics facets")
     app.get('/schemas', async (request) => {
         await contextOf(deps, request);

@@ -4,13 +4,11 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../authz/actor.js';
 import type { ClientTable, Database, UserTable } from '../db/schema.js';
 import { fromDbBool } from '../db/values.js';
-import type { PasswordHasher } from '../secrets/passwords.js';
+import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
 import { HttpError } from './errors.js';
 
 export const MASTER_REALM = 'master';
 
-/** A bcrypt hash of a random value: verified against when no account matches, so timing does not tell. */
-const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8DfHjG3kEJYb5UvZqzE1v4e6zmyZCG';
 
 export interface ClientSecretVerifier {
     verify(client: ClientTable, presented: string): Promise<boolean>;
@@ -102,7 +100,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
         }
         if (identity) break;
     }
-    if (!tried) await deps.passwords.verify(credentials.secret, DUMMY_HASH);
+    if (!tried) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
     if (inactive && !identity) throw new HttpError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     if (!identity) throw invalidCredentials();
     identity.realmName = identity.realmId ? await realmNameOf(deps.db, identity.realmId) : null;

@@ -1,6 +1,15 @@
 import { ErrorCode } from '@realmgate/core';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, type Issue } from './errors.js';
+
+/** The API.md §1 error body. */
+export interface ErrorBody {
+    statusCode: number;
+    code: ErrorCode;
+    message: string;
+    issues?: Issue[];
+    retryAfter?: number;
+}
 
 interface AjvError {
     instancePath?: string;
@@ -27,38 +36,51 @@ function issuesOf(validation: AjvError[], context: string | undefined): Issue[] 
     });
 }
 
-/** Every error leaves as the API.md §1 body; nothing a client sent becomes a 500. */
-export function registerErrorHandler(app: FastifyInstance): void {
-    app.setErrorHandler((error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request, reply) => {
-        if (error instanceof HttpError) {
-            if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
-            // RFC 7235 §3.1: a 401 names the scheme the client should use
-            if (error.statusCode === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', 'Basic realm="realmgate", charset="UTF-8"');
-            return reply.status(error.statusCode).send({
+type RenderableError = FastifyError & { validation?: AjvError[]; validationContext?: string };
+
+/** The API.md §1 status and body of an error (headers it needs are set on the reply). */
+export function renderError(error: RenderableError, request: FastifyRequest, reply: FastifyReply): { status: number; body: ErrorBody } {
+    if (error instanceof HttpError) {
+        if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+        // RFC 7235 §3.1: a 401 names the scheme the client should use
+        if (error.statusCode === 401 && !reply.hasHeader('WWW-Authenticate')) {
+            reply.header('WWW-Authenticate', error.challenge ?? 'Basic realm="realmgate", charset="UTF-8"');
+        }
+        return {
+            status: error.statusCode,
+            body: {
                 statusCode: error.statusCode,
                 code: error.code,
                 message: error.message,
                 ...(error.issues ? { issues: error.issues } : {}),
                 ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
-            });
-        }
-        if (error.validation) {
-            const issues = issuesOf(error.validation, error.validationContext);
-            return reply.status(400).send({ statusCode: 400, code: ErrorCode.BAD_REQUEST, message: 'Validation failed.', issues });
-        }
-        const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-        if (status === 413 || status === 429) {
-            const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : ErrorCode.BAD_REQUEST;
-            return reply.status(status).send({ statusCode: status, code, message: error.message });
-        }
-        if (status >= 400 && status < 500) {
-            // framework-level body errors (malformed JSON, a body that is not JSON or a form): the
-            // client sent bad input, which API.md §1 answers 400 with issues
-            const issues = [{ path: ['body'], code: status === 415 ? 'unsupported_media_type' : 'malformed_body', message: error.message }];
-            return reply.status(400).send({ statusCode: 400, code: ErrorCode.BAD_REQUEST, message: error.message, issues });
-        }
-        request.log.error({ err: error }, 'request failed');
-        return reply.status(500).send({ statusCode: 500, code: ErrorCode.INTERNAL_ERROR, message: 'An internal error occurred.' });
+            },
+        };
+    }
+    if (error.validation) {
+        const issues = issuesOf(error.validation, error.validationContext);
+        return { status: 400, body: { statusCode: 400, code: ErrorCode.BAD_REQUEST, message: 'Validation failed.', issues } };
+    }
+    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+    if (status === 413 || status === 429) {
+        const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : ErrorCode.BAD_REQUEST;
+        return { status, body: { statusCode: status, code, message: error.message } };
+    }
+    if (status >= 400 && status < 500) {
+        // framework-level body errors (malformed JSON, a body that is not JSON or a form): the
+        // client sent bad input, which API.md §1 answers 400 with issues
+        const issues = [{ path: ['body'], code: status === 415 ? 'unsupported_media_type' : 'malformed_body', message: error.message }];
+        return { status: 400, body: { statusCode: 400, code: ErrorCode.BAD_REQUEST, message: error.message, issues } };
+    }
+    request.log.error({ err: error }, 'request failed');
+    return { status: 500, body: { statusCode: 500, code: ErrorCode.INTERNAL_ERROR, message: 'An internal error occurred.' } };
+}
+
+/** Every error leaves as the API.md §1 body; nothing a client sent becomes a 500. */
+export function registerErrorHandler(app: FastifyInstance): void {
+    app.setErrorHandler((error: RenderableError, request, reply) => {
+        const { status, body } = renderError(error, request, reply);
+        return reply.status(status).send(body);
     });
     app.setNotFoundHandler((request, reply) => reply.status(404).send({
         statusCode: 404,

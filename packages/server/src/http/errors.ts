@@ -20,13 +20,17 @@ export class HttpError extends Error {
 
     readonly retryAfter?: number;
 
-    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number } = {}) {
+    /** the `WWW-Authenticate` challenge of a 401 (RFC 7235 §4.1); Basic when not given */
+    readonly challenge?: string;
+
+    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number; challenge?: string } = {}) {
         super(message);
         this.name = 'HttpError';
         this.code = code;
         this.statusCode = options.statusCode ?? ERROR_CODE_STATUS[code];
         if (options.issues) this.issues = options.issues;
         if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+        if (options.challenge !== undefined) this.challenge = options.challenge;
     }
 }
 

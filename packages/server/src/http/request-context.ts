@@ -6,10 +6,11 @@ import { createRequestAuthorizer, type RequestAuthorizer } from '../authz/author
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import type { Database } from '../db/schema.js';
 import { authenticateBasic, type AuthenticationDeps } from './authenticate.js';
+import { authenticateBearer, type BearerDeps } from './bearer.js';
 import type { RequestContext } from './context.js';
 import { HttpError, notFound } from './errors.js';
 
-export interface ContextDeps extends AuthenticationDeps {
+export interface ContextDeps extends AuthenticationDeps, BearerDeps {
     db: Kysely<Database>;
     catalog: CatalogCache;
 }
@@ -34,8 +35,9 @@ async function resolveActor(deps: ContextDeps, request: FastifyRequest, routeRea
     const header = request.headers.authorization;
     if (!header) return ANONYMOUS;
     if (/^basic\s/i.test(header)) return authenticateBasic(deps, header, routeRealmId);
-    // bearer tokens arrive with the tokens issue; until then a bearer is not a credential we accept
-    throw new HttpError(ErrorCode.INVALID_TOKEN, 'The token is invalid.', { statusCode: 401 });
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (bearer) return authenticateBearer(deps, bearer[1]!);
+    throw new HttpError(ErrorCode.INVALID_TOKEN, 'The authorization scheme is not supported.', { statusCode: 401 });
 }
 
 /**

@@ -6,7 +6,6 @@ import type { Database } from '../db/schema.js';
 import { toDbBool, toDbDate, type DialectName } from '../db/values.js';
 import type { AppDeps } from '../wire.js';
 import { MASTER_REALM } from '../http/authenticate.js';
-import { createKeyStore } from '../oauth2/keys/store.js';
 import { insertIgnoringDuplicate } from './insert.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
 
@@ -133,7 +132,7 @@ export async function bootstrap(deps: AppDeps, logger?: FastifyBaseLogger): Prom
     if (wrapped > 0) logger?.info({ wrapped }, 'wrapped stored realm keys under SECRETS_ENCRYPTION_KEY');
     await deps.secrets.ensureRealmKey(db, masterId);
     // API.md §5: the master realm's signing key, created once (an active one is kept)
-    await createKeyStore(dialect, deps.secrets).ensureSigningKey(db, masterId);
+    await deps.keys.ensureSigningKey(db, masterId);
 
     const policyIds = new Map<string, string>();
     for (const seed of SYSTEM_POLICIES) policyIds.set(seed.name, await ensurePolicyTree(db, dialect, seed));

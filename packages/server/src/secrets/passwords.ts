@@ -7,6 +7,9 @@ export function isBcryptHash(value: string): boolean {
     return BCRYPT_HASH.test(value);
 }
 
+/** A bcrypt hash of a random value: verified against when no account matches, so timing does not tell. */
+export const DUMMY_BCRYPT_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8DfHjG3kEJYb5UvZqzE1v4e6zmyZCG';
+
 export interface PasswordHasher {
     hash(plaintext: string): Promise<string>;
     /** constant-time by construction (bcrypt recomputes and compares the whole digest) */

@@ -1,0 +1,39 @@
+import { ErrorCode } from '@realmgate/core';
+import type { FastifyInstance } from 'fastify';
+import type { TokenEndpoint } from '../oauth2/token-endpoint.js';
+import { renderError } from './error-handler.js';
+
+/** The codes RFC 6749 §5.2 defines; any other failure is reported as invalid_request or server_error. */
+const OAUTH_ERRORS: ReadonlySet<string> = new Set([
+    ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CLIENT, ErrorCode.INVALID_GRANT,
+    ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
+]);
+
+/** RFC 6749 §5.1: token answers, errors included, are never cached. */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/**
+ * `POST /token` (API.md §4): form or JSON body, answers unenveloped. Errors carry RFC 6749 §5.2
+ * `error`/`error_description` beside the API.md §1 members — body parse errors included, so the
+ * route's own error handler wraps the shared one.
+ */
+export function registerTokenRoute(app: FastifyInstance, endpoint: TokenEndpoint): void {
+    void app.register(async (scope) => {
+        scope.setErrorHandler((error, request, reply) => {
+            const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
+            const oauth = OAUTH_ERRORS.has(body.code) ? body.code : status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST;
+            // the framework's body errors become invalid_request in both members
+            const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
+            return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
+        });
+        scope.post('/token', async (request, reply) => {
+            const answer = await endpoint({
+                body: request.body,
+                authorization: request.headers.authorization,
+                ipAddress: request.ip ?? null,
+                userAgent: request.headers['user-agent'] ?? null,
+            });
+            return reply.headers(NO_STORE).send(answer);
+        });
+    });
+}

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { ClientTable, Database } from '../../db/schema.js';
+import { fromDbBool } from '../../db/values.js';
+import type { ClientSecretVerifier } from '../../http/authenticate.js';
+import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../../secrets/passwords.js';
+import { invalidClient, invalidRequest } from '../errors.js';
+
+export interface ClientAuthDeps {
+    db: Kysely<Database>;
+    clientSecrets: ClientSecretVerifier;
+    passwords: PasswordHasher;
+}
+
+/** A client the token request named: `authenticated` when it proved its secret (a confidential client). */
+export interface RequestClient {
+    row: ClientTable;
+    authenticated: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** RFC 6749 §2.3.1: id and secret are form-urlencoded before they are joined and base64-encoded. */
+function decodeBasic(header: string): { id: string; secret: string } {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) throw invalidClient('The Basic credentials are malformed.');
+    try {
+        const unescape = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
+        return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    } catch {
+        throw invalidClient('The Basic credentials are malformed.');
+    }
+}
+
+async function findClient(db: Kysely<Database>, realmId: string, idOrName: string): Promise<ClientTable | undefined> {
+    if (idOrName.includes('\u0000')) return undefined;
+    return db.selectFrom('auth_clients').selectAll()
+        .where(UUID.test(idOrName) ? 'id' : 'name', '=', UUID.test(idOrName) ? idOrName.toLowerCase() : idOrName)
+        .where('realm_id', '=', realmId)
+        .executeTakeFirst();
+}
+
+/**
+ * Client authentication at the token endpoint (RFC 6749 §2.3): HTTP Basic or the body members
+ * `client_id`/`client_secret`, never both (§2.3.1: "MUST NOT use more than one authentication
+ * method in each request"). A `client_id` alone identifies a public client (§2.1) — a client with a
+ * secret must present it. The client is looked up in the token request's realm. Null: no client.
+ */
+export async function authenticateClient(
+    deps: ClientAuthDeps,
+    realmId: string,
+    authorization: string | undefined,
+    body: { client_id?: string; client_secret?: string },
+): Promise<RequestClient | null> {
+    const basic = authorization !== undefined && /^basic\s/i.test(authorization);
+    if (authorization !== undefined && !basic) throw invalidRequest('The token endpoint accepts Basic client authentication only.');
+    if (basic && (body.client_id !== undefined || body.client_secret !== undefined)) {
+        throw invalidRequest('Client authentication by Basic and by the body together is not allowed (RFC 6749 §2.3.1).');
+    }
+    const credentials = basic ? decodeBasic(authorization) : body.client_id !== undefined ?
+        { id: body.client_id, secret: body.client_secret } : null;
+    if (!credentials) {
+        if (body.client_secret !== undefined) throw invalidRequest('client_secret needs client_id.');
+        return null;
+    }
+    const row = await findClient(deps.db, realmId, credentials.id);
+    if (credentials.secret === undefined) {
+        // a public client: identified, not authenticated
+        if (!row || !fromDbBool(row.active)) throw invalidClient();
+        if (row.secret) throw invalidClient('The client must authenticate with its secret.');
+        return { row, authenticated: false };
+    }
+    if (!row?.secret) {
+        await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
+        throw invalidClient();
+    }
+    if (!(await deps.clientSecrets.verify(row, credentials.secret)) || !fromDbBool(row.active)) throw invalidClient();
+    return { row, authenticated: true };
+}
+
+/** The grants a client may use: grant_types JSON, null = every grant but the device code (schema). */
+export function clientAllowsGrant(row: ClientTable, grantType: string): boolean {
+    if (row.grant_types === null) return !grantType.startsWith('urn:ietf:params:oauth:grant-type:device_code');
+    try {
+        const list = JSON.parse(row.grant_types) as unknown;
+        return Array.isArray(list) && list.includes(grantType);
+    } catch {
+        return false;
+    }
+}

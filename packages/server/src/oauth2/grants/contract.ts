@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { PasswordHasher } from '../../secrets/passwords.js';
+import type { RequestClient } from '../client-auth/authenticate.js';
+import type { TokenSubject } from '../tokens/claims.js';
+import type { TokenService } from '../tokens/service.js';
+import type { SessionStore } from '../tokens/sessions.js';
+
+/** RFC 6749 §5.1 successful response. */
+export interface TokenResponse {
+    access_token: string;
+    token_type: 'Bearer';
+    expires_in: number;
+    refresh_token?: string;
+    scope: string;
+}
+
+/** A token request as the grants see it: transport-free, parameters single-valued (RFC 6749 §3.2). */
+export interface GrantRequest {
+    db: Kysely<Database>;
+    realm: { id: string; name: string };
+    client: RequestClient | null;
+    params: Readonly<Record<string, string>>;
+    ipAddress: string | null;
+    userAgent: string | null;
+}
+
+export interface GrantDeps {
+    tokens: TokenService;
+    sessions: SessionStore;
+    passwords: PasswordHasher;
+}
+
+/** One grant type (DESIGN.md §3: one file per grant behind this contract, listed in grants/index.ts). */
+export interface GrantHandler {
+    /** the `grant_type` value it answers */
+    readonly type: string;
+    /** the realm id a request means when it names none (the refresh grant: the token's own) */
+    realmHint?(params: Readonly<Record<string, string>>): string | undefined;
+    handle(request: GrantRequest): Promise<TokenResponse>;
+}
+
+/** A new session for a login (created_at = authentication time) and its first tokens. */
+export async function issueForLogin(
+    deps: GrantDeps,
+    request: GrantRequest,
+    subject: TokenSubject,
+    scope: string,
+    refresh: boolean,
+): Promise<TokenResponse> {
+    const { accessMaxAge, refreshMaxAge } = deps.tokens.settings;
+    const clientId = request.client?.row.id ?? null;
+    const sessionId = await deps.sessions.create(request.db, {
+        subject, clientId, ipAddress: request.ipAddress, userAgent: request.userAgent,
+        expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
+    });
+    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh });
+    return {
+        access_token: issued.accessToken,
+        token_type: 'Bearer',
+        expires_in: issued.expiresIn,
+        ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
+        scope,
+    };
+}

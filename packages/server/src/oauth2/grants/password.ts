@@ -1,0 +1,34 @@
+import { fromDbBool } from '../../db/values.js';
+import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
+import { invalidGrant, invalidRequest } from '../errors.js';
+import { issueForLogin, type GrantDeps, type GrantHandler } from './contract.js';
+import { resolveScope } from './scope.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * RFC 6749 §4.3: resource owner password credentials. The user is named (or identified by id) in
+ * the request's realm; a client is optional. Issues an access and a refresh token in a new session.
+ */
+export function passwordGrant(deps: GrantDeps): GrantHandler {
+    return {
+        type: 'password',
+        async handle(request) {
+            const { username, password } = request.params;
+            if (!username || password === undefined) throw invalidRequest('The password grant needs username and password.');
+            const byId = UUID.test(username);
+            const user = username.includes('\u0000') ? undefined : await request.db.selectFrom('auth_users')
+                .select(['id', 'password', 'active', 'realm_id'])
+                .where(byId ? 'id' : 'name', '=', byId ? username.toLowerCase() : username)
+                .where('realm_id', '=', request.realm.id)
+                .executeTakeFirst();
+            const valid = await deps.passwords.verify(password, user?.password ?? DUMMY_BCRYPT_HASH);
+            // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant
+            if (!user?.password || !valid) throw invalidGrant('The username or password is invalid.');
+            if (!fromDbBool(user.active)) throw invalidGrant('The user is inactive.');
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client !== null);
+            const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
+            return issueForLogin(deps, request, subject, scope, true);
+        },
+    };
+}

@@ -1,0 +1,70 @@
+import { ErrorCode } from '@realmgate/core';
+import { fromDbBool, fromDbDate } from '../../db/values.js';
+import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
+import { decodeJws } from '../tokens/jws.js';
+import { findSubject } from '../tokens/subject-check.js';
+import type { GrantDeps, GrantHandler } from './contract.js';
+import { scopeNames } from './scope.js';
+
+/**
+ * RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use removes the presented refresh token's
+ * row and issues a new one in the same session. A token whose row is already gone is a replay: the
+ * session is revoked (spec Versioning "refresh-token replay reaction", States), ending every token
+ * of it. A deactivated or foreign subject answers invalid_grant (spec Errors, Authentication rule 2).
+ */
+export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
+    return {
+        type: 'refresh_token',
+        realmHint(params) {
+            // unverified: the key lookup below proves the realm (only a key of that realm verifies)
+            const realmId = params.refresh_token ? decodeJws(params.refresh_token)?.payload.realm_id : undefined;
+            return typeof realmId === 'string' ? realmId : undefined;
+        },
+        async handle(request) {
+            const token = request.params.refresh_token;
+            if (!token) throw invalidRequest('The refresh_token grant needs refresh_token.');
+            const verified = await deps.tokens.verifyRefreshToken(request.db, token);
+            if (!verified.ok) throw invalidGrant(`The refresh token is not valid: ${verified.message}`);
+            const claims = verified.claims;
+            if (claims.realm_id !== request.realm.id) throw invalidGrant('The refresh token belongs to another realm.');
+            // RFC 6749 §6: the token was issued to the client making the request (or to none)
+            if ((claims.client_id ?? null) !== (request.client?.row.id ?? null)) throw invalidGrant('The refresh token was issued to another client.');
+            const session = await request.db.selectFrom('auth_sessions').select(['sub', 'realm_id', 'revoked_at', 'expires_at'])
+                .where('id', '=', claims.session_id).executeTakeFirst();
+            if (!session || session.sub !== claims.sub || session.realm_id !== claims.realm_id) throw invalidGrant('The session does not exist.');
+            if (session.revoked_at !== null || fromDbDate(session.expires_at).getTime() <= Date.now()) throw invalidGrant('The session has ended.');
+            if (!(await deps.tokens.consumeRefreshToken(request.db, claims.jti))) {
+                await deps.sessions.revoke(request.db, claims.session_id);
+                throw invalidGrant('The refresh token was already used; the session has been revoked.');
+            }
+            const subject = await findSubject(request.db, claims);
+            if (!subject || subject.realm_id !== claims.realm_id) throw invalidGrant('The subject does not exist.');
+            if (!fromDbBool(subject.active)) throw invalidGrant('The subject is inactive.');
+            // RFC 6749 §6: a requested scope must not exceed the original grant
+            let scope = claims.scope;
+            if (request.params.scope !== undefined) {
+                const original = new Set(scopeNames(claims.scope));
+                const requested = scopeNames(request.params.scope);
+                if (requested.length === 0 || requested.some((name) => !original.has(name))) {
+                    throw oauthError(ErrorCode.INVALID_SCOPE, 'The requested scope exceeds the original grant.');
+                }
+                scope = requested.join(' ');
+            }
+            const issued = await deps.tokens.issue(request.db, {
+                subject: { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name },
+                clientId: claims.client_id ?? null,
+                scope,
+                sessionId: claims.session_id,
+                refresh: true,
+            });
+            await deps.sessions.touch(request.db, claims.session_id, issued.refreshExpiresAt!);
+            return {
+                access_token: issued.accessToken,
+                token_type: 'Bearer',
+                expires_in: issued.expiresIn,
+                ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
+                scope,
+            };
+        },
+    };
+}

@@ -1,0 +1,77 @@
+import { ErrorCode } from '@realmgate/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { authenticateClient, clientAllowsGrant, type ClientAuthDeps } from './client-auth/authenticate.js';
+import { invalidRequest, oauthError } from './errors.js';
+import type { GrantHandler, TokenResponse } from './grants/index.js';
+
+export interface TokenEndpointRequest {
+    body: unknown;
+    authorization: string | undefined;
+    ipAddress: string | null;
+    userAgent: string | null;
+}
+
+export interface TokenEndpointDeps extends ClientAuthDeps {
+    grants: readonly GrantHandler[];
+}
+
+const MASTER_REALM = 'master';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** RFC 6749 §3.2: parameters are strings and "MUST NOT be included more than once". */
+function readParams(body: unknown): Record<string, string> {
+    if (body === undefined || body === null) return {};
+    if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a form or a JSON object.');
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+        if (Array.isArray(value)) throw invalidRequest(`The parameter ${name} is repeated.`);
+        if (typeof value !== 'string') throw invalidRequest(`The parameter ${name} must be a string.`);
+        // a NUL is never part of a parameter (and PostgreSQL refuses it in text)
+        if (value.includes('\u0000')) throw invalidRequest(`The parameter ${name} is malformed.`);
+        params[name] = value;
+    }
+    return params;
+}
+
+/** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
+async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined) {
+    const { realm_id: id, realm_name: name } = params;
+    if (id !== undefined && !UUID.test(id)) throw invalidRequest('realm_id must be a UUID.');
+    let query = db.selectFrom('auth_realms').select(['id', 'name']);
+    if (id !== undefined) query = query.where('id', '=', id.toLowerCase());
+    if (name !== undefined) query = query.where('name', '=', name);
+    if (id === undefined && name === undefined) {
+        query = hint !== undefined && UUID.test(hint) ? query.where('id', '=', hint.toLowerCase()) : query.where('name', '=', MASTER_REALM);
+    }
+    const realm = await query.executeTakeFirst();
+    if (!realm) throw invalidRequest('The realm does not exist.');
+    return realm;
+}
+
+/**
+ * `POST /token` without its transport (DESIGN.md §3): parameters → grant → realm → client
+ * authentication → grantTypes → the grant handler.
+ */
+export function createTokenEndpoint(deps: TokenEndpointDeps) {
+    const byType = new Map(deps.grants.map((grant) => [grant.type, grant]));
+    return async (request: TokenEndpointRequest): Promise<TokenResponse> => {
+        const params = readParams(request.body);
+        const grantType = params.grant_type;
+        if (!grantType) throw invalidRequest('grant_type is required.');
+        const grant = byType.get(grantType);
+        if (!grant) throw oauthError(ErrorCode.UNSUPPORTED_GRANT_TYPE, `The grant type ${grantType} is not supported.`);
+        const realm = await resolveRealm(deps.db, params, grant.realmHint?.(params));
+        const body = {
+            ...(params.client_id !== undefined ? { client_id: params.client_id } : {}),
+            ...(params.client_secret !== undefined ? { client_secret: params.client_secret } : {}),
+        };
+        const client = await authenticateClient(deps, realm.id, request.authorization, body);
+        if (client && !clientAllowsGrant(client.row, grantType)) {
+            throw oauthError(ErrorCode.UNAUTHORIZED_CLIENT, `The client may not use the ${grantType} grant.`);
+        }
+        return grant.handle({ db: deps.db, realm, client, params, ipAddress: request.ipAddress, userAgent: request.userAgent });
+    };
+}
+
+export type TokenEndpoint = ReturnType<typeof createTokenEndpoint>;
