@@ -9,6 +9,7 @@ import { createPasswordHasher, type PasswordHasher } from './secrets/passwords.j
 import type { ClientSecretVerifier } from './http/authenticate.js';
 import { createKeyStore, type KeyStore } from './oauth2/keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
+import { createRevocationEndpoint, type RevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth2/token-endpoint.js';
 import { createTokenService, type TokenService } from './oauth2/tokens/service.js';
 import { createSessionStore, type SessionStore } from './oauth2/tokens/sessions.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
     tokens: TokenService;
     /** `POST /token` without its transport, over the explicit grant registry */
     tokenEndpoint: TokenEndpoint;
+    /** `POST /token/revoke` (RFC 7009) without its transport */
+    revocationEndpoint: RevocationEndpoint;
 }
 
 export interface WireOptions {
@@ -74,5 +77,6 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         sessions,
         tokens,
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
+        revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
     };
 }

@@ -17,7 +17,8 @@ import { permissionPoliciesDefinition } from './policies/permission-policies.js'
 import { junctionDefinitions } from './junctions/definitions.js';
 import { keysDefinition } from './keys/definition.js';
 import { registerJwksRoutes } from './keys/jwks-routes.js';
-import { registerTokenRoute } from '../http/token-route.js';
+import { registerTokenRoutes } from '../http/token-route.js';
+import { registerDiscoveryRoutes } from '../http/discovery-route.js';
 
 /** Every administered resource, explicitly listed. */
 export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
@@ -57,7 +58,8 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     linkRelations(definitions);
     for (const definition of definitions) registerResourceRoutes(app, deps, definition);
     registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
-    registerTokenRoute(app, deps.tokenEndpoint);
+    registerTokenRoutes(app, { token: deps.tokenEndpoint, revoke: deps.revocationEndpoint });
+    registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
     // bulk schema description (spec "Schema and statistics facets")
     app.get('/schemas', async (request) => {
         await contextOf(deps, request);

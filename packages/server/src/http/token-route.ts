@@ -1,5 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance } from 'fastify';
+import type { RevocationEndpoint } from '../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../oauth2/token-endpoint.js';
 import { renderError } from './error-handler.js';
 
@@ -9,15 +10,21 @@ const OAUTH_ERRORS: ReadonlySet<string> = new Set([
     ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
 ]);
 
-/** RFC 6749 §5.1: token answers, errors included, are never cached. */
+/** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 answers alike). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
+export interface TokenRouteEndpoints {
+    token: TokenEndpoint;
+    revoke: RevocationEndpoint;
+}
+
 /**
- * `POST /token` (API.md §4): form or JSON body, answers unenveloped. Errors carry RFC 6749 §5.2
- * `error`/`error_description` beside the API.md §1 members — body parse errors included, so the
- * route's own error handler wraps the shared one.
+ * `POST /token` and `POST /token/revoke` (API.md §4): form or JSON body, answers unenveloped.
+ * Errors carry RFC 6749 §5.2 `error`/`error_description` beside the API.md §1 members (RFC 7009
+ * §2.2.1 reuses them) — body parse errors included, so the routes' own error handler wraps the
+ * shared one.
  */
-export function registerTokenRoute(app: FastifyInstance, endpoint: TokenEndpoint): void {
+export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteEndpoints): void {
     void app.register(async (scope) => {
         scope.setErrorHandler((error, request, reply) => {
             const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
@@ -27,13 +34,18 @@ export function registerTokenRoute(app: FastifyInstance, endpoint: TokenEndpoint
             return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
         });
         scope.post('/token', async (request, reply) => {
-            const answer = await endpoint({
+            const answer = await endpoints.token({
                 body: request.body,
                 authorization: request.headers.authorization,
                 ipAddress: request.ip ?? null,
                 userAgent: request.headers['user-agent'] ?? null,
             });
             return reply.headers(NO_STORE).send(answer);
+        });
+        // RFC 7009 §2.2: 200 whether or not the token was known; the body is empty
+        scope.post('/token/revoke', async (request, reply) => {
+            await endpoints.revoke({ body: request.body, query: request.query, authorization: request.headers.authorization });
+            return reply.status(200).headers(NO_STORE).send();
         });
     });
 }

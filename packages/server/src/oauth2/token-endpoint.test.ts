@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
@@ -112,5 +112,28 @@ describeEachDialect('POST /token: password and client_credentials grants', (dial
         const text = await app.request({ method: 'POST', url: '/token', as: null, headers: { 'content-type': 'text/plain' }, payload: 'grant_type=password' });
         expectOAuthError(text, 400, 'invalid_request');
         expectOAuthError(await token({ grant_type: 'password' }, { authorization: 'Bearer abc' }), 400, 'invalid_request');
+    });
+    it('creates a signing key on demand when the realm has no active one, instead of failing with 500', async () => {
+        const issue = async () => {
+            const response = await token({ grant_type: 'client_credentials', realm_id: realmId }, { authorization: app.basic(confidential.id, 'service-secret') });
+            expect(response.statusCode, response.body).toBe(200);
+            return (response.json() as TokenAnswer).access_token;
+        };
+        const before = await issue();
+        const oldKid = (await app.deps.keys.activeSigningKey(app.deps.db, realmId))!.kid;
+        await app.json({ method: 'POST', url: `/keys/${oldKid}`, payload: { status: 'disabled' } }, 200);
+        const after = await issue();
+        const newKid = decodeProtectedHeader(after).kid;
+        expect(newKid).not.toBe(oldKid);
+        // the disabled key stays disabled: its tokens stay inactive (spec States), the new one works
+        expect((await app.request({ method: 'GET', url: '/clients/@me', as: `Bearer ${before}` })).statusCode).toBe(401);
+        expect((await app.request({ method: 'GET', url: '/clients/@me', as: `Bearer ${after}` })).statusCode).toBe(200);
+        const jwks = (await app.request({ method: 'GET', url: `/realms/${realmId}/jwks`, as: null })).json() as JSONWebKeySet;
+        expect(jwks.keys.map((key) => key.kid)).toEqual([newKid]);
+        // a realm without any signing key row issues as well
+        await app.deps.db.deleteFrom('auth_keys').where('realm_id', '=', realmId).where('use', '=', 'sig').execute();
+        const fresh = await issue();
+        const published = (await app.request({ method: 'GET', url: `/realms/${realmId}/jwks`, as: null })).json() as JSONWebKeySet;
+        expect((await jwtVerify(fresh, createLocalJWKSet(published))).payload.realm_id).toBe(realmId);
     });
 });

@@ -20,7 +20,7 @@ const MASTER_REALM = 'master';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** RFC 6749 §3.2: parameters are strings and "MUST NOT be included more than once". */
-function readParams(body: unknown): Record<string, string> {
+export function readParams(body: unknown): Record<string, string> {
     if (body === undefined || body === null) return {};
     if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a form or a JSON object.');
     const params: Record<string, string> = {};
@@ -35,7 +35,7 @@ function readParams(body: unknown): Record<string, string> {
 }
 
 /** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
-async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined) {
+export async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined) {
     const { realm_id: id, realm_name: name } = params;
     if (id !== undefined && !UUID.test(id)) throw invalidRequest('realm_id must be a UUID.');
     let query = db.selectFrom('auth_realms').select(['id', 'name']);

@@ -20,7 +20,7 @@ export interface RequestClient {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before they are joined and base64-encoded. */
-function decodeBasic(header: string): { id: string; secret: string } {
+export function decodeBasic(header: string): { id: string; secret: string } {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
     const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');

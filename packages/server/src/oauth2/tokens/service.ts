@@ -1,6 +1,7 @@
 import { createPublicKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { issuerOf } from '../discovery.js';
 import { toDbDate, type DialectName } from '../../db/values.js';
 import type { SigningAlgorithm } from '../keys/material.js';
 import type { KeyStore } from '../keys/store.js';
@@ -46,6 +47,12 @@ export interface TokenService {
     verifyRefreshToken(db: Kysely<Database>, token: string): Promise<Verification>;
     /** removes a refresh token's row; false when it was already used or revoked (a replay) */
     consumeRefreshToken(db: Kysely<Database>, jti: string): Promise<boolean>;
+    /**
+     * RFC 7009 §2.1: the claims of an unexpired access or refresh token this server signed with a
+     * key of the realm it names — a disabled key included, so that re-enabling the key (spec States)
+     * cannot revive a revoked token. Null for anything else (§2.2: an invalid token is no error).
+     */
+    verifyForRevocation(db: Kysely<Database>, token: string): Promise<TokenClaims | null>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -67,8 +74,14 @@ export function createTokenService(dialect: DialectName, keys: KeyStore, setting
     };
 
     const signer = async (db: Kysely<Database>, realmId: string) => {
-        const active = await keys.activeSigningKey(db, realmId);
-        if (!active) throw new Error(`realm ${realmId} has no active signing key`);
+        let active = await keys.activeSigningKey(db, realmId);
+        if (!active) {
+            // a realm whose keys are all disabled or passive (or that never had one) still issues:
+            // a fresh ES256 key is created on demand; the disabled keys' tokens stay inactive (spec States)
+            await keys.ensureSigningKey(db, realmId);
+            active = await keys.activeSigningKey(db, realmId);
+            if (!active) throw new Error(`realm ${realmId} has no active signing key`);
+        }
         let key = privateKeys.get(active.kid);
         if (!key) {
             key = await keys.privateKeyFor(db, active.kid);
@@ -78,7 +91,8 @@ export function createTokenService(dialect: DialectName, keys: KeyStore, setting
         return { kid: active.kid, algorithm: active.algorithm, key };
     };
 
-    const verifySigned = async (db: Kysely<Database>, token: string, kind: TokenKind): Promise<Verification> => {
+    /** signature and realm of a token; `disabled` reports the key's status mark (spec States) */
+    const verifySignature = async (db: Kysely<Database>, token: string): Promise<{ ok: true; claims: TokenClaims; disabled: boolean } | TokenFailure> => {
         const decoded = decodeJws(token);
         const kid = decoded?.header.kid;
         // spec Authentication rule 4: a token without realm_id or with a non-UUID kid is refused
@@ -92,8 +106,15 @@ export function createTokenService(dialect: DialectName, keys: KeyStore, setting
         if (!verifyJws(row.algorithm as SigningAlgorithm, publicKeyOf(kid, row.public_key), decoded)) {
             return fail('invalid_token', 'The token is invalid.');
         }
+        return { ok: true, claims, disabled: row.status === 'disabled' };
+    };
+
+    const verifySigned = async (db: Kysely<Database>, token: string, kind: TokenKind): Promise<Verification> => {
+        const signed = await verifySignature(db, token);
+        if (!signed.ok) return signed;
+        const claims = signed.claims;
         // spec States: a per-key mark checked on every verification; re-enabling revives the token
-        if (row.status === 'disabled') return fail('inactive_token', 'The token is inactive: its signing key is disabled.');
+        if (signed.disabled) return fail('inactive_token', 'The token is inactive: its signing key is disabled.');
         if (claims.kind !== kind) return fail('invalid_token', `The token is not an ${kind.replace('_', ' ')}.`);
         if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');
         return { ok: true, claims };
@@ -105,7 +126,7 @@ export function createTokenService(dialect: DialectName, keys: KeyStore, setting
             const { kid, algorithm, key } = await signer(db, request.subject.realmId);
             const iat = Math.floor(Date.now() / 1000);
             const base = {
-                iss: `${settings.publicUrl.replace(/\/+$/, '')}/realms/${request.subject.realmName}`,
+                iss: issuerOf(settings.publicUrl, request.subject.realmName),
                 sub: request.subject.id,
                 sub_kind: request.subject.kind,
                 realm_id: request.subject.realmId,
@@ -141,6 +162,13 @@ export function createTokenService(dialect: DialectName, keys: KeyStore, setting
             const result = await db.deleteFrom('auth_session_tokens').where('id', '=', jti)
                 .where('kind', '=', TOKEN_KIND.REFRESH).executeTakeFirst();
             return Number(result.numDeletedRows) > 0;
+        },
+        async verifyForRevocation(db, token) {
+            const signed = await verifySignature(db, token);
+            if (!signed.ok) return null;
+            const { claims } = signed;
+            if (claims.kind !== TOKEN_KIND.ACCESS && claims.kind !== TOKEN_KIND.REFRESH) return null;
+            return claims.exp * 1000 > Date.now() ? claims : null;
         },
     };
 }

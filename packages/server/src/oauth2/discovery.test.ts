@@ -1,0 +1,91 @@
+import { createServer } from 'node:net';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../test/app.js';
+import { describeEachDialect } from '../../test/databases.js';
+
+/** A port free right now, so PUBLIC_URL can name the address the app then listens on. */
+async function freePort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (!address || typeof address === 'string') throw new Error('no port');
+    return address.port;
+}
+
+describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configuration', (dialect) => {
+    let app: TestApp;
+    let publicUrl: string;
+    let realm: { id: string; name: string };
+    let client: { id: string };
+    beforeAll(async () => {
+        const port = await freePort();
+        publicUrl = `http://127.0.0.1:${port}`;
+        app = await startTestApp(dialect, { publicUrl });
+        await app.app.listen({ port, host: '127.0.0.1' });
+        realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'discovered' } }, 201)).data;
+        await app.json({ method: 'POST', url: '/scopes', payload: { name: 'reports', realmId: realm.id } }, 201);
+        client = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: 'worker', secret: 'worker-secret', realmId: realm.id } }, 201)).data;
+    });
+    afterAll(async () => app?.dispose());
+
+    it('advertises only what is implemented, by realm name or id, without authentication', async () => {
+        const response = await app.request({ method: 'GET', url: `/realms/${realm.name}/.well-known/openid-configuration`, as: null });
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.headers['cache-control']).toBe('public, max-age=60');
+        const document = response.json() as Record<string, unknown>;
+        expect(document).toEqual({
+            issuer: `${publicUrl}/realms/discovered`,
+            token_endpoint: `${publicUrl}/token`,
+            jwks_uri: `${publicUrl}/realms/discovered/jwks`,
+            revocation_endpoint: `${publicUrl}/token/revoke`,
+            grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+            token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+            revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+            response_types_supported: [],
+            subject_types_supported: ['public'],
+            scopes_supported: expect.arrayContaining(['global', 'openid', 'email', 'roles', 'identity', 'reports']),
+            claims_supported: ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp'],
+        });
+        expect(document.id_token_signing_alg_values_supported).toBeUndefined();
+        expect(document.authorization_endpoint).toBeUndefined();
+        const byId = await app.request({ method: 'GET', url: `/realms/${realm.id.toUpperCase()}/.well-known/openid-configuration`, as: null });
+        expect(byId.json()).toEqual(document);
+    });
+
+    it('serves the master realm at the root; realm scopes stay in their realm; an unknown realm is 404', async () => {
+        const root = await app.request({ method: 'GET', url: '/.well-known/openid-configuration', as: null });
+        expect(root.statusCode, root.body).toBe(200);
+        expect(root.headers['cache-control']).toBe('public, max-age=60');
+        const master = root.json() as { issuer: string; jwks_uri: string; scopes_supported: string[] };
+        expect(master.issuer).toBe(`${publicUrl}/realms/master`);
+        expect(master.jwks_uri).toBe(`${publicUrl}/realms/master/jwks`);
+        expect(master.scopes_supported).toContain('global');
+        expect(master.scopes_supported).not.toContain('reports');
+        const byName = await app.request({ method: 'GET', url: '/realms/master/.well-known/openid-configuration', as: null });
+        expect(byName.json()).toEqual(master);
+        for (const name of ['no-such-realm', '00000000-0000-4000-8000-000000000000']) {
+            const missing = await app.request({ method: 'GET', url: `/realms/${name}/.well-known/openid-configuration`, as: null });
+            expect(missing.statusCode).toBe(404);
+            expect(missing.json()).toMatchObject({ code: 'entity_not_found' });
+        }
+    });
+
+    it('lets a client discover the realm over HTTP, obtain a token and verify it against the advertised JWKS and issuer', async () => {
+        const discovered = await fetch(`${publicUrl}/realms/${realm.name}/.well-known/openid-configuration`);
+        expect(discovered.status).toBe(200);
+        const metadata = await discovered.json() as { issuer: string; token_endpoint: string; jwks_uri: string };
+        const issued = await fetch(metadata.token_endpoint, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: app.basic(client.id, 'worker-secret') },
+            body: new URLSearchParams({ grant_type: 'client_credentials', realm_name: realm.name }),
+        });
+        expect(issued.status).toBe(200);
+        const { access_token: accessToken } = await issued.json() as { access_token: string };
+        const jwks = await (await fetch(metadata.jwks_uri)).json() as JSONWebKeySet;
+        // what jose's createRemoteJWKSet does, over the fetched set: iss must be the discovered issuer
+        const { payload } = await jwtVerify(accessToken, createLocalJWKSet(jwks), { issuer: metadata.issuer });
+        expect(payload).toMatchObject({ iss: metadata.issuer, sub: client.id, client_id: client.id, realm_id: realm.id });
+    });
+});

@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/**
+ * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
+ * is advertised: members for endpoints, grants or tokens that do not exist yet are absent.
+ */
+export interface DiscoveryDocument {
+    issuer: string;
+    token_endpoint: string;
+    jwks_uri: string;
+    revocation_endpoint: string;
+    grant_types_supported: string[];
+    token_endpoint_auth_methods_supported: string[];
+    revocation_endpoint_auth_methods_supported: string[];
+    response_types_supported: string[];
+    subject_types_supported: string[];
+    scopes_supported: string[];
+    claims_supported: string[];
+}
+
+/** The grants `POST /token` handles (oauth2/grants/index.ts). */
+const GRANT_TYPES = ['password', 'client_credentials', 'refresh_token'];
+
+/** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke`. */
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+
+/** The claims of an access token (API.md §4, oauth2/tokens/claims.ts). */
+const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp'];
+
+/** The issuer of a realm: `<PUBLIC_URL>/realms/<realm name>` (API.md §4), the tokens' `iss`. */
+export function issuerOf(publicUrl: string, realmName: string): string {
+    return `${publicUrl.replace(/\/+$/, '')}/realms/${realmName}`;
+}
+
+/** The realm's discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
+export async function discoveryDocument(db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }): Promise<DiscoveryDocument> {
+    const base = publicUrl.replace(/\/+$/, '');
+    const scopes = await db.selectFrom('auth_scopes').select('name')
+        .where((eb) => eb.or([eb('realm_id', 'is', null), eb('realm_id', '=', realm.id)]))
+        .orderBy('name').execute();
+    return {
+        issuer: issuerOf(publicUrl, realm.name),
+        token_endpoint: `${base}/token`,
+        jwks_uri: `${base}/realms/${encodeURIComponent(realm.name)}/jwks`,
+        revocation_endpoint: `${base}/token/revoke`,
+        grant_types_supported: [...GRANT_TYPES],
+        token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+        revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+        // OIDC Discovery §3 makes this member REQUIRED, yet there is no authorization endpoint yet,
+        // so no response type is supported: the empty list is the true answer (RFC 8414 §2 alike)
+        response_types_supported: [],
+        // OIDC Discovery §3 (REQUIRED): `sub` is the subject's id, the same for every client
+        subject_types_supported: ['public'],
+        scopes_supported: [...new Set(scopes.map((row) => row.name))],
+        claims_supported: [...ACCESS_TOKEN_CLAIMS],
+    };
+}
