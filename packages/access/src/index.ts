@@ -63,4 +63,5 @@ export type {
 } from './catalog/types.js';
 export { createAuthorizationCheckEvaluator } from './check/evaluator.js';
 export type { AuthorizationCheckEvaluator, CheckRealm } from './check/evaluator.js';
+export { deniesWithoutGrant, policyNeedsIdentity } from './check/grantless.js';
 export { getNextPolicyChange, secondsUntilNextPolicyChange } from './schedule/next-change.js';

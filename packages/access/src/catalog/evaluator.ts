@@ -48,6 +48,8 @@ export interface AuthorizationEvaluator {
     preEvaluateOneOf(ctx: AuthorizationEvaluateContext): Promise<void>;
     /** the synchronous verdict of evaluate (every name) without throwing */
     allows(ctx: AuthorizationEvaluateContext): boolean;
+    /** the synchronous verdict of preEvaluate (every name): a pending policy passes */
+    preAllows(ctx: AuthorizationEvaluateContext): boolean;
     /** the verdict for a collection read (spec consumer rule 11) */
     compile(ctx: AuthorizationCompileContext): AuthorizationCompileResult;
 }
@@ -205,6 +207,7 @@ export function createAuthorizationEvaluator(input: AuthorizationEvaluatorInput)
         preEvaluate: (ctx) => settle(ctx, true, true),
         preEvaluateOneOf: (ctx) => settle(ctx, false, true),
         allows: (ctx) => run(ctx, true, false).allowed,
+        preAllows: (ctx) => run(ctx, true, true).allowed,
         compile: (ctx) => compileDefinition(ctx, { catalog, identity, grants, clock }),
     };
 }
