@@ -4,6 +4,7 @@ import type { Config } from './config/schema.js';
 import { registerDomains } from './domains/register.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { registerLimits } from './http/limits/plugin.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
 
@@ -34,6 +35,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     await bootstrap(deps, app.log);
     registerErrorHandler(app);
     registerInputGuard(app);
+    registerLimits(app, deps.limits);
     await app.register(formbody);
     registerDomains(app, deps);
     return {
@@ -41,6 +43,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
         deps,
         async close() {
             await app.close();
+            await deps.limits.close();
             if (!options.handle) await deps.handle.destroy();
         },
     };

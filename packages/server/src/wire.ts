@@ -9,10 +9,13 @@ import { createPasswordHasher, type PasswordHasher } from './secrets/passwords.j
 import type { ClientSecretVerifier } from './http/authenticate.js';
 import { createKeyStore, type KeyStore } from './oauth2/keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
+import { createIntrospectionEndpoint, type IntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint, type RevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth2/token-endpoint.js';
 import { createTokenService, type TokenService } from './oauth2/tokens/service.js';
 import { createSessionStore, type SessionStore } from './oauth2/tokens/sessions.js';
+import type { RequestLimits } from './http/limits/plugin.js';
+import { createLimits, type LimitOptions } from './http/limits/setup.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -30,6 +33,10 @@ export interface AppDeps {
     tokenEndpoint: TokenEndpoint;
     /** `POST /token/revoke` (RFC 7009) without its transport */
     revocationEndpoint: RevocationEndpoint;
+    /** `POST /token/introspect` (RFC 7662) and `GET /sessions/@me/introspect` without their transport */
+    introspectionEndpoint: IntrospectionEndpoint;
+    /** spec Limits: failed authentications per address, budgets per identity, the login gate */
+    limits: RequestLimits;
 }
 
 export interface WireOptions {
@@ -38,6 +45,8 @@ export interface WireOptions {
     /** bcrypt cost; tests lower it (production default 10) */
     bcryptCost?: number;
     logger?: FastifyBaseLogger;
+    /** rate-limit key prefix, clock and thresholds (tests) */
+    limits?: LimitOptions;
 }
 
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
@@ -65,11 +74,16 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
     const grants = grantRegistry({ tokens, sessions, passwords });
+    const catalog = new CatalogCache(handle.db);
+    const limits = await createLimits(config, options.limits ?? {}, (error) => {
+        if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
+        else process.emitWarning(`rate-limit store unavailable; requests pass unlimited: ${String(error)}`);
+    });
     return {
         config,
         handle,
         db: handle.db,
-        catalog: new CatalogCache(handle.db),
+        catalog,
         passwords,
         secrets,
         clientSecrets,
@@ -78,5 +92,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         tokens,
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
+        limits,
+        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
     };
 }

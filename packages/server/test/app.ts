@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApp, type App } from '../src/app.js';
+import type { WireOptions } from '../src/wire.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, DeepPartial } from '../src/config/schema.js';
 import type { DialectName } from '../src/db/values.js';
@@ -26,7 +27,7 @@ export function basicHeader(name: string, password: string): string {
 }
 
 /** The real app on a fresh, uniquely named database of one dialect, with the production migrations. */
-export async function startTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}): Promise<TestApp> {
+export async function startTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<WireOptions, 'handle'> = {}): Promise<TestApp> {
     const database = await createTestDatabase(dialect);
     const config = loadConfig({}, {
         logLevel: 'silent',
@@ -38,7 +39,7 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
     });
     let app: App;
     try {
-        app = await createApp(config, { handle: database, bcryptCost: 4 });
+        app = await createApp(config, { handle: database, bcryptCost: 4, ...wireOptions });
     } catch (error) {
         await database.drop();
         throw error;

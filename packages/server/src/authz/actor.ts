@@ -13,6 +13,8 @@ export interface Actor {
      * evaluates it without identity data or grants (spec check-route rule 1, consumer rule 12)
      */
     identityWithheld?: boolean;
+    /** the session of a bearer token (spec States: a password change keeps the current session) */
+    sessionId?: string;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ identity: null, tokenClientId: null, method: 'none' });

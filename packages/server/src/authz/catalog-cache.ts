@@ -6,7 +6,7 @@ import { buildCatalog } from './catalog.js';
 /**
  * One catalog per process, rebuilt after a definition-layer write in this process and at most
  * `ttlMs` after a write on another replica. Building is O(definitions + policies); requests pay
- * only for their own grants.
+ * only for their own grants. A rebuild that finds nothing changed hands out the same object.
  */
 export class CatalogCache {
     private current: { catalog: AuthorizationCatalog; builtAt: number; version: number } | null = null;
@@ -14,6 +14,8 @@ export class CatalogCache {
     private pending: Promise<AuthorizationCatalog> | null = null;
 
     private version = 0;
+
+    private fingerprint: string | null = null;
 
     constructor(
         private readonly db: Kysely<Database>,
@@ -30,7 +32,12 @@ export class CatalogCache {
             const version = this.version;
             const builtAt = this.clock();
             this.pending = buildCatalog(this.db)
-                .then((catalog) => {
+                .then((built) => {
+                    // an unchanged rebuild keeps the previous object, so everything derived from it
+                    // and cached by identity (evaluator projections, serialized catalog bodies) survives
+                    const fingerprint = JSON.stringify(built);
+                    const catalog = current && this.fingerprint === fingerprint ? current.catalog : built;
+                    this.fingerprint = fingerprint;
                     this.current = { catalog, builtAt, version };
                     return catalog;
                 })

@@ -13,7 +13,7 @@ export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationC
     const [permissions, bindings, policies] = await Promise.all([
         db.selectFrom('auth_permissions').select(['id', 'name', 'realm_id', 'client_id', 'decision_strategy']).execute(),
         db.selectFrom('auth_permission_policies').select(['permission_id', 'policy_id']).execute(),
-        db.selectFrom('auth_policies').select(['id', 'type', 'invert', 'config', 'parent_id']).execute(),
+        db.selectFrom('auth_policies').select(['id', 'type', 'invert', 'config', 'parent_id', 'realm_id']).execute(),
     ]);
 
     const rowsById = new Map<string, PolicyRow>();
@@ -31,8 +31,10 @@ export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationC
     // travels as the withheld node, so grants naming it are dropped instead of reporting stale
     const trees: Record<string, PolicyNodeInput> = {};
     const unprojectable = new Set<string>();
+    const treeRealms = new Map<string, string | null>();
     for (const row of policies) {
         if (row.parent_id) continue;
+        treeRealms.set(row.id, row.realm_id);
         const tree = projectPolicyTree(row.id, rowsById, childrenByParent);
         if (tree) {
             trees[row.id] = tree;
@@ -63,7 +65,17 @@ export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationC
         };
     });
     entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return { policies: trees, permissions: entries.map(({ key: _key, ...entry }) => entry) };
+    const catalog: AuthorizationCatalog = { policies: trees, permissions: entries.map(({ key: _key, ...entry }) => entry) };
+    realmsOfTrees.set(catalog, treeRealms);
+    return catalog;
+}
+
+/** The realm of each root tree, kept beside the catalog (never on the wire) for reach narrowing. */
+const realmsOfTrees = new WeakMap<AuthorizationCatalog, ReadonlyMap<string, string | null>>();
+
+/** The realm a tree of a built catalog belongs to; undefined for a tree this catalog does not know. */
+export function treeRealmOf(catalog: AuthorizationCatalog, treeId: string): string | null | undefined {
+    return realmsOfTrees.get(catalog)?.get(treeId);
 }
 
 /** The permission key definitions are sorted by: name, then realm, then client. */

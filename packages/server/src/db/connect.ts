@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Dialect } from 'kysely';
 import { createPool } from 'mysql2';
 import pg from 'pg';
@@ -91,9 +91,39 @@ function sqliteDialect(options: DatabaseOptions): Dialect {
             database.pragma('journal_mode = WAL');
             database.pragma('foreign_keys = ON');
             database.pragma('busy_timeout = 5000');
-            return database;
+            // WAL with NORMAL sync stays consistent after a crash and skips an fsync per commit; only
+            // a power loss may drop the last commits (SQLite's recommended pairing for WAL)
+            database.pragma('synchronous = NORMAL');
+            return withStatementCache(database);
         },
     });
+}
+
+/** Distinct SQL texts kept prepared; the app issues a few hundred, so this bounds only pathological use. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Kysely prepares every query anew, and better-sqlite3's prepare costs more than running a
+ * small query. Statements are reusable and Kysely runs one query at a time per connection, so a
+ * prepared statement is kept per SQL text (SQLite re-prepares it itself after a schema change).
+ */
+function withStatementCache(database: SqliteDatabase.Database): KyselySqliteDatabase {
+    const statements = new Map<string, SqliteDatabase.Statement>();
+    return {
+        prepare(source: string) {
+            let statement = statements.get(source);
+            if (!statement) {
+                statement = database.prepare(source);
+                if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+                statements.set(source, statement);
+            }
+            return statement;
+        },
+        close() {
+            statements.clear();
+            database.close();
+        },
+    };
 }
 
 function postgresDialect(options: DatabaseOptions): Dialect {

@@ -15,7 +15,7 @@ const TABLES: (keyof Database)[] = [
     'auth_realms', 'auth_paths', 'auth_users', 'auth_clients', 'auth_roles', 'auth_permissions',
     'auth_policies', 'auth_permission_policies', 'auth_scopes', 'auth_client_scopes',
     'auth_user_roles', 'auth_client_roles', 'auth_role_permissions', 'auth_user_permissions',
-    'auth_client_permissions', 'auth_user_attributes', 'auth_role_attributes', 'auth_keys',
+    'auth_client_permissions', 'auth_user_attributes', 'auth_role_attributes', 'auth_keys', 'auth_key_tombstones',
     'auth_sessions', 'auth_session_tokens', 'auth_events', 'auth_event_aggregates',
 ];
 
@@ -39,18 +39,21 @@ describeEachDialect('db migrations', (dialect) => {
         const pending = await migrationStatus(database);
         expect(pending).toEqual(Object.keys(MIGRATIONS).map((name) => ({ name, executedAt: null })));
 
-        expect(await migrateToLatest(database)).toEqual(['0001_initial']);
+        expect(await migrateToLatest(database)).toEqual(['0001_initial', '0002_key_tombstones']);
         expect(await schemaTables(database)).toEqual([...TABLES].sort());
         const applied = await migrationStatus(database);
         expect(applied[0]?.name).toBe('0001_initial');
         expect(applied[0]?.executedAt).toBeInstanceOf(Date);
         expect(await migrateToLatest(database)).toEqual([]);
 
+        // one step back at a time, newest first
+        expect(await migrateDown(database)).toEqual(['0002_key_tombstones']);
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_key_tombstones').sort());
         expect(await migrateDown(database)).toEqual(['0001_initial']);
         expect(await schemaTables(database)).toEqual([]);
         expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
 
-        expect(await migrateToLatest(database)).toEqual(['0001_initial']);
+        expect(await migrateToLatest(database)).toEqual(['0001_initial', '0002_key_tombstones']);
         expect(await schemaTables(database)).toEqual([...TABLES].sort());
     }, TIMEOUT);
 
@@ -79,9 +82,9 @@ describeEachDialect('db migrations', (dialect) => {
             const replicas = await Promise.all([0, 1, 2].map(() => createDatabase({ type: dialect, url: database.location })));
             try {
                 const results = await Promise.all(replicas.map((replica) => migrateToLatest(replica)));
-                expect(results.flat()).toEqual(['0001_initial']);
+                expect(results.flat()).toEqual(['0001_initial', '0002_key_tombstones']);
                 const { rows } = await sql<{ count: number | string }>`select count(*) as count from kysely_migration`.execute(database.db);
-                expect(Number(rows[0]?.count)).toBe(1);
+                expect(Number(rows[0]?.count)).toBe(2);
                 expect(await schemaTables(database)).toEqual([...TABLES].sort());
             } finally {
                 await Promise.all(replicas.map((replica) => replica.destroy()));

@@ -195,6 +195,15 @@ export interface KeyTable extends Timestamps {
     realm_id: string;
 }
 
+/** The public half of a deleted signing key (migration 0002): its tokens are inactive, not forged. */
+export interface KeyTombstoneTable {
+    id: string;
+    algorithm: string;
+    public_key: string;
+    realm_id: string;
+    deleted_at: DbDate;
+}
+
 export interface SessionTable extends Timestamps {
     id: string;
     sub: string;
@@ -263,6 +272,7 @@ export interface Database {
     auth_user_attributes: UserAttributeTable;
     auth_role_attributes: RoleAttributeTable;
     auth_keys: KeyTable;
+    auth_key_tombstones: KeyTombstoneTable;
     auth_sessions: SessionTable;
     auth_session_tokens: SessionTokenTable;
     auth_events: EventTable;

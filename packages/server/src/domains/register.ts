@@ -16,9 +16,13 @@ import { policiesDefinition } from './policies/definition.js';
 import { permissionPoliciesDefinition } from './policies/permission-policies.js';
 import { junctionDefinitions } from './junctions/definitions.js';
 import { keysDefinition } from './keys/definition.js';
+import { sessionsDefinition, sessionTokensDefinition } from './sessions/definition.js';
 import { registerJwksRoutes } from './keys/jwks-routes.js';
 import { registerTokenRoutes } from '../http/token-route.js';
 import { registerDiscoveryRoutes } from '../http/discovery-route.js';
+import { registerSelfIntrospectionRoute } from '../http/introspection-route.js';
+import { registerAuthorizationCheckRoutes } from '../http/authorization-check-route.js';
+import { registerAuthorizationCatalogRoute } from '../http/authorization-route.js';
 
 /** Every administered resource, explicitly listed. */
 export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
@@ -36,6 +40,8 @@ export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
         permissionPoliciesDefinition,
         ...junctionDefinitions(deps),
         keysDefinition(deps),
+        sessionsDefinition(deps),
+        sessionTokensDefinition(deps),
     ];
 }
 
@@ -58,7 +64,12 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     linkRelations(definitions);
     for (const definition of definitions) registerResourceRoutes(app, deps, definition);
     registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
-    registerTokenRoutes(app, { token: deps.tokenEndpoint, revoke: deps.revocationEndpoint });
+    registerTokenRoutes(app, {
+        token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
+    });
+    registerSelfIntrospectionRoute(app, deps);
+    registerAuthorizationCheckRoutes(app, deps);
+    registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
     // bulk schema description (spec "Schema and statistics facets")
     app.get('/schemas', async (request) => {

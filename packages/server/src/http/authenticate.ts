@@ -6,6 +6,7 @@ import type { ClientTable, Database, UserTable } from '../db/schema.js';
 import { fromDbBool } from '../db/values.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
 import { HttpError } from './errors.js';
+import { failedAuthentication } from './limits/failed-authentication.js';
 
 export const MASTER_REALM = 'master';
 
@@ -102,7 +103,8 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     }
     if (!tried) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
     if (inactive && !identity) throw new HttpError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
-    if (!identity) throw invalidCredentials();
+    // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
+    if (!identity) throw failedAuthentication(invalidCredentials());
     identity.realmName = identity.realmId ? await realmNameOf(deps.db, identity.realmId) : null;
     // Basic is never narrowed to a client (spec Authentication rule 8)
     return { identity, tokenClientId: null, method: 'basic' };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 import { toDbDate } from '../db/values.js';
+import { createTokenService } from '../oauth2/tokens/service.js';
 
 type TokenAnswer = { access_token: string; refresh_token?: string; scope: string };
 
@@ -102,7 +103,7 @@ describeEachDialect('bearer authentication and the session lifecycle', (dialect)
         await expect401(`${tokens.access_token.slice(0, -4)}AAAA`, 'invalid_token');
     });
 
-    it('answers inactive_token while the signing key is disabled and revives the token when it is enabled again', async () => {
+    it('answers inactive_token while the signing key is disabled, revives the token when it is enabled again, and ends it for good when the key is deleted', async () => {
         await createUser(realmA, 'keyholder');
         const tokens = await login({ username: 'keyholder', password: 'user-password', realm_id: realmA.id });
         const kid = (await app.deps.keys.activeSigningKey(app.deps.db, realmA.id))!.kid;
@@ -110,6 +111,17 @@ describeEachDialect('bearer authentication and the session lifecycle', (dialect)
         await expect401(tokens.access_token, 'inactive_token');
         await app.json({ method: 'POST', url: `/keys/${kid}`, payload: { status: 'active' } }, 200);
         expect((await me(tokens.access_token)).statusCode).toBe(200);
+        // a verified token is remembered, yet the key's mark is read on every use: deleting the key ends it
+        await app.json({ method: 'DELETE', url: `/keys/${kid}?force=true` }, 200);
+        await expect401(tokens.access_token, 'inactive_token');
+        // a process that never saw the token tells it from a forgery by the key's tombstone
+        const fresh = createTokenService(dialect, app.deps.keys, app.deps.tokens.settings);
+        expect(await fresh.verifyAccessToken(app.deps.db, tokens.access_token)).toMatchObject({ ok: false, code: 'inactive_token' });
+        expect(await fresh.inspect(app.deps.db, tokens.access_token)).toBeNull();
+        const forged = `${tokens.access_token.slice(0, -4)}AAAA`;
+        expect(await fresh.verifyAccessToken(app.deps.db, forged)).toMatchObject({ ok: false, code: 'invalid_token' });
+        const renewed = await login({ username: 'keyholder', password: 'user-password', realm_id: realmA.id });
+        expect((await me(renewed.access_token)).statusCode).toBe(200);
     });
 
     it('evaluates a bearer without scope global without identity data, yet keeps it identified for @me', async () => {

@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.js';
 import { GLOBAL_SCOPE, hasScope } from '../oauth2/tokens/claims.js';
 import type { TokenService } from '../oauth2/tokens/service.js';
 import { HttpError } from './errors.js';
+import { failedAuthentication } from './limits/failed-authentication.js';
 
 export interface BearerDeps {
     db: Kysely<Database>;
@@ -28,7 +29,9 @@ export async function authenticateBearer(deps: BearerDeps, token: string): Promi
     if (!verified.ok) {
         // RFC 6750 §3.1: every refusal of a presented token is error="invalid_token"
         const challenge = `Bearer realm="realmgate", error="invalid_token", error_description="${verified.message}"`;
-        throw new HttpError(CODES[verified.code], verified.message, { statusCode: 401, challenge });
+        const error = new HttpError(CODES[verified.code], verified.message, { statusCode: 401, challenge });
+        // spec Limits: only a token this deployment did not sign counts as a failed authentication
+        throw verified.unsigned ? failedAuthentication(error) : error;
     }
     const claims = verified.claims;
     const actor: Actor = {
@@ -42,6 +45,7 @@ export async function authenticateBearer(deps: BearerDeps, token: string): Promi
         },
         tokenClientId: claims.client_id ?? null,
         method: 'bearer',
+        sessionId: claims.session_id,
     };
     if (!hasScope(claims.scope, GLOBAL_SCOPE)) actor.identityWithheld = true;
     return actor;

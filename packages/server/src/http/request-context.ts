@@ -9,10 +9,13 @@ import { authenticateBasic, type AuthenticationDeps } from './authenticate.js';
 import { authenticateBearer, type BearerDeps } from './bearer.js';
 import type { RequestContext } from './context.js';
 import { HttpError, notFound } from './errors.js';
+import type { RequestLimits } from './limits/plugin.js';
 
 export interface ContextDeps extends AuthenticationDeps, BearerDeps {
     db: Kysely<Database>;
     catalog: CatalogCache;
+    /** spec Limits: the authenticated caller's request budget is charged here */
+    limits?: RequestLimits;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,6 +63,7 @@ export async function contextOf(deps: ContextDeps, request: FastifyRequest, opti
         throw error;
     }
     if (!actor.identity && !options.optional) throw credentialsMissing();
+    if (actor.identity && deps.limits) await deps.limits.chargeRequest(request, { kind: actor.identity.type === 'user' ? 'user' : 'client', id: actor.identity.id });
     // only an authenticated caller learns that a realm does not exist
     if (found === undefined) throw notFound('realm');
     let authorizer: Promise<RequestAuthorizer> | null = null;

@@ -1,18 +1,8 @@
-import { createServer } from 'node:net';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
-
-/** A port free right now, so PUBLIC_URL can name the address the app then listens on. */
-async function freePort(): Promise<number> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (!address || typeof address === 'string') throw new Error('no port');
-    return address.port;
-}
+import { freePort } from '../../test/network.js';
 
 describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configuration', (dialect) => {
     let app: TestApp;
@@ -43,12 +33,17 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
             token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+            introspection_endpoint: `${publicUrl}/token/introspect`,
+            introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             response_types_supported: [],
             subject_types_supported: ['public'],
+            id_token_signing_alg_values_supported: ['RS256'],
             scopes_supported: expect.arrayContaining(['global', 'openid', 'email', 'roles', 'identity', 'reports']),
-            claims_supported: ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp'],
+            claims_supported: [
+                'iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp',
+                'aud', 'azp', 'sid', 'auth_time', 'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
+            ],
         });
-        expect(document.id_token_signing_alg_values_supported).toBeUndefined();
         expect(document.authorization_endpoint).toBeUndefined();
         const byId = await app.request({ method: 'GET', url: `/realms/${realm.id.toUpperCase()}/.well-known/openid-configuration`, as: null });
         expect(byId.json()).toEqual(document);

@@ -1,11 +1,10 @@
 import { ErrorCode } from '@realmgate/core';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
 import { authenticateBasic } from '../http/authenticate.js';
 import { HttpError } from '../http/errors.js';
-import { authenticateClient, decodeBasic, type ClientAuthDeps } from './client-auth/authenticate.js';
+import { failedAuthentication, isFailedAuthentication } from '../http/limits/failed-authentication.js';
+import { authenticateClient, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest } from './errors.js';
-import { readParams, resolveRealm } from './token-endpoint.js';
+import { presentedClientId, readParams, realmOfRequest } from './token-endpoint.js';
 import { TOKEN_KIND, type TokenClaims } from './tokens/claims.js';
 import type { TokenService } from './tokens/service.js';
 import type { SessionStore } from './tokens/sessions.js';
@@ -14,6 +13,8 @@ export interface RevocationRequest {
     body: unknown;
     query: unknown;
     authorization: string | undefined;
+    /** called after caller authentication: the caller that proved its credentials, or null (spec Limits) */
+    authenticated?: (caller: Caller | null) => Promise<void>;
 }
 
 export interface RevocationDeps extends ClientAuthDeps {
@@ -21,27 +22,12 @@ export interface RevocationDeps extends ClientAuthDeps {
     sessions: SessionStore;
 }
 
-/** Who asks for the revocation: an identified client, or a user proving itself with Basic. */
-type Caller = { kind: 'client'; id: string } | { kind: 'user'; id: string };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
- * The realm the caller authenticates in — never derived from the presented token, so a token of
- * another realm cannot change the answer (RFC 7009 §2.2 discloses nothing about a token):
- * `realm_id`/`realm_name` when given; else the realm of the client or user whose id the caller
- * presents; else master (API.md §4's default).
+ * Who asks for the revocation or introspection: an identified client (`authenticated` when it
+ * proved its secret), or a user proving itself with Basic; `realmId` is the caller's own realm.
  */
-async function callerRealm(db: Kysely<Database>, params: Record<string, string>, credentialId: string | undefined) {
-    if (params.realm_id !== undefined || params.realm_name !== undefined) return resolveRealm(db, params, undefined);
-    if (credentialId !== undefined && UUID.test(credentialId)) {
-        const id = credentialId.toLowerCase();
-        const owner = await db.selectFrom('auth_clients').select('realm_id').where('id', '=', id).executeTakeFirst() ??
-            await db.selectFrom('auth_users').select('realm_id').where('id', '=', id).executeTakeFirst();
-        if (owner) return resolveRealm(db, {}, owner.realm_id);
-    }
-    return resolveRealm(db, {}, undefined);
-}
+export type Caller = { kind: 'client'; id: string; realmId: string; authenticated: boolean } |
+    { kind: 'user'; id: string; realmId: string; authenticated: true };
 
 /**
  * RFC 7009 §2.1: the client authenticates as at the token endpoint (Basic or body, never both; a
@@ -49,7 +35,7 @@ async function callerRealm(db: Kysely<Database>, params: Record<string, string>,
  * authenticate, so its subject may revoke it by authenticating with Basic as that user; Basic is
  * tried as a client of the realm first, then as a user. Every failure is invalid_client (§2.2.1).
  */
-async function authenticateCaller(deps: RevocationDeps, params: Record<string, string>, authorization: string | undefined): Promise<Caller> {
+export async function authenticateCaller(deps: ClientAuthDeps, params: Record<string, string>, authorization: string | undefined): Promise<Caller> {
     const basic = authorization !== undefined && /^basic\s/i.test(authorization);
     const body = {
         ...(params.client_id !== undefined ? { client_id: params.client_id } : {}),
@@ -58,21 +44,25 @@ async function authenticateCaller(deps: RevocationDeps, params: Record<string, s
     if (!basic && body.client_id === undefined && body.client_secret === undefined && authorization === undefined) {
         throw invalidClient('Client authentication is required (RFC 7009 §2.1).');
     }
-    const realm = await callerRealm(deps.db, params, basic ? decodeBasic(authorization).id : body.client_id);
+    const realm = await realmOfRequest(deps.db, params, { credentialId: presentedClientId(params, authorization), users: true });
     try {
         const client = await authenticateClient(deps, realm.id, authorization, body);
-        if (client) return { kind: 'client', id: client.row.id };
+        if (client) return { kind: 'client', id: client.row.id, realmId: client.row.realm_id, authenticated: client.authenticated };
     } catch (error) {
         if (!basic || !(error instanceof HttpError) || error.code !== ErrorCode.INVALID_CLIENT) throw error;
     }
     if (!basic) throw invalidClient('Client authentication is required (RFC 7009 §2.1).');
+    let failed = false;
     try {
         const actor = await authenticateBasic(deps, authorization, realm.id);
-        if (actor.identity?.type === 'user') return { kind: 'user', id: actor.identity.id };
-    } catch {
+        if (actor.identity?.type === 'user' && actor.identity.realmId) {
+            return { kind: 'user', id: actor.identity.id, realmId: actor.identity.realmId, authenticated: true };
+        }
+    } catch (error) {
         // a wrong user password is a failed client authentication here (RFC 7009 §2.2.1)
+        failed = isFailedAuthentication(error);
     }
-    throw invalidClient();
+    throw failed ? failedAuthentication(invalidClient()) : invalidClient();
 }
 
 /** Only the token's own client may revoke it; a token issued without a client, only its user subject. */
@@ -98,6 +88,7 @@ export function createRevocationEndpoint(deps: RevocationDeps) {
         if (!params.token) throw invalidRequest('token is required.');
         // §2.1: token_type_hint is only a hint; both kinds are looked up whatever it says
         const caller = await authenticateCaller(deps, params, request.authorization);
+        await request.authenticated?.(caller.authenticated ? caller : null);
         const claims = await deps.tokens.verifyForRevocation(deps.db, params.token);
         if (!claims || !mayRevoke(caller, claims)) return;
         if (claims.kind === TOKEN_KIND.REFRESH) {

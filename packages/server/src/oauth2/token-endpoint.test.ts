@@ -75,6 +75,28 @@ describeEachDialect('POST /token: password and client_credentials grants', (dial
         expectOAuthError(await token({ grant_type: 'client_credentials', realm_id: realmId, client_id: 'service', client_secret: 'service-secret', scope: 'nope' }), 400, 'invalid_scope');
     });
 
+    it('limits a client with scope bindings to them; no requested scope yields its default bindings', async () => {
+        const bound = await createClient({ name: 'bound-service', secret: 'bound-secret' });
+        const scopeId = async (name: string) => (await app.deps.db.selectFrom('auth_scopes').select('id').where('name', '=', name)
+            .where('realm_id', 'is', null).executeTakeFirstOrThrow()).id;
+        const reports = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/scopes', payload: { name: 'reports', realmId } }, 201)).data.id;
+        await app.json({ method: 'POST', url: '/client-scopes', payload: { clientId: bound.id, scopeId: await scopeId('global'), default: true } }, 201);
+        await app.json({ method: 'POST', url: '/client-scopes', payload: { clientId: bound.id, scopeId: reports } }, 201);
+        const as = { authorization: app.basic(bound.id, 'bound-secret') };
+        const scopeOf = async (scope?: string) => {
+            const response = await token({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }, as);
+            expect(response.statusCode, response.body).toBe(200);
+            return (response.json() as TokenAnswer).scope;
+        };
+        expect(await scopeOf()).toBe('global');
+        expect(await scopeOf('reports')).toBe('reports');
+        expect(await scopeOf('reports global')).toBe('reports global');
+        // openid exists globally but is not bound to this client
+        expectOAuthError(await token({ grant_type: 'client_credentials', scope: 'reports openid' }, as), 400, 'invalid_scope');
+        // a client without bindings stays unrestricted within its realm's and the global scopes
+        expect((await token({ grant_type: 'client_credentials', scope: 'reports openid' }, { authorization: app.basic(confidential.id, 'service-secret') })).statusCode).toBe(200);
+    });
+
     it('refuses a wrong secret (401 invalid_client), an excluded grant type, a public client and Basic with body credentials', async () => {
         const wrong = await token({ grant_type: 'client_credentials', realm_id: realmId }, { authorization: app.basic(confidential.id, 'nope') });
         expectOAuthError(wrong, 401, 'invalid_client');

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { authenticateClient, clientAllowsGrant, type ClientAuthDeps } from './client-auth/authenticate.js';
+import { authenticateClient, clientAllowsGrant, decodeBasic, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidRequest, oauthError } from './errors.js';
 import type { GrantHandler, TokenResponse } from './grants/index.js';
 
@@ -10,6 +10,11 @@ export interface TokenEndpointRequest {
     authorization: string | undefined;
     ipAddress: string | null;
     userAgent: string | null;
+    /**
+     * called after client authentication, before the grant runs, with the client that proved its
+     * secret or null (spec Limits: the client's request budget is charged, else the address's)
+     */
+    authenticated?: (caller: { kind: 'client'; id: string } | null) => Promise<void>;
 }
 
 export interface TokenEndpointDeps extends ClientAuthDeps {
@@ -49,6 +54,44 @@ export async function resolveRealm(db: Kysely<Database>, params: Record<string, 
     return realm;
 }
 
+/** The client id a request presents, by Basic or body, for locating its realm; never verified here. */
+export function presentedClientId(params: Record<string, string>, authorization: string | undefined): string | undefined {
+    if (authorization !== undefined && /^basic\s/i.test(authorization)) {
+        try {
+            return decodeBasic(authorization).id;
+        } catch {
+            return undefined;
+        }
+    }
+    return params.client_id;
+}
+
+/**
+ * The realm a protocol request works in: `realm_id`/`realm_name` when given; else the grant's
+ * hint (a refresh token's realm); else the realm of the client — or, with `users`, the user —
+ * whose id the caller presents, so a standard relying party that only knows the discovered
+ * endpoints needs no realm parameter; else master (API.md §4's default). Never derived from a
+ * presented token, so a token of another realm cannot change the answer.
+ */
+export async function realmOfRequest(
+    db: Kysely<Database>,
+    params: Record<string, string>,
+    options: { hint?: string | undefined; credentialId?: string | undefined; users?: boolean },
+) {
+    if (params.realm_id !== undefined || params.realm_name !== undefined || options.hint !== undefined) {
+        return resolveRealm(db, params, options.hint);
+    }
+    const id = options.credentialId;
+    if (id !== undefined && UUID.test(id)) {
+        const ownerRealm = (table: 'auth_clients' | 'auth_users') => db.selectFrom(`${table as 'auth_clients'} as owner`)
+            .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
+            .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', id.toLowerCase()).executeTakeFirst();
+        const realm = await ownerRealm('auth_clients') ?? (options.users ? await ownerRealm('auth_users') : undefined);
+        if (realm) return realm;
+    }
+    return resolveRealm(db, {}, undefined);
+}
+
 /**
  * `POST /token` without its transport (DESIGN.md §3): parameters → grant → realm → client
  * authentication → grantTypes → the grant handler.
@@ -61,12 +104,15 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
         if (!grantType) throw invalidRequest('grant_type is required.');
         const grant = byType.get(grantType);
         if (!grant) throw oauthError(ErrorCode.UNSUPPORTED_GRANT_TYPE, `The grant type ${grantType} is not supported.`);
-        const realm = await resolveRealm(deps.db, params, grant.realmHint?.(params));
+        const realm = await realmOfRequest(deps.db, params, {
+            hint: grant.realmHint?.(params), credentialId: presentedClientId(params, request.authorization),
+        });
         const body = {
             ...(params.client_id !== undefined ? { client_id: params.client_id } : {}),
             ...(params.client_secret !== undefined ? { client_secret: params.client_secret } : {}),
         };
         const client = await authenticateClient(deps, realm.id, request.authorization, body);
+        await request.authenticated?.(client?.authenticated ? { kind: 'client', id: client.row.id } : null);
         if (client && !clientAllowsGrant(client.row, grantType)) {
             throw oauthError(ErrorCode.UNAUTHORIZED_CLIENT, `The client may not use the ${grantType} grant.`);
         }

@@ -46,7 +46,9 @@ describeEachDialect('boot: key wrapping and the production warning', (dialect) =
         });
         try {
             await expect(createApp(config, { handle: database, bcryptCost: 4 })).rejects.toThrow();
-            expect(await migrationStatus(database)).toEqual([expect.objectContaining({ executedAt: null })]);
+            const pending = await migrationStatus(database);
+            expect(pending.length).toBeGreaterThan(0);
+            expect(pending.every((migration) => migration.executedAt === null)).toBe(true);
             await migrateToLatest(database);
             const booted = await createApp(config, { handle: database, bcryptCost: 4 });
             expect((await booted.app.inject({ method: 'GET', url: '/realms', headers: { authorization: basicHeader('admin', 'start123') } })).statusCode).toBe(200);

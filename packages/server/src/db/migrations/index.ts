@@ -1,5 +1,6 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import { migration as initial } from './0001_initial.js';
+import { migration as keyTombstones } from './0002_key_tombstones.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -9,6 +10,7 @@ import type { DialectMigration, MigrationContext } from './context.js';
  */
 export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0001_initial': initial,
+    '0002_key_tombstones': keyTombstones,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

@@ -9,6 +9,8 @@ import type { RouteDeps } from '../resource/routes.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from '../users/identity-rules.js';
 import { registerClientRoutes } from './routes.js';
+import type { SessionStore } from '../../oauth2/tokens/sessions.js';
+import { endClientSessions } from '../sessions/lifecycle.js';
 import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
 import { assertAccessPolicy, assertClientFields } from './uris.js';
 
@@ -59,6 +61,7 @@ export const clientSpec = spec;
 export interface ClientDeps extends RouteDeps {
     passwords: PasswordHasher;
     secrets: SecretBox;
+    sessions: SessionStore;
 }
 
 /** Spec Errors: secretHashed and secretEncrypted declared together answer 400. */
@@ -128,6 +131,8 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
                     secret_encrypted: row.secret_encrypted,
                 };
             },
+            // spec States: deactivating a client ends its sessions
+            afterUpdate: endClientSessions(deps.sessions),
         },
     };
     definition.routes = (app, prefix) => registerClientRoutes(app, { ...deps, store }, definition, prefix);

@@ -85,12 +85,32 @@ function forceOf(query: Record<string, unknown>): boolean {
 }
 
 /**
+ * A deleted signing key leaves its public half behind, so its tokens answer inactive_token rather
+ * than passing for forgeries (spec States, Errors). Tombstones older than the longest token
+ * lifetime can vouch for nothing unexpired and are pruned on the way.
+ */
+async function buryKey(dialect: DialectName, row: Row, tx: AnyTx, tokenMaxAge: number): Promise<void> {
+    if (typeof row.public_key !== 'string') return;
+    const db = typed(tx);
+    const now = new Date();
+    await db.deleteFrom('auth_key_tombstones').where('deleted_at', '<', toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000))).execute();
+    await db.insertInto('auth_key_tombstones').values({
+        id: row.id as string, algorithm: row.algorithm as string, public_key: row.public_key, realm_id: row.realm_id as string,
+        deleted_at: toDbDate(dialect, now),
+    }).execute();
+}
+
+/**
  * Spec Errors: DELETE /keys/:id answers 409 while client secrets are encrypted under the key
  * (their envelope names it: enc:v1:<keyId>:…); forced, those secrets are destroyed in the
  * delete's transaction, since nothing could decrypt them afterwards.
  */
-async function releaseDependents(dialect: DialectName, row: Row, tx: AnyTx, query: Record<string, unknown>): Promise<null> {
+async function releaseDependents(dialect: DialectName, row: Row, tx: AnyTx, query: Record<string, unknown>, tokenMaxAge: number): Promise<null> {
     const force = forceOf(query);
+    if (row.use === 'sig') {
+        await buryKey(dialect, row, tx, tokenMaxAge);
+        return null;
+    }
     if (row.use !== 'enc') return null;
     const db = typed(tx);
     const dependents = await db.selectFrom('auth_clients').select('id').where('secret', 'like', `enc:v1:${row.id as string}:%`).execute();
@@ -107,7 +127,12 @@ async function releaseDependents(dialect: DialectName, row: Row, tx: AnyTx, quer
  * Keys (API.md §3 `/keys`): per-realm signing keys (ES256/RS256) and encryption keys (A256GCM).
  * Private material is written, never read: no field maps private_key (DESIGN.md §5).
  */
-export function keysDefinition(deps: { secrets: SecretBox; handle: { dialect: DialectName } }): ResourceDefinition {
+export function keysDefinition(deps: {
+    secrets: SecretBox;
+    handle: { dialect: DialectName };
+    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number };
+}): ResourceDefinition {
+    const tokenMaxAge = Math.max(deps.config.tokenAccessMaxAge, deps.config.tokenRefreshMaxAge);
     return {
         spec,
         fields: spec.fields,
@@ -135,7 +160,7 @@ export function keysDefinition(deps: { secrets: SecretBox; handle: { dialect: Di
                 if (input.realmId !== undefined && input.realmId !== row.realm_id) throw validationFailed([issue(['realmId'], 'immutable', 'a key stays in its realm')]);
                 return {};
             },
-            refuseDelete: (row, tx, _ctx, query) => releaseDependents(deps.handle.dialect, row, tx, query),
+            refuseDelete: (row, tx, _ctx, query) => releaseDependents(deps.handle.dialect, row, tx, query, tokenMaxAge),
         },
     };
 }

@@ -72,6 +72,11 @@ export interface ResourceDefinition {
     hooks: ResourceHooks;
     /** routes beyond the generic ones (`@me`, secret rotation), registered under each mount prefix */
     routes?(app: FastifyInstance, prefix: string): void;
+    /**
+     * the generic write routes to mount; default all. A resource the API only reads and ends
+     * (sessions: created by logins, revoked rather than deleted) leaves some out.
+     */
+    writes?: readonly ('create' | 'update' | 'delete')[];
     /** the definitions behind `spec.relations`, linked once at registration */
     related?: Map<string, ResourceDefinition>;
 }

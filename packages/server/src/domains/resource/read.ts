@@ -26,6 +26,8 @@ export function querySpecOf(definition: ResourceDefinition, withRelations = true
             filter: field.filter ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
             sort: field.sort ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
             ...(field.read === 'withheld' ? { withheld: true } : {}),
+            // a nullable date (a session's revokedAt) also takes `null` / `!null`
+            ...(field.type === 'date' && field.nullable ? { nullable: true } : {}),
         };
     }
     if (!withRelations || !definition.related?.size) return { fields };
@@ -52,7 +54,7 @@ export function rowData(definition: ResourceDefinition, row: Row): PolicyData {
 }
 
 /** Whether a verdict's condition speaks only of this resource's columns (else it must be post-evaluated). */
-function lowerable(condition: Condition, fields: readonly FieldSpec[], extra: readonly string[] = []): boolean {
+export function lowerable(condition: Condition, fields: readonly FieldSpec[], extra: readonly string[] = []): boolean {
     const names = new Set([...fields.map((field) => field.name), ...extra]);
     return conditionFields(condition).every((name) => names.has(name));
 }

@@ -29,6 +29,8 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
     const putSchema = { ...schemas.create, required: (schemas.create.required ?? []).filter((name: string) => name !== 'name') };
     const prefixes = spec.realm === 'required' || spec.realm === 'nullable' ? ['', '/realms/:realmId'] : [''];
 
+    const writes = new Set(definition.writes ?? ['create', 'update', 'delete']);
+
     for (const prefix of prefixes) {
         const base = `${prefix}/${spec.collection}`;
         definition.routes?.(app, prefix);
@@ -44,16 +46,16 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             const ctx = await contextOf(deps, request);
             return { data: await readEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });
-        app.post(base, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply: FastifyReply) => {
+        if (writes.has('create')) app.post(base, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply: FastifyReply) => {
             const ctx = await contextOf(deps, request);
             const data = await createEntity(deps, definition, ctx, request.body as Record<string, unknown>);
             return reply.status(201).send({ data, meta: {} });
         });
-        app.post<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.update }, ...(preValidation ? { preValidation } : {}) }, async (request) => {
+        if (writes.has('update')) app.post<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.update }, ...(preValidation ? { preValidation } : {}) }, async (request) => {
             const ctx = await contextOf(deps, request);
             return { data: await updateEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>), meta: {} };
         });
-        app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: putSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
+        if (writes.has('create') && writes.has('update')) app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: putSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
             const ctx = await contextOf(deps, request);
             const body = request.body as Record<string, unknown>;
             const existing = await findRow(deps.db as never, spec, ctx, request.params.id);
@@ -72,7 +74,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             const data = await createEntity(deps, definition, ctx, input, isId ? request.params.id.toLowerCase() : undefined);
             return reply.status(201).send({ data, meta: {} });
         });
-        app.delete<{ Params: Params }>(`${base}/:id`, async (request) => {
+        if (writes.has('delete')) app.delete<{ Params: Params }>(`${base}/:id`, async (request) => {
             const ctx = await contextOf(deps, request);
             return { data: await deleteEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });

@@ -10,6 +10,8 @@ import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spe
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from './identity-rules.js';
 import { registerUserRoutes } from './routes.js';
 import type { RouteDeps } from '../resource/routes.js';
+import type { SessionStore } from '../../oauth2/tokens/sessions.js';
+import { endUserSessions } from '../sessions/lifecycle.js';
 
 /**
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
@@ -55,6 +57,7 @@ export const userSpec = spec;
 
 export interface UserDeps extends RouteDeps {
     passwords: PasswordHasher;
+    sessions: SessionStore;
 }
 
 /** The column values a password member writes: a bcrypt hash, or null (no password login). */
@@ -99,14 +102,14 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition {
                 }
                 await assertFolderOfRealm(tx, input.pathId, row.realm_id);
                 const values: Row = await passwordColumn(deps.passwords, input.password);
-                // Session revocation hooks in here once sessions exist (spec States: a password
-                // change ends every other session of the user; deactivation ends all of them).
                 if (input.email !== undefined && input.email !== row.email && input.emailVerified === undefined) {
                     // spec "Other resource fields": cleared automatically when the email changes
                     values.email_verified = toDbBool(dialect, false);
                 }
                 return values;
             },
+            // spec States: a password reset, a password change and a deactivation end sessions
+            afterUpdate: endUserSessions(deps.sessions),
         },
     };
     definition.routes = (app, prefix) => registerUserRoutes(app, deps, definition, prefix);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ClientTable, Database } from '../../db/schema.js';
 import { fromDbBool } from '../../db/values.js';
 import type { ClientSecretVerifier } from '../../http/authenticate.js';
+import { failedAuthentication } from '../../http/limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../../secrets/passwords.js';
 import { invalidClient, invalidRequest } from '../errors.js';
 
@@ -71,11 +72,14 @@ export async function authenticateClient(
         if (row.secret) throw invalidClient('The client must authenticate with its secret.');
         return { row, authenticated: false };
     }
+    // spec Limits: a wrong client secret counts toward the address's failures; the right secret
+    // of an inactive client does not
     if (!row?.secret) {
         await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
-        throw invalidClient();
+        throw failedAuthentication(invalidClient());
     }
-    if (!(await deps.clientSecrets.verify(row, credentials.secret)) || !fromDbBool(row.active)) throw invalidClient();
+    if (!(await deps.clientSecrets.verify(row, credentials.secret))) throw failedAuthentication(invalidClient());
+    if (!fromDbBool(row.active)) throw invalidClient();
     return { row, authenticated: true };
 }
 

@@ -16,7 +16,7 @@ export function clientCredentialsGrant(deps: GrantDeps): GrantHandler {
             if (!client.authenticated) {
                 throw oauthError(ErrorCode.UNAUTHORIZED_CLIENT, 'The client_credentials grant needs a confidential client.');
             }
-            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, true);
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, client.row.id);
             const subject = { id: client.row.id, kind: 'client' as const, realmId: request.realm.id, realmName: request.realm.name };
             return issueForLogin(deps, request, subject, scope, false);
         },

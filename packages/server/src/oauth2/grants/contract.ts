@@ -2,8 +2,13 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
-import type { TokenSubject } from '../tokens/claims.js';
-import type { TokenService } from '../tokens/service.js';
+import { hasScope, type TokenSubject } from '../tokens/claims.js';
+import type { IssuedTokens, TokenService } from '../tokens/service.js';
+import { userClaims } from '../tokens/user-claims.js';
+
+const OPENID_SCOPE = 'openid';
+const IDENTITY_SCOPE = 'identity';
+const EMAIL_SCOPE = 'email';
 import type { SessionStore } from '../tokens/sessions.js';
 
 /** RFC 6749 §5.1 successful response. */
@@ -13,6 +18,8 @@ export interface TokenResponse {
     expires_in: number;
     refresh_token?: string;
     scope: string;
+    /** OpenID Connect Core §3.1.3.3, when the scope holds `openid` */
+    id_token?: string;
 }
 
 /** A token request as the grants see it: transport-free, parameters single-valued (RFC 6749 §3.2). */
@@ -55,11 +62,38 @@ export async function issueForLogin(
         expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
     });
     const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh });
-    return {
+    return tokenResponse(deps, request.db, { subject, clientId, scope, sessionId, authTime: new Date() }, issued);
+}
+
+/**
+ * RFC 6749 §5.1 from what was issued, plus an ID token (OpenID Connect Core §3.1.3.3) when the
+ * granted scope holds `openid`, the subject is a user and a client receives it — the ID token's
+ * audience. Profile claims are released by scope: `identity` the profile, `email` the address.
+ */
+export async function tokenResponse(
+    deps: GrantDeps,
+    db: Kysely<Database>,
+    grant: { subject: TokenSubject; clientId: string | null; scope: string; sessionId: string; authTime: Date },
+    issued: IssuedTokens,
+): Promise<TokenResponse> {
+    const response: TokenResponse = {
         access_token: issued.accessToken,
         token_type: 'Bearer',
         expires_in: issued.expiresIn,
         ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
-        scope,
+        scope: grant.scope,
     };
+    if (!hasScope(grant.scope, OPENID_SCOPE) || grant.subject.kind !== 'user' || grant.clientId === null) return response;
+    const claims = await userClaims(db, grant.subject.id);
+    response.id_token = await deps.tokens.issueIdToken(db, {
+        subject: grant.subject,
+        clientId: grant.clientId,
+        sessionId: grant.sessionId,
+        authTime: grant.authTime,
+        claims: {
+            ...(hasScope(grant.scope, IDENTITY_SCOPE) ? claims?.profile : {}),
+            ...(hasScope(grant.scope, EMAIL_SCOPE) ? claims?.email : {}),
+        },
+    });
+    return response;
 }

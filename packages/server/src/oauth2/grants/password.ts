@@ -1,4 +1,5 @@
 import { fromDbBool } from '../../db/values.js';
+import { failedAuthentication } from '../../http/limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { issueForLogin, type GrantDeps, type GrantHandler } from './contract.js';
@@ -24,9 +25,10 @@ export function passwordGrant(deps: GrantDeps): GrantHandler {
                 .executeTakeFirst();
             const valid = await deps.passwords.verify(password, user?.password ?? DUMMY_BCRYPT_HASH);
             // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant
-            if (!user?.password || !valid) throw invalidGrant('The username or password is invalid.');
+            // a failed login counts toward the address's failures (spec Limits, Authentication rule 16)
+            if (!user?.password || !valid) throw failedAuthentication(invalidGrant('The username or password is invalid.'));
             if (!fromDbBool(user.active)) throw invalidGrant('The user is inactive.');
-            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client !== null);
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             return issueForLogin(deps, request, subject, scope, true);
         },

@@ -3,7 +3,7 @@ import { fromDbBool, fromDbDate } from '../../db/values.js';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { decodeJws } from '../tokens/jws.js';
 import { findSubject } from '../tokens/subject-check.js';
-import type { GrantDeps, GrantHandler } from './contract.js';
+import { tokenResponse, type GrantDeps, type GrantHandler } from './contract.js';
 import { scopeNames } from './scope.js';
 
 /**
@@ -29,7 +29,7 @@ export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
             if (claims.realm_id !== request.realm.id) throw invalidGrant('The refresh token belongs to another realm.');
             // RFC 6749 §6: the token was issued to the client making the request (or to none)
             if ((claims.client_id ?? null) !== (request.client?.row.id ?? null)) throw invalidGrant('The refresh token was issued to another client.');
-            const session = await request.db.selectFrom('auth_sessions').select(['sub', 'realm_id', 'revoked_at', 'expires_at'])
+            const session = await request.db.selectFrom('auth_sessions').select(['sub', 'realm_id', 'revoked_at', 'expires_at', 'created_at'])
                 .where('id', '=', claims.session_id).executeTakeFirst();
             if (!session || session.sub !== claims.sub || session.realm_id !== claims.realm_id) throw invalidGrant('The session does not exist.');
             if (session.revoked_at !== null || fromDbDate(session.expires_at).getTime() <= Date.now()) throw invalidGrant('The session has ended.');
@@ -50,21 +50,16 @@ export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
                 }
                 scope = requested.join(' ');
             }
-            const issued = await deps.tokens.issue(request.db, {
+            const grant = {
                 subject: { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name },
                 clientId: claims.client_id ?? null,
                 scope,
                 sessionId: claims.session_id,
-                refresh: true,
-            });
-            await deps.sessions.touch(request.db, claims.session_id, issued.refreshExpiresAt!);
-            return {
-                access_token: issued.accessToken,
-                token_type: 'Bearer',
-                expires_in: issued.expiresIn,
-                ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
-                scope,
             };
+            const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
+            await deps.sessions.touch(request.db, claims.session_id, issued.refreshExpiresAt!);
+            // OpenID Connect Core §12.2: a refreshed ID token keeps the original authentication time
+            return tokenResponse(deps, request.db, { ...grant, authTime: fromDbDate(session.created_at) }, issued);
         },
     };
 }

@@ -1,6 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { fromDbBool } from '../../db/values.js';
 import { oauthError } from '../errors.js';
 import { GLOBAL_SCOPE } from '../tokens/claims.js';
 
@@ -10,18 +11,35 @@ export function scopeNames(value: string): string[] {
 }
 
 /**
- * The scope a login is issued: `global` without a client (API.md §4); with a client the requested
- * scope, `global` when none is requested. Every requested name must be a scope of the realm or a
- * global one (else invalid_scope, RFC 6749 §5.2).
+ * The scope a login is issued (RFC 6749 §3.3). Without a client: `global` (API.md §4). With a
+ * client, its scope bindings (POST /client-scopes) decide, as Keycloak's client scopes do: a
+ * requested name must be bound to the client (else invalid_scope, RFC 6749 §5.2), and no request
+ * yields its default bindings. A client without any binding is unrestricted — any scope of its
+ * realm or a global one may be requested, `global` when none is — so a client works before
+ * anyone configures its scopes.
  */
-export async function resolveScope(db: Kysely<Database>, realmId: string, requested: string | undefined, withClient: boolean): Promise<string> {
-    if (!withClient || requested === undefined) return GLOBAL_SCOPE;
-    const names = scopeNames(requested);
-    if (names.length === 0) return GLOBAL_SCOPE;
-    const known = await db.selectFrom('auth_scopes').select('name').where('name', 'in', names)
-        .where((eb) => eb.or([eb('realm_id', 'is', null), eb('realm_id', '=', realmId)])).execute();
-    const found = new Set(known.map((row) => row.name));
-    const unknown = names.filter((name) => !found.has(name));
-    if (unknown.length > 0) throw oauthError(ErrorCode.INVALID_SCOPE, `Unknown scope: ${unknown.join(' ')}.`);
+export async function resolveScope(db: Kysely<Database>, realmId: string, requested: string | undefined, clientId: string | null): Promise<string> {
+    if (clientId === null) return GLOBAL_SCOPE;
+    const bindings = await db.selectFrom('auth_client_scopes')
+        .innerJoin('auth_scopes', 'auth_scopes.id', 'auth_client_scopes.scope_id')
+        .select(['auth_scopes.name as name', 'auth_client_scopes.default as isDefault'])
+        .where('auth_client_scopes.client_id', '=', clientId)
+        .where((eb) => eb.or([eb('auth_scopes.realm_id', 'is', null), eb('auth_scopes.realm_id', '=', realmId)]))
+        .execute();
+    const names = requested === undefined ? [] : scopeNames(requested);
+    if (names.length === 0) {
+        const defaults = bindings.filter((binding) => fromDbBool(binding.isDefault)).map((binding) => binding.name);
+        return defaults.length > 0 ? [...new Set(defaults)].sort().join(' ') : GLOBAL_SCOPE;
+    }
+    let allowed: Set<string>;
+    if (bindings.length > 0) {
+        allowed = new Set(bindings.map((binding) => binding.name));
+    } else {
+        const known = await db.selectFrom('auth_scopes').select('name').where('name', 'in', names)
+            .where((eb) => eb.or([eb('realm_id', 'is', null), eb('realm_id', '=', realmId)])).execute();
+        allowed = new Set(known.map((row) => row.name));
+    }
+    const refused = names.filter((name) => !allowed.has(name));
+    if (refused.length > 0) throw oauthError(ErrorCode.INVALID_SCOPE, `The client may not request the scope ${refused.join(' ')}.`);
     return names.join(' ');
 }

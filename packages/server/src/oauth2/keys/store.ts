@@ -47,8 +47,12 @@ export function encryptionKeyColumns(secrets: SecretBox) {
 export interface KeyStore {
     /** a new signing key of the realm (ES256 unless said otherwise); returns its kid */
     createSigningKey(db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<string>;
-    /** the realm's active signing key id, creating an ES256 key when it has none (realm creation, bootstrap) */
-    ensureSigningKey(db: Kysely<Database>, realmId: string): Promise<string>;
+    /**
+     * the realm's active signing key id, creating an ES256 key when it has none (realm creation,
+     * bootstrap); with `algorithm`, an active key of that algorithm, created on demand below every
+     * existing key's priority so it never takes over the realm's access tokens (the RS256 ID-token key)
+     */
+    ensureSigningKey(db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<string>;
     /** the key new tokens are signed with: the highest-priority active signing key (of `algorithm`, when given) */
     activeSigningKey(db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<ActiveSigningKey | undefined>;
     /** RFC 7517 §5 JWK Set of the realm: every signing key that is not disabled (active and passive) */
@@ -65,21 +69,27 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeySto
         .select(['id', 'algorithm', 'status', 'public_key'])
         .where('realm_id', '=', realmId).where('use', '=', 'sig');
 
-    const createSigningKey = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<string> => {
+    const createSigningKey = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm, priority = 0): Promise<string> => {
         const id = randomUUID();
         const now = toDbDate(dialect, new Date());
         await db.insertInto('auth_keys').values({
             id, ...signingKeyColumns(secrets, await generateSigningMaterial(algorithm), id),
-            status: 'active', priority: 0, realm_id: realmId, created_at: now, updated_at: now,
+            status: 'active', priority, realm_id: realmId, created_at: now, updated_at: now,
         }).execute();
         return id;
     };
 
     return {
-        createSigningKey,
-        async ensureSigningKey(db, realmId) {
-            const existing = await signingKeys(db, realmId).where('status', '=', 'active').executeTakeFirst();
-            return existing?.id ?? createSigningKey(db, realmId);
+        createSigningKey: (db, realmId, algorithm) => createSigningKey(db, realmId, algorithm),
+        async ensureSigningKey(db, realmId, algorithm) {
+            let query = signingKeys(db, realmId).where('status', '=', 'active');
+            if (algorithm) query = query.where('algorithm', '=', algorithm);
+            const existing = await query.executeTakeFirst();
+            if (existing) return existing.id;
+            if (!algorithm) return createSigningKey(db, realmId);
+            const lowest = await db.selectFrom('auth_keys').select((eb) => eb.fn.min('priority').as('lowest'))
+                .where('realm_id', '=', realmId).where('use', '=', 'sig').executeTakeFirst();
+            return createSigningKey(db, realmId, algorithm, Math.min(0, Number(lowest?.lowest ?? 0)) - 1);
         },
         async activeSigningKey(db, realmId, algorithm) {
             let query = signingKeys(db, realmId).where('status', '=', 'active');

@@ -1,3 +1,5 @@
+import type { SigningAlgorithm } from '../keys/material.js';
+
 /**
  * Token claims (API.md §4): access tokens are JWTs with iss, sub, sub_kind, kind, realm_id,
  * realm_name, client_id (when issued to a client), scope, session_id, jti, iat, exp. Refresh tokens
@@ -5,6 +7,11 @@
  */
 export const TOKEN_KIND = { ACCESS: 'access_token', REFRESH: 'refresh_token' } as const;
 export type TokenKind = (typeof TOKEN_KIND)[keyof typeof TOKEN_KIND];
+
+/** OpenID Connect Core §15.1: RS256 is the ID-token algorithm every relying party implements. */
+export const ID_TOKEN_ALGORITHM: SigningAlgorithm = 'RS256';
+/** The `kind` of an ID token: never accepted as a bearer, at introspection or at revocation. */
+export const ID_TOKEN_KIND = 'id_token';
 
 export type SubjectKind = 'user' | 'client';
 

@@ -22,6 +22,13 @@ export interface SessionStore {
     revoke(db: Kysely<Database>, sessionId: string): Promise<void>;
     /** a refresh extends the session to the new refresh token's expiry and records the activity */
     touch(db: Kysely<Database>, sessionId: string, expiresAt: Date): Promise<void>;
+    /**
+     * ends every live session of a subject but `keep` (spec States: a password reset or a
+     * deactivation ends all of them, a password change all but the current one); the count ended
+     */
+    endOfSubject(db: Kysely<Database>, subject: { kind: 'user' | 'client'; id: string }, keep?: string | null): Promise<number>;
+    /** ends every live session a client holds as subject or was issued tokens in (spec States: client deactivated) */
+    endOfClient(db: Kysely<Database>, clientId: string): Promise<number>;
 }
 
 export function createSessionStore(dialect: DialectName): SessionStore {
@@ -51,6 +58,24 @@ export function createSessionStore(dialect: DialectName): SessionStore {
             const now = date(new Date());
             await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
                 .where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+        },
+        async endOfSubject(db, subject, keep) {
+            const now = date(new Date());
+            let query = db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
+                .where('sub', '=', subject.id).where('sub_kind', '=', subject.kind).where('revoked_at', 'is', null);
+            if (keep) query = query.where('id', '!=', keep);
+            return Number((await query.executeTakeFirst()).numUpdatedRows);
+        },
+        async endOfClient(db, clientId) {
+            const now = date(new Date());
+            const result = await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
+                .where((eb) => eb.or([
+                    eb('client_id', '=', clientId),
+                    eb.and([eb('sub', '=', clientId), eb('sub_kind', '=', 'client')]),
+                ]))
+                .where('revoked_at', 'is', null)
+                .executeTakeFirst();
+            return Number(result.numUpdatedRows);
         },
         async touch(db, sessionId, expiresAt) {
             const now = date(new Date());

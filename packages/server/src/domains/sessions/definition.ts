@@ -1,0 +1,81 @@
+import { TOKEN_KINDS } from '@realmgate/core';
+import type { ResourceDefinition } from '../resource/context.js';
+import type { RouteDeps } from '../resource/routes.js';
+import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
+import { registerSessionRoutes, registerSessionTokenRoutes, type SessionRouteDeps } from './routes.js';
+
+/** Every session and token field is written by logins and refreshes, never through the API. */
+const readOnly = (name: string, column: string, type: FieldSpec['type'], extra: Partial<FieldSpec> = {}): FieldSpec => ({
+    name, column, type, create: false, update: false, ...extra,
+});
+
+const sessionSpec: ResourceSpec = {
+    entity: 'session',
+    collection: 'sessions',
+    table: 'auth_sessions',
+    realm: 'required',
+    named: false,
+    relations: {
+        realm: { column: 'realm_id', resource: 'realm' },
+        user: { column: 'user_id', resource: 'user' },
+        client: { column: 'client_id', resource: 'client' },
+    },
+    fields: [],
+};
+sessionSpec.fields = [
+    // createdAt is the authentication time (spec "Other resource fields")
+    ...commonFields(sessionSpec).map((field) => ({ ...field, create: false as const, update: false })),
+    readOnly('sub', 'sub', 'uuid'),
+    readOnly('subKind', 'sub_kind', 'enum', { values: ['user', 'client'] }),
+    readOnly('userId', 'user_id', 'uuid', { nullable: true }),
+    readOnly('clientId', 'client_id', 'uuid', { nullable: true }),
+    readOnly('ipAddress', 'ip_address', 'string', { nullable: true }),
+    readOnly('userAgent', 'user_agent', 'string', { nullable: true }),
+    // filterable under the range operators (spec "Other resource fields": seenAt filterable)
+    readOnly('seenAt', 'seen_at', 'date', { nullable: true }),
+    readOnly('expiresAt', 'expires_at', 'date'),
+    // beyond the spec's list: a revoked session stays readable, so a list says which ones ended
+    readOnly('revokedAt', 'revoked_at', 'date', { nullable: true }),
+];
+
+const tokenSpec: ResourceSpec = {
+    entity: 'session_token',
+    collection: 'session-tokens',
+    table: 'auth_session_tokens',
+    // no realm column: decided by the realm of the session the token belongs to
+    realm: 'referenced',
+    realmReference: { column: 'session_id', table: 'auth_sessions' },
+    named: false,
+    relations: { session: { column: 'session_id', resource: 'session' } },
+    fields: [
+        readOnly('id', 'id', 'uuid'),
+        // createdAt alone: a token row is never updated (spec "Schema and statistics facets")
+        readOnly('createdAt', 'created_at', 'date'),
+        readOnly('kind', 'kind', 'enum', { values: TOKEN_KINDS }),
+        readOnly('sessionId', 'session_id', 'uuid'),
+        readOnly('expiresAt', 'expires_at', 'date'),
+    ],
+};
+
+export { sessionSpec, tokenSpec };
+
+/**
+ * Sessions (API.md §3: read, delete). A login creates the row and every token names it; the API
+ * reads them and ends them (revoked_at), it never creates or edits one. DELETE revokes instead
+ * of deleting, so the generic delete is replaced by routes.ts.
+ */
+export function sessionsDefinition(deps: SessionRouteDeps): ResourceDefinition {
+    const definition: ResourceDefinition = { spec: sessionSpec, fields: sessionSpec.fields, hooks: {}, writes: [] };
+    definition.routes = (app, prefix) => registerSessionRoutes(app, deps, definition, prefix);
+    return definition;
+}
+
+/**
+ * Session tokens (API.md §3): the stored refresh tokens. Deleting a row is the revocation of that
+ * refresh token (its session lives on), so the generic delete applies as it is.
+ */
+export function sessionTokensDefinition(deps: RouteDeps): ResourceDefinition {
+    const definition: ResourceDefinition = { spec: tokenSpec, fields: tokenSpec.fields, hooks: {}, writes: ['delete'] };
+    definition.routes = (app, prefix) => registerSessionTokenRoutes(app, deps, definition, prefix);
+    return definition;
+}

@@ -1,0 +1,41 @@
+import { fromDbBool } from '../../db/values.js';
+import type { RequestContext } from '../../http/context.js';
+import type { SessionStore } from '../../oauth2/tokens/sessions.js';
+import { typed, type AnyTx } from '../resource/context.js';
+import type { Row } from '../resource/records.js';
+
+/*
+ * Spec "States and transitions": what ends sessions when an identity changes. Each runs as the
+ * update's afterUpdate hook, in its transaction, so the change and the end commit together.
+ */
+
+type AfterUpdate = (ctx: RequestContext, before: Row, after: Row, tx: AnyTx) => Promise<void>;
+
+const deactivated = (before: Row, after: Row): boolean =>
+    fromDbBool(before.active as boolean | number) && !fromDbBool(after.active as boolean | number);
+
+/**
+ * A deactivated user loses every session. A new password set by the user itself is a password
+ * change: the session the request came through continues and every other ends (Basic carries no
+ * session, so then all end). Set by anyone else it is a reset, which ends every session.
+ */
+export function endUserSessions(sessions: SessionStore): AfterUpdate {
+    return async (ctx, before, after, tx) => {
+        const subject = { kind: 'user' as const, id: after.id as string };
+        if (deactivated(before, after)) {
+            await sessions.endOfSubject(typed(tx), subject);
+            return;
+        }
+        if (before.password === after.password) return;
+        const identity = ctx.actor.identity;
+        const self = identity?.type === 'user' && identity.id === subject.id;
+        await sessions.endOfSubject(typed(tx), subject, self ? ctx.actor.sessionId ?? null : null);
+    };
+}
+
+/** A deactivated client loses the sessions it is the subject of and those issued through it. */
+export function endClientSessions(sessions: SessionStore): AfterUpdate {
+    return async (_ctx, before, after, tx) => {
+        if (deactivated(before, after)) await sessions.endOfClient(typed(tx), after.id as string);
+    };
+}

@@ -1,0 +1,49 @@
+import { Redis } from 'ioredis';
+import type { CounterStore } from './counter-store.js';
+
+/**
+ * INCR and PEXPIRE are one atomic step (a script), so a counter never outlives its window even
+ * when a process dies between them; the watched key is read in the same round trip.
+ */
+const INCREMENT_AND_READ = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local watched = 0
+if KEYS[2] then watched = tonumber(redis.call('GET', KEYS[2]) or '0') end
+return { count, watched }
+`;
+
+type ScriptedRedis = Redis & {
+    limitIncrement(...args: (string | number)[]): Promise<[number, number]>;
+};
+
+/**
+ * The shared store (REDIS_URL set): every replica counts in the same keys. A command fails fast
+ * instead of waiting in ioredis's offline queue, so an unreachable Redis delays no request for long.
+ */
+export async function createRedisCounterStore(url: string, onError: (error: Error) => void = () => undefined): Promise<CounterStore> {
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) as ScriptedRedis;
+    // connection errors are reported (and retried by ioredis), never thrown at a request
+    redis.on('error', onError);
+    redis.defineCommand('limitIncrement', { lua: INCREMENT_AND_READ });
+    // a set REDIS_URL that cannot be reached stops the boot rather than silently not limiting
+    try {
+        await redis.connect();
+    } catch (error) {
+        // no reconnect loop may keep a failed boot alive
+        redis.disconnect();
+        throw new Error(`REDIS_URL: the rate-limit store cannot be reached (${(error as Error).message})`);
+    }
+    return {
+        async incrementAndRead(key, watched, ttlMs) {
+            const ttl = Math.max(1, Math.ceil(ttlMs));
+            const [count, other] = watched === null ?
+                await redis.limitIncrement(1, key, ttl) :
+                await redis.limitIncrement(2, key, watched, ttl);
+            return [Number(count), Number(other)];
+        },
+        async close() {
+            await redis.quit().catch(() => redis.disconnect());
+        },
+    };
+}

@@ -1,0 +1,114 @@
+import { PermissionName } from '@realmgate/core';
+import type { Actor } from '../authz/actor.js';
+import { createRequestAuthorizer } from '../authz/authorizer.js';
+import { authenticateBearer } from '../http/bearer.js';
+import { realmMatchOf } from '../domains/resource/spec.js';
+import type { ClientAuthDeps } from './client-auth/authenticate.js';
+import { invalidClient, invalidRequest } from './errors.js';
+import { INACTIVE, introspectionOf, type IntrospectionDeps, type IntrospectionResponse } from './introspection.js';
+import { authenticateCaller, type Caller } from './revocation-endpoint.js';
+import { readParams } from './token-endpoint.js';
+import type { TokenClaims } from './tokens/claims.js';
+import type { TokenService } from './tokens/service.js';
+
+export interface IntrospectionRequest {
+    body: unknown;
+    query: unknown;
+    authorization: string | undefined;
+    /** called once the caller proved its credentials (spec Limits: its request budget is charged) */
+    authenticated?: (caller: Caller) => Promise<void>;
+}
+
+export interface IntrospectionEndpointDeps extends ClientAuthDeps, IntrospectionDeps {
+    tokens: TokenService;
+}
+
+/**
+ * `POST /token/introspect` (RFC 7662) and `GET /sessions/@me/introspect` without their transport.
+ * The answer is the spec's "Introspection response"; see oauth2/introspection.ts for its members.
+ */
+export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
+    const realmName = async (claims: TokenClaims): Promise<string> => {
+        // the realm's current name; the claim is what it was called when the token was issued
+        const realm = await deps.db.selectFrom('auth_realms').select('name').where('id', '=', claims.realm_id).executeTakeFirst();
+        return realm?.name ?? claims.realm_name;
+    };
+
+    /**
+     * Who may learn about a token (RFC 7662 §2.1 leaves the policy to the server): a caller of the
+     * token's own realm, or a caller whose `permission_read` grant reaches the token's realm — the
+     * resource-server credential of spec consumer rules 12 and 14, which fetches the catalog for
+     * the realms it serves. Asked of the same engine as every request. Any other caller gets
+     * `{ active: false }` (RFC 7662 §2.2: nothing about a token it may not know of).
+     */
+    const mayKnow = async (caller: Actor, claims: TokenClaims): Promise<boolean> => {
+        if (caller.identity?.realmId === claims.realm_id) return true;
+        const authorizer = await createRequestAuthorizer(deps, caller);
+        return authorizer.allows(PermissionName.PERMISSION_READ, realmMatchOf(claims.realm_id));
+    };
+
+    /** The actor of a Basic or body-authenticated caller: never narrowed (spec Authentication rule 8). */
+    const actorOf = (caller: Caller): Actor => ({
+        identity: {
+            id: caller.id, type: caller.kind, realmId: caller.realmId, realmName: null,
+            clientId: caller.kind === 'client' ? caller.id : null,
+        },
+        tokenClientId: null,
+        method: 'basic',
+    });
+
+    /** The response for a token string; `allowed` decides whether its subject may be named at all. */
+    const describe = async (token: string, allowed: (claims: TokenClaims) => Promise<boolean>): Promise<IntrospectionResponse> => {
+        const inspected = await deps.tokens.inspect(deps.db, token);
+        // spec: a token that does not verify, an id_token or a multi-factor ticket → bare active false
+        if (!inspected || !(await allowed(inspected.claims))) return INACTIVE;
+        const { claims, failure } = inspected;
+        const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
+        // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
+        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null });
+    };
+
+    return {
+        async introspect(request: IntrospectionRequest): Promise<IntrospectionResponse> {
+            const query = request.query as Record<string, unknown> | undefined;
+            // spec Errors: token parameters travel in the body only
+            if (query && typeof query === 'object' && query.token !== undefined) {
+                throw invalidRequest('The token must be sent in the request body, not in the query.');
+            }
+            const params = readParams(request.body);
+            // RFC 7662 §2.1: the caller authenticates as a client (as at /token/revoke) or with an
+            // access token of its own — a resource server's client_credentials bearer, the same
+            // credential it fetches the catalog with (spec consumer rule 12). A public client,
+            // which proves nothing, may not introspect.
+            const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
+            let actor: Actor;
+            if (bearer) {
+                actor = await authenticateBearer(deps, bearer[1]!);
+            } else {
+                const caller = await authenticateCaller(deps, params, request.authorization);
+                if (!caller.authenticated) throw invalidClient('Introspection requires an authenticated caller (RFC 7662 §2.1).');
+                await request.authenticated?.(caller);
+                actor = actorOf(caller);
+            }
+            if (!params.token) throw invalidRequest('token is required.');
+            // §2.1: token_type_hint is only a hint; access and refresh tokens are both recognized
+            return describe(params.token, (claims) => mayKnow(actor, claims));
+        },
+
+        /**
+         * `GET /sessions/@me/introspect`: a bearer caller gets its own token's response (narrowed by
+         * that token's client); a Basic caller, which has no token, gets its own identity as active
+         * with its full grant list — Basic is never narrowed (spec Authentication rule 8).
+         */
+        async introspectSelf(actor: Actor, bearerToken: string | null): Promise<IntrospectionResponse> {
+            if (bearerToken !== null) return describe(bearerToken, () => Promise.resolve(true));
+            const identity = actor.identity;
+            if (!identity?.realmId) return INACTIVE;
+            return introspectionOf(deps, {
+                id: identity.id, kind: identity.type, realmId: identity.realmId, realmName: identity.realmName ?? '',
+            }, { active: true, narrowToClientId: null });
+        },
+    };
+}
+
+export type IntrospectionEndpoint = ReturnType<typeof createIntrospectionEndpoint>;
