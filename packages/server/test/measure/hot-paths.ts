@@ -1,0 +1,64 @@
+/*
+ * Where the time of the hot protocol paths goes (issue 6 profiling): client_credentials with a
+ * plain, encrypted and hashed secret, introspection, and a bearer GET /users/@me, in-process
+ * through app.inject on SQLite. Prints the mean time per request and the SQL each request sends.
+ *
+ *   node --conditions=source --import tsx packages/server/test/measure/hot-paths.ts [iterations]
+ */
+import { randomBytes } from 'node:crypto';
+import type { CompiledQuery } from 'kysely';
+import { startTestApp, type TestApp } from '../app.js';
+
+const iterations = Number(process.argv[2] ?? 2000);
+const app = await startTestApp('sqlite');
+const statements: string[] = [];
+let recording = false;
+// every executor (transactions and plugins derive new ones) shares this prototype method
+const executor = Object.getPrototypeOf(Object.getPrototypeOf(app.deps.db.getExecutor())) as { executeQuery: (query: CompiledQuery, id: unknown) => Promise<unknown> };
+const execute = executor.executeQuery;
+executor.executeQuery = function (this: unknown, query: CompiledQuery, id: unknown) {
+    if (recording) statements.push(query.sql.replace(/\s+/g, ' ').slice(0, 160));
+    return execute.call(this, query, id);
+};
+
+async function create(path: string, payload: Record<string, unknown>): Promise<string> {
+    return (await app.json<{ data: { id: string } }>({ method: 'POST', url: path, payload }, 201)).data.id;
+}
+
+async function measure(label: string, send: () => Promise<{ statusCode: number; body: string }>, appWith: TestApp = app): Promise<void> {
+    void appWith;
+    const first = await send();
+    if (first.statusCode !== 200) throw new Error(`${label}: ${first.statusCode} ${first.body}`);
+    for (let i = 0; i < 200; i++) await send();
+    statements.length = 0;
+    recording = true;
+    await send();
+    recording = false;
+    const sql = [...statements];
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) await send();
+    const micros = Number(process.hrtime.bigint() - start) / 1e3 / iterations;
+    console.log(`${label}: ${micros.toFixed(0)} µs/request, ${sql.length} statements`);
+    for (const line of sql) console.log(`    ${line}`);
+}
+
+try {
+    const realmId = await create('/realms', { name: 'hot' });
+    const clients: Record<string, string> = {};
+    for (const [name, mode] of [['plain', {}], ['encrypted', { secretEncrypted: true }], ['hashed', { secretHashed: true }]] as const) {
+        const secret = randomBytes(32).toString('base64url');
+        const id = await create('/clients', { realmId, name, secret, ...mode });
+        clients[name] = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    }
+    const password = randomBytes(16).toString('hex');
+    await create('/users', { realmId, name: 'hot-user', password });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const cc = (client: string) => () => app.request({ method: 'POST', url: '/token', headers: { ...form, authorization: clients[client]! }, payload: 'grant_type=client_credentials&realm_name=hot', as: clients[client]! });
+    for (const client of ['plain', 'encrypted', 'hashed']) await measure(`client_credentials ${client}`, cc(client));
+    const login = await app.request({ method: 'POST', url: '/token', headers: form, payload: `grant_type=password&realm_name=hot&username=hot-user&password=${password}`, as: null });
+    const token = (login.json() as { access_token: string }).access_token;
+    await measure('introspection', () => app.request({ method: 'POST', url: '/token/introspect', headers: form, payload: `token=${token}`, as: clients.plain! }));
+    await measure('GET /users/@me', () => app.request({ method: 'GET', url: '/users/@me', as: `Bearer ${token}` }));
+} finally {
+    await app.dispose();
+}
