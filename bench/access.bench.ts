@@ -94,7 +94,7 @@ async function checkVerdicts(evaluator: AuthorizationEvaluator): Promise<void> {
     if (verdict.type !== 'conditional') throw new Error(`bench setup: compile gave ${verdict.type}, expected conditional`);
 }
 
-async function benchDecisions(options: BenchOptions): Promise<BenchResult[]> {
+export async function benchDecisions(options: BenchOptions): Promise<BenchResult[]> {
     const evaluator = createAuthorizationEvaluator({ ...oneGrantInput(), identity: USER });
     await checkVerdicts(evaluator);
     // one context object reused, as a server reuses a route's context shape
