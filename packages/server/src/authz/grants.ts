@@ -1,5 +1,6 @@
 import type { AuthorizationGrant, PolicyIdentity } from '@realmgate/access';
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 
 export interface GrantLoadOptions {
@@ -34,6 +35,25 @@ function admits(ownerClientId: string | null, narrow: string | null): boolean {
     return narrow === null || ownerClientId === null || ownerClientId === narrow;
 }
 
+/** An identity's direct grants, by the identity's id. */
+const directGrants = (table: 'auth_user_permissions' | 'auth_client_permissions', owner: 'user_id' | 'client_id') =>
+    prepareQuery((db, param) => db.selectFrom(`${table as 'auth_user_permissions'} as g`)
+        .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
+        .where(`g.${owner as 'user_id'}`, '=', param(0))
+        .select(['p.name', 'p.realm_id', 'p.client_id', 'g.realm_scope', 'g.policy_id']));
+/** An identity's grants through its roles, with the role's owning client (spec Authentication rule 8). */
+const roleGrants = (table: 'auth_user_roles' | 'auth_client_roles', owner: 'user_id' | 'client_id') =>
+    prepareQuery((db, param) => db.selectFrom(`${table as 'auth_user_roles'} as h`)
+        .innerJoin('auth_roles as r', 'r.id', 'h.role_id')
+        .where(`h.${owner as 'user_id'}`, '=', param(0))
+        .innerJoin('auth_role_permissions as g', 'g.role_id', 'r.id')
+        .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
+        .select(['p.name', 'p.realm_id', 'p.client_id', 'g.realm_scope', 'g.policy_id', 'r.client_id as role_client_id']));
+const DIRECT_OF_USER = directGrants('auth_user_permissions', 'user_id');
+const DIRECT_OF_CLIENT = directGrants('auth_client_permissions', 'client_id');
+const ROLES_OF_USER = roleGrants('auth_user_roles', 'user_id');
+const ROLES_OF_CLIENT = roleGrants('auth_client_roles', 'client_id');
+
 /**
  * Every grant the identity holds, directly and through its roles: one entry per junction row
  * (spec grant rule 1), each with its own realm reach and junction policy. Two indexed queries,
@@ -45,29 +65,9 @@ export async function loadGrants(
     options: GrantLoadOptions = { narrowToClientId: null },
 ): Promise<AuthorizationGrant[]> {
     const narrow = options.narrowToClientId;
-    const direct = identity.type === 'user' ?
-        db.selectFrom('auth_user_permissions as g')
-            .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
-            .where('g.user_id', '=', identity.id) :
-        db.selectFrom('auth_client_permissions as g')
-            .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
-            .where('g.client_id', '=', identity.id);
-    const directRows = await direct
-        .select(['p.name', 'p.realm_id', 'p.client_id', 'g.realm_scope', 'g.policy_id'])
-        .execute();
-
-    const viaRoles = identity.type === 'user' ?
-        db.selectFrom('auth_user_roles as h')
-            .innerJoin('auth_roles as r', 'r.id', 'h.role_id')
-            .where('h.user_id', '=', identity.id) :
-        db.selectFrom('auth_client_roles as h')
-            .innerJoin('auth_roles as r', 'r.id', 'h.role_id')
-            .where('h.client_id', '=', identity.id);
-    const roleRows = await viaRoles
-        .innerJoin('auth_role_permissions as g', 'g.role_id', 'r.id')
-        .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
-        .select(['p.name', 'p.realm_id', 'p.client_id', 'g.realm_scope', 'g.policy_id', 'r.client_id as role_client_id'])
-        .execute();
+    const [direct, viaRoles] = identity.type === 'user' ? [DIRECT_OF_USER, ROLES_OF_USER] : [DIRECT_OF_CLIENT, ROLES_OF_CLIENT];
+    const directRows = await direct.all(db, [identity.id]);
+    const roleRows = await viaRoles.all(db, [identity.id]);
 
     const grants: AuthorizationGrant[] = [];
     for (const row of directRows) {

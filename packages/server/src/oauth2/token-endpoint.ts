@@ -1,5 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { authenticateClient, clientAllowsGrant, decodeBasic, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidRequest, oauthError } from './errors.js';
@@ -39,17 +40,31 @@ export function readParams(body: unknown): Record<string, string> {
     return params;
 }
 
+const realmBy = (column: 'id' | 'name') => prepareQuery((db, param) => db.selectFrom('auth_realms').select(['id', 'name']).where(column, '=', param(0)));
+const REALM_BY_ID = realmBy('id');
+const REALM_BY_NAME = realmBy('name');
+const realmOfOwner = (table: 'auth_clients' | 'auth_users') => prepareQuery((db, param) => db.selectFrom(`${table as 'auth_clients'} as owner`)
+    .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
+    .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', param(0)));
+const REALM_OF_CLIENT = realmOfOwner('auth_clients');
+const REALM_OF_USER = realmOfOwner('auth_users');
+
 /** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
 export async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined) {
     const { realm_id: id, realm_name: name } = params;
     if (id !== undefined && !UUID.test(id)) throw invalidRequest('realm_id must be a UUID.');
-    let query = db.selectFrom('auth_realms').select(['id', 'name']);
-    if (id !== undefined) query = query.where('id', '=', id.toLowerCase());
-    if (name !== undefined) query = query.where('name', '=', name);
-    if (id === undefined && name === undefined) {
-        query = hint !== undefined && UUID.test(hint) ? query.where('id', '=', hint.toLowerCase()) : query.where('name', '=', MASTER_REALM);
+    let realm: { id: string; name: string } | undefined;
+    if (id !== undefined) {
+        realm = await REALM_BY_ID.first(db, [id.toLowerCase()]);
+        // both given: they must name the same realm
+        if (name !== undefined && realm?.name !== name) realm = undefined;
+    } else if (name !== undefined) {
+        realm = await REALM_BY_NAME.first(db, [name]);
+    } else if (hint !== undefined && UUID.test(hint)) {
+        realm = await REALM_BY_ID.first(db, [hint.toLowerCase()]);
+    } else {
+        realm = await REALM_BY_NAME.first(db, [MASTER_REALM]);
     }
-    const realm = await query.executeTakeFirst();
     if (!realm) throw invalidRequest('The realm does not exist.');
     return realm;
 }
@@ -83,10 +98,8 @@ export async function realmOfRequest(
     }
     const id = options.credentialId;
     if (id !== undefined && UUID.test(id)) {
-        const ownerRealm = (table: 'auth_clients' | 'auth_users') => db.selectFrom(`${table as 'auth_clients'} as owner`)
-            .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
-            .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', id.toLowerCase()).executeTakeFirst();
-        const realm = await ownerRealm('auth_clients') ?? (options.users ? await ownerRealm('auth_users') : undefined);
+        const owner = id.toLowerCase();
+        const realm = await REALM_OF_CLIENT.first(db, [owner]) ?? (options.users ? await REALM_OF_USER.first(db, [owner]) : undefined);
         if (realm) return realm;
     }
     return resolveRealm(db, {}, undefined);

@@ -13,12 +13,18 @@ const iterations = Number(process.argv[2] ?? 2000);
 const app = await startTestApp('sqlite');
 const statements: string[] = [];
 let recording = false;
+/** time spent awaiting each statement during the timed loop, by SQL text */
+const spent = new Map<string, number>();
+let timing = false;
 // every executor (transactions and plugins derive new ones) shares this prototype method
 const executor = Object.getPrototypeOf(Object.getPrototypeOf(app.deps.db.getExecutor())) as { executeQuery: (query: CompiledQuery, id: unknown) => Promise<unknown> };
 const execute = executor.executeQuery;
 executor.executeQuery = function (this: unknown, query: CompiledQuery, id: unknown) {
-    if (recording) statements.push(query.sql.replace(/\s+/g, ' ').slice(0, 160));
-    return execute.call(this, query, id);
+    const text = query.sql.replace(/\s+/g, ' ').slice(0, 160);
+    if (recording) statements.push(text);
+    if (!timing) return execute.call(this, query, id);
+    const start = process.hrtime.bigint();
+    return execute.call(this, query, id).finally(() => spent.set(text, (spent.get(text) ?? 0) + Number(process.hrtime.bigint() - start) / 1e3));
 };
 
 async function create(path: string, payload: Record<string, unknown>): Promise<string> {
@@ -35,11 +41,14 @@ async function measure(label: string, send: () => Promise<{ statusCode: number; 
     await send();
     recording = false;
     const sql = [...statements];
+    spent.clear();
+    timing = true;
     const start = process.hrtime.bigint();
     for (let i = 0; i < iterations; i++) await send();
     const micros = Number(process.hrtime.bigint() - start) / 1e3 / iterations;
+    timing = false;
     console.log(`${label}: ${micros.toFixed(0)} µs/request, ${sql.length} statements`);
-    for (const line of sql) console.log(`    ${line}`);
+    for (const line of sql) console.log(`  ${((spent.get(line) ?? 0) / iterations).toFixed(0).padStart(4)} µs  ${line}`);
 }
 
 try {

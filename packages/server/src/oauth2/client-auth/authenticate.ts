@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ClientTable, Database } from '../../db/schema.js';
+import { prepareQuery } from '../../db/prepared.js';
 import { fromDbBool } from '../../db/values.js';
 import type { ClientSecretVerifier } from '../../http/authenticate.js';
 import { failedAuthentication } from '../../http/limits/failed-authentication.js';
@@ -34,12 +35,14 @@ export function decodeBasic(header: string): { id: string; secret: string } {
     }
 }
 
+const clientBy = (column: 'id' | 'name') => prepareQuery((db, param) => db.selectFrom('auth_clients').selectAll()
+    .where(column, '=', param(0)).where('realm_id', '=', param(1)));
+const CLIENT_BY_ID = clientBy('id');
+const CLIENT_BY_NAME = clientBy('name');
+
 async function findClient(db: Kysely<Database>, realmId: string, idOrName: string): Promise<ClientTable | undefined> {
     if (idOrName.includes('\u0000')) return undefined;
-    return db.selectFrom('auth_clients').selectAll()
-        .where(UUID.test(idOrName) ? 'id' : 'name', '=', UUID.test(idOrName) ? idOrName.toLowerCase() : idOrName)
-        .where('realm_id', '=', realmId)
-        .executeTakeFirst();
+    return UUID.test(idOrName) ? CLIENT_BY_ID.first(db, [idOrName.toLowerCase(), realmId]) : CLIENT_BY_NAME.first(db, [idOrName, realmId]);
 }
 
 /**

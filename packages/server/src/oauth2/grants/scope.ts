@@ -1,5 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { fromDbBool } from '../../db/values.js';
 import { oauthError } from '../errors.js';
@@ -9,6 +10,12 @@ import { GLOBAL_SCOPE } from '../tokens/claims.js';
 export function scopeNames(value: string): string[] {
     return [...new Set(value.split(' ').filter(Boolean))];
 }
+
+const CLIENT_SCOPE_BINDINGS = prepareQuery((db, param) => db.selectFrom('auth_client_scopes')
+    .innerJoin('auth_scopes', 'auth_scopes.id', 'auth_client_scopes.scope_id')
+    .select(['auth_scopes.name as name', 'auth_client_scopes.default as isDefault'])
+    .where('auth_client_scopes.client_id', '=', param(0))
+    .where((eb) => eb.or([eb('auth_scopes.realm_id', 'is', null), eb('auth_scopes.realm_id', '=', param(1))])));
 
 /**
  * The scope a login is issued (RFC 6749 §3.3). Without a client: `global` (API.md §4). With a
@@ -20,12 +27,7 @@ export function scopeNames(value: string): string[] {
  */
 export async function resolveScope(db: Kysely<Database>, realmId: string, requested: string | undefined, clientId: string | null): Promise<string> {
     if (clientId === null) return GLOBAL_SCOPE;
-    const bindings = await db.selectFrom('auth_client_scopes')
-        .innerJoin('auth_scopes', 'auth_scopes.id', 'auth_client_scopes.scope_id')
-        .select(['auth_scopes.name as name', 'auth_client_scopes.default as isDefault'])
-        .where('auth_client_scopes.client_id', '=', clientId)
-        .where((eb) => eb.or([eb('auth_scopes.realm_id', 'is', null), eb('auth_scopes.realm_id', '=', realmId)]))
-        .execute();
+    const bindings = await CLIENT_SCOPE_BINDINGS.all(db, [clientId, realmId]);
     const names = requested === undefined ? [] : scopeNames(requested);
     if (names.length === 0) {
         const defaults = bindings.filter((binding) => fromDbBool(binding.isDefault)).map((binding) => binding.name);

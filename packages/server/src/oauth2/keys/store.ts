@@ -1,5 +1,6 @@
 import { createPrivateKey, randomBytes, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../../db/prepared.js';
 import type { Database, KeyTable } from '../../db/schema.js';
 import { toDbDate, type DialectName } from '../../db/values.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
@@ -63,6 +64,16 @@ export interface KeyStore {
     privateKeyFor(db: Kysely<Database>, kid: string): Promise<KeyObject | undefined>;
 }
 
+/** The realm's active signing key (of one algorithm): newest first among equal priorities, so a freshly generated key takes over (rotation). */
+const activeSigningKeyQuery = (byAlgorithm: boolean) => prepareQuery((db, param) => {
+    let query = db.selectFrom('auth_keys').select(['id', 'algorithm', 'status', 'public_key'])
+        .where('realm_id', '=', param(0)).where('use', '=', 'sig').where('status', '=', 'active');
+    if (byAlgorithm) query = query.where('algorithm', '=', param(1));
+    return query.orderBy('priority', 'desc').orderBy('created_at', 'desc').orderBy('id').limit(1);
+});
+const ACTIVE_SIGNING_KEY = activeSigningKeyQuery(false);
+const ACTIVE_SIGNING_KEY_OF_ALGORITHM = activeSigningKeyQuery(true);
+
 /** Per-realm signing keys in auth_keys (use 'sig'), next to the realm encryption keys (use 'enc'). */
 export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeyStore {
     const signingKeys = (db: Kysely<Database>, realmId: string) => db.selectFrom('auth_keys')
@@ -92,10 +103,7 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeySto
             return createSigningKey(db, realmId, algorithm, Math.min(0, Number(lowest?.lowest ?? 0)) - 1);
         },
         async activeSigningKey(db, realmId, algorithm) {
-            let query = signingKeys(db, realmId).where('status', '=', 'active');
-            if (algorithm) query = query.where('algorithm', '=', algorithm);
-            // newest first among equal priorities: a freshly generated key takes over (rotation)
-            const row = await query.orderBy('priority', 'desc').orderBy('created_at', 'desc').orderBy('id').executeTakeFirst();
+            const row = algorithm ? await ACTIVE_SIGNING_KEY_OF_ALGORITHM.first(db, [realmId, algorithm]) : await ACTIVE_SIGNING_KEY.first(db, [realmId]);
             return row ? { kid: row.id, algorithm: row.algorithm as SigningAlgorithm, jwk: publicJwkOf(row) } : undefined;
         },
         async publicJwks(db, realmId) {

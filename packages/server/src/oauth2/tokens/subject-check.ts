@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { prepareQuery } from '../../db/prepared.js';
 import { fromDbBool, fromDbDate } from '../../db/values.js';
 import type { TokenClaims } from './claims.js';
 import type { TokenFailure } from './service.js';
@@ -12,26 +13,32 @@ export async function findSubject(db: Kysely<Database>, claims: Pick<TokenClaims
     return db.selectFrom(table).select(['realm_id', 'active']).where('id', '=', claims.sub).executeTakeFirst();
 }
 
-/**
- * Everything that can end a token after it was signed, read in one query on every use: the
- * session row, the session's client, the subject, and — when `kid` is given — the signing key's
- * status mark (spec States). One round trip instead of four on the bearer hot path.
- */
-async function tokenState(db: Kysely<Database>, claims: TokenClaims, kid: string | null) {
-    const subjectTable = claims.sub_kind === 'user' ? 'auth_users' : 'auth_clients';
-    return db.selectFrom('auth_sessions')
+/** The state query of a token, prepared once per subject table (the SQL only varies by sub_kind). */
+function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
+    return prepareQuery((db, param) => db.selectFrom('auth_sessions')
         .leftJoin('auth_clients as session_client', 'session_client.id', 'auth_sessions.client_id')
-        // the subject table is chosen by sub_kind; both have id, realm_id and active
-        .leftJoin(`${subjectTable as 'auth_users'} as subject`, (join) => join.on('subject.id', '=', claims.sub))
-        .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', kid ?? '').on('signing_key.use', '=', 'sig'))
+        // both subject tables have id, realm_id and active
+        .leftJoin(`${subjectTable as 'auth_users'} as subject`, (join) => join.on('subject.id', '=', param(0)))
+        .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
         .select([
             'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
             'auth_sessions.revoked_at', 'session_client.active as client_active',
             'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
             'signing_key.status as key_status', 'signing_key.id as key_id',
         ])
-        .where('auth_sessions.id', '=', claims.session_id)
-        .executeTakeFirst();
+        .where('auth_sessions.id', '=', param(2)));
+}
+const STATE_OF_USER_TOKEN = stateQuery('auth_users');
+const STATE_OF_CLIENT_TOKEN = stateQuery('auth_clients');
+
+/**
+ * Everything that can end a token after it was signed, read in one query on every use: the
+ * session row, the session's client, the subject, and — when `kid` is given — the signing key's
+ * status mark (spec States). One round trip instead of four on the bearer hot path.
+ */
+function tokenState(db: Kysely<Database>, claims: TokenClaims, kid: string | null) {
+    const query = claims.sub_kind === 'user' ? STATE_OF_USER_TOKEN : STATE_OF_CLIENT_TOKEN;
+    return query.first(db, [claims.sub, kid ?? '', claims.session_id]);
 }
 
 /**
