@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Dialect } from 'kysely';
-import { createPool } from 'mysql2';
-import pg from 'pg';
+import type { createPool as createMysqlPool } from 'mysql2';
+import type pg from 'pg';
 import type { Database } from './schema.js';
 import {
     DatabaseConfigError,
@@ -47,7 +47,7 @@ export interface DatabaseHandle {
 
 /** Opens the database, pins the session to UTC (spec beta.67 item 6) and verifies the pin. */
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-    const dialect = buildDialect(options);
+    const dialect = await buildDialect(options);
     const db = new Kysely<Database>({ dialect });
     let destroyed: Promise<void> | undefined;
     const handle: DatabaseHandle = {
@@ -64,14 +64,15 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     return handle;
 }
 
-function buildDialect(options: DatabaseOptions): Dialect {
+/** The server dialects' drivers are loaded only when chosen: an SQLite deployment boots without them. */
+async function buildDialect(options: DatabaseOptions): Promise<Dialect> {
     switch (options.type) {
         case 'sqlite':
             return sqliteDialect(options);
         case 'postgres':
-            return postgresDialect(options);
+            return postgresDialect(options, (await import('pg')).default);
         case 'mysql':
-            return mysqlDialect(options);
+            return mysqlDialect(options, (await import('mysql2')).createPool);
         default:
             throw new DatabaseConfigError('DB_TYPE', `unknown database type "${String(options.type)}" (expected sqlite, postgres or mysql)`);
     }
@@ -126,7 +127,7 @@ function withStatementCache(database: SqliteDatabase.Database): KyselySqliteData
     };
 }
 
-function postgresDialect(options: DatabaseOptions): Dialect {
+function postgresDialect(options: DatabaseOptions, driver: typeof pg): Dialect {
     let config: pg.PoolConfig;
     if (options.url) {
         // pg lets URL parameters win over explicit options, so the pin goes into the URL itself.
@@ -144,7 +145,7 @@ function postgresDialect(options: DatabaseOptions): Dialect {
             options: pinPostgresOptions(envPgOptions(), 'PGOPTIONS'),
         };
     }
-    const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+    const pool = new driver.Pool({ ...config, max: options.poolSize ?? 10 });
     // Without a listener an idle connection's error (server restart) would crash the process.
     pool.on('error', options.onPoolError ?? (() => undefined));
     return new PostgresDialect({ pool });
@@ -155,7 +156,7 @@ function envPgOptions(): string | undefined {
     return process.env.PGOPTIONS;
 }
 
-function mysqlDialect(options: DatabaseOptions): Dialect {
+function mysqlDialect(options: DatabaseOptions, createPool: typeof createMysqlPool): Dialect {
     if (options.url) checkMysqlUrl(options.url);
     const pool = createPool({
         ...(options.url

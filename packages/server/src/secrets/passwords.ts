@@ -1,5 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/bcrypt';
+import { createRememberedVerifications } from './remembered.js';
 
 const BCRYPT_HASH = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
@@ -17,38 +17,26 @@ export interface PasswordHasher {
     verify(plaintext: string, stored: string): Promise<boolean>;
 }
 
-/** Verified pairs remembered per process (32-byte digests): far more than the identities of a busy minute. */
-const REMEMBERED_VERIFICATIONS = 10_000;
-
 /**
  * bcrypt verification (~14/s per core at cost 10) would otherwise cap every Basic-authenticated
- * request and every client_credentials grant with a hashed secret. A successful verification is
- * remembered only as an HMAC digest under a random per-process key — never the secret itself —
- * over the stored hash and the presented value: a rotated secret or changed password has a new
- * hash (new salt), so its entries can never match again. Deactivation is checked by the callers
- * on every request regardless. Failures are never remembered, so a wrong guess always pays bcrypt.
+ * request and every client_credentials grant with a hashed secret, so a success is remembered
+ * (see RememberedVerifications; a changed password or secret has a new hash with a new salt).
+ * Deactivation is checked by the callers on every request regardless.
  */
 export function createPasswordHasher(cost = 10): PasswordHasher {
-    const key = randomBytes(32);
-    const remembered = new Map<string, true>();
-    const digestOf = (plaintext: string, stored: string) =>
-        createHmac('sha256', key).update(stored).update('\u0000').update(plaintext).digest('base64');
+    const remembered = createRememberedVerifications();
     return {
         hash: (plaintext) => hash(plaintext, { cost }),
         async verify(plaintext, stored) {
             if (!isBcryptHash(stored)) return false;
-            const digest = digestOf(plaintext, stored);
-            if (remembered.has(digest)) return true;
+            if (remembered.has(stored, plaintext)) return true;
             let valid: boolean;
             try {
                 valid = await verify(plaintext, stored);
             } catch {
                 return false;
             }
-            if (valid) {
-                if (remembered.size >= REMEMBERED_VERIFICATIONS) remembered.delete(remembered.keys().next().value!);
-                remembered.set(digest, true);
-            }
+            if (valid) remembered.add(stored, plaintext);
             return valid;
         },
     };

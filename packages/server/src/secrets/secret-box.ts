@@ -1,10 +1,12 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
+import { prepareQuery } from '../db/prepared.js';
 import type { ClientTable, Database } from '../db/schema.js';
 import { fromDbBool, toDbDate } from '../db/values.js';
 import type { ClientSecretVerifier } from '../http/authenticate.js';
 import type { PasswordHasher } from './passwords.js';
+import { createRememberedVerifications } from './remembered.js';
 
 const ENVELOPE = 'enc:v1';
 const WRAPPED = 'wrapped:v1';
@@ -41,6 +43,12 @@ export interface SecretBox {
     encrypt(db: Kysely<Database>, realmId: string, plaintext: string): Promise<string>;
     /** throws SecretUnavailableError when the key is disabled, deleted or the value corrupt */
     decrypt(db: Kysely<Database>, envelope: string): Promise<string>;
+    /**
+     * Whether `presented` is the secret sealed in `envelope`, compared in constant time; throws
+     * SecretUnavailableError like decrypt. The key's state is read on every call (another replica
+     * may have disabled it); a success is remembered, so a repeated one skips unwrapping and decryption.
+     */
+    matches(db: Kysely<Database>, envelope: string, presented: string): Promise<boolean>;
     isEnvelope(value: string): boolean;
     /** the realm's encryption key id, creating it when missing (realm creation, bootstrap) */
     ensureRealmKey(db: Kysely<Database>, realmId: string): Promise<string>;
@@ -59,8 +67,11 @@ export interface SecretBox {
  * Encrypted secrets depend on the realm encryption key; the key is wrapped at rest when
  * SECRETS_ENCRYPTION_KEY is set (spec Authentication rule 15).
  */
+const ENCRYPTION_KEY = prepareQuery((db, param) => db.selectFrom('auth_keys').select(['private_key', 'status']).where('id', '=', param(0)));
+
 export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string | null): SecretBox {
     const masterKey = masterKeyOf(masterKeyValue);
+    const remembered = createRememberedVerifications();
     const wrap = (raw: Buffer) => (masterKey ? `${WRAPPED}:${seal(masterKey, raw.toString('base64'))}` : raw.toString('base64'));
     const unwrap = (stored: string): Buffer => {
         if (stored.startsWith(`${WRAPPED}:`)) {
@@ -82,6 +93,25 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
             public_key: null, private_key: wrap(randomBytes(32)), realm_id: realmId, created_at: now, updated_at: now,
         }).execute();
         return id;
+    };
+
+    /** The envelope's key material and sealed value, once the key is known to be usable. */
+    const sealedOf = async (db: Kysely<Database>, envelope: string): Promise<{ material: string; value: string }> => {
+        const parts = envelope.split(':');
+        const keyId = parts[2];
+        if (parts.length !== 6 || !keyId) throw new SecretUnavailableError('The secret envelope is malformed.');
+        const key = await ENCRYPTION_KEY.first(db, [keyId]);
+        // spec States: a disabled realm encryption key makes its secrets unrecoverable until enabled again
+        if (!key || key.status === 'disabled' || !key.private_key) throw new SecretUnavailableError('The encryption key is unavailable.');
+        return { material: key.private_key, value: parts.slice(3).join(':') };
+    };
+    const openEnvelope = ({ material, value }: { material: string; value: string }): string => {
+        try {
+            return open(unwrap(material), value);
+        } catch (error) {
+            if (error instanceof SecretUnavailableError) throw error;
+            throw new SecretUnavailableError('The secret cannot be decrypted.');
+        }
     };
 
     return {
@@ -106,19 +136,13 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
             const key = await db.selectFrom('auth_keys').select('private_key').where('id', '=', keyId).executeTakeFirstOrThrow();
             return `${ENVELOPE}:${keyId}:${seal(unwrap(key.private_key!), plaintext)}`;
         },
-        async decrypt(db, envelope) {
-            const parts = envelope.split(':');
-            const keyId = parts[2];
-            if (parts.length !== 6 || !keyId) throw new SecretUnavailableError('The secret envelope is malformed.');
-            const key = await db.selectFrom('auth_keys').select(['private_key', 'status']).where('id', '=', keyId).executeTakeFirst();
-            // spec States: a disabled realm encryption key makes its secrets unrecoverable until enabled again
-            if (!key || key.status === 'disabled' || !key.private_key) throw new SecretUnavailableError('The encryption key is unavailable.');
-            try {
-                return open(unwrap(key.private_key), parts.slice(3).join(':'));
-            } catch (error) {
-                if (error instanceof SecretUnavailableError) throw error;
-                throw new SecretUnavailableError('The secret cannot be decrypted.');
-            }
+        decrypt: async (db, envelope) => openEnvelope(await sealedOf(db, envelope)),
+        async matches(db, envelope, presented) {
+            const sealed = await sealedOf(db, envelope);
+            if (remembered.has(envelope, presented)) return true;
+            const valid = secretsEqual(openEnvelope(sealed), presented);
+            if (valid) remembered.add(envelope, presented);
+            return valid;
         },
     };
 }
@@ -142,7 +166,7 @@ export function createClientSecretVerifier(deps: { passwords: PasswordHasher; se
             if (deps.secrets.isEnvelope(stored)) {
                 if (!db) return false;
                 try {
-                    return secretsEqual(await deps.secrets.decrypt(db, stored), presented);
+                    return await deps.secrets.matches(db, stored, presented);
                 } catch {
                     return false;
                 }

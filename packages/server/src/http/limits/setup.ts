@@ -4,7 +4,6 @@ import { createMemoryCounterStore } from './counter-store.js';
 import { createRateLimiter } from './limiter.js';
 import { createLoginGate } from './login-gate.js';
 import { createRequestLimits, type RequestLimits } from './plugin.js';
-import { createRedisCounterStore } from './redis-counter-store.js';
 
 /** Spec Limits: failed authentications per minute per source address. */
 export const FAILED_AUTHENTICATION_MAX = 300;
@@ -51,8 +50,9 @@ export interface LimitOptions {
 /** The counters live in Redis when REDIS_URL is set and in process otherwise (spec Limits). */
 export async function createLimits(config: Config, options: LimitOptions, onStoreError: (error: unknown) => void): Promise<RequestLimits> {
     const clock = options.clock ?? Date.now;
+    // ioredis is loaded only when configured: it weighs on the boot time and memory of every other deployment
     const store = config.redisUrl ?
-        await createRedisCounterStore(config.redisUrl, onStoreError) :
+        await (await import('./redis-counter-store.js')).createRedisCounterStore(config.redisUrl, onStoreError) :
         createMemoryCounterStore(clock);
     const prefix = options.prefix ?? deploymentPrefix(config);
     const limiter = createRateLimiter({
