@@ -141,8 +141,8 @@ interface Measured {
 /** One line of load: warmed once, then run once per round. */
 interface Scenario {
     key: string;
-    warm(seconds: number): Promise<void>;
-    round(seconds: number): Promise<RoundResult>;
+    warm(seconds: number, settleMs: number): Promise<void>;
+    round(seconds: number, settleMs: number): Promise<RoundResult>;
     skipped?: string;
     failure?: string;
 }
@@ -165,13 +165,13 @@ async function httpScenario(
     return {
         key,
         ...(failure ? { failure } : {}),
-        async warm(seconds) {
+        async warm(seconds, settleMs) {
             await before();
-            await loadOnce(service.url, request, connections, seconds);
+            await loadOnce(service.url, request, connections, seconds, settleMs);
         },
-        async round(seconds) {
+        async round(seconds, settleMs) {
             await before();
-            return loadOnce(service.url, request, connections, seconds);
+            return loadOnce(service.url, request, connections, seconds, settleMs);
         },
     };
 }
@@ -191,8 +191,8 @@ async function runRounds(scenarios: readonly Scenario[], plan: LoadPlan, log: (l
         log(`round ${round + 1} of ${plan.rounds} over ${scenarios.length} scenarios`);
         for (const scenario of scenarios) {
             if (scenario.skipped) continue;
-            if (round === 0 && plan.warmup > 0) await scenario.warm(plan.warmup);
-            rounds.get(scenario.key)!.push(await scenario.round(plan.roundSeconds));
+            if (round === 0 && plan.warmup > 0) await scenario.warm(plan.warmup, plan.settleMs);
+            rounds.get(scenario.key)!.push(await scenario.round(plan.roundSeconds, plan.settleMs));
         }
     }
     const measured = new Map<string, Measured>();

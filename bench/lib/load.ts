@@ -10,18 +10,19 @@ export interface LoadPlan {
     connections: number;
     /** rounds over all scenarios */
     rounds: number;
-    /** seconds measured per scenario and round */
+    /** seconds measured per scenario and round (whole seconds: autocannon rounds a duration up to its next tick) */
     roundSeconds: number;
     /** seconds of unrecorded load before a scenario's first round (JIT, caches, connection pools) */
     warmup: number;
+    /** autocannon stops on time and abandons what is in flight: the server finishes it before the next run */
+    settleMs: number;
 }
 
 export function loadPlan(quick: boolean): LoadPlan {
-    return quick ? { connections: 10, rounds: 2, roundSeconds: 1.25, warmup: 0.75 } : { connections: 10, rounds: 3, roundSeconds: 3.5, warmup: 2 };
+    return quick ?
+        { connections: 10, rounds: 2, roundSeconds: 1, warmup: 1, settleMs: 300 } :
+        { connections: 10, rounds: 3, roundSeconds: 4, warmup: 2, settleMs: 500 };
 }
-
-/** autocannon stops on time and abandons what is in flight: the server finishes it before the next run. */
-const SETTLE_MS = 500;
 
 export interface RoundResult {
     requests: number;
@@ -38,7 +39,7 @@ export interface LoadRequest extends AutocannonRequest {
     path: string;
 }
 
-export async function loadOnce(baseUrl: string, request: LoadRequest, connections: number, seconds: number): Promise<RoundResult> {
+export async function loadOnce(baseUrl: string, request: LoadRequest, connections: number, seconds: number, settleMs: number): Promise<RoundResult> {
     let firstFailure: string | undefined;
     const observed: AutocannonRequest = {
         ...request,
@@ -48,10 +49,11 @@ export async function loadOnce(baseUrl: string, request: LoadRequest, connection
         },
     };
     const result = await autocannon({ url: baseUrl, connections, pipelining: 1, timeout: 30, duration: seconds, requests: [observed] });
-    await sleep(SETTLE_MS);
+    await sleep(settleMs);
     return {
         requests: result.requests.total,
-        seconds,
+        // the time autocannon really ran (it ends on a whole-second tick), so rates are not inflated
+        seconds: result.duration,
         p50: result.latency.p50,
         p99: result.latency.p99,
         errors: result.errors + result.non2xx,
