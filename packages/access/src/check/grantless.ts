@@ -2,7 +2,7 @@ import type { DecisionStrategy } from '@realmgate/core';
 import { invalidInput } from '../errors.js';
 import { BuiltInPolicyType } from '../policy/constants.js';
 import type { PolicyEngine } from '../policy/engine.js';
-import { decide, maybeInvert, Outcome } from '../policy/outcome.js';
+import { combineOutcomes, maybeInvert, Outcome } from '../policy/outcome.js';
 import { defaultPolicyEngine } from '../policy/registry.js';
 import type { CanonicalPolicy } from '../policy/types.js';
 
@@ -27,21 +27,9 @@ function grantlessOutcome(policy: CanonicalPolicy): Outcome {
     if (policy.type === BuiltInPolicyType.COMPOSITE) {
         const children = policy.children ?? [];
         if (children.length === 0) return maybeInvert(Outcome.PASS, policy.invert);
-        return maybeInvert(combine(children.map(grantlessOutcome), policy.decisionStrategy as DecisionStrategy), policy.invert);
+        return maybeInvert(combineOutcomes(children.map(grantlessOutcome), policy.decisionStrategy as DecisionStrategy), policy.invert);
     }
     return Outcome.PENDING;
-}
-
-function combine(outcomes: readonly Outcome[], strategy: DecisionStrategy): Outcome {
-    let pass = 0;
-    let fail = 0;
-    let pending = 0;
-    for (const outcome of outcomes) {
-        if (outcome === Outcome.FAIL) fail++;
-        else if (outcome === Outcome.PENDING) pending++;
-        else pass++;
-    }
-    return decide(pass, fail, pending, strategy);
 }
 
 /**
@@ -58,7 +46,7 @@ export function deniesWithoutGrant(
     if (!Array.isArray(policies)) throw invalidInput(['policies'], 'expected a list of policy trees');
     if (policies.length === 0) return false;
     const outcomes = policies.map((input, index) => grantlessOutcome(engine.validate(input, ['policies', index])));
-    const outcome = outcomes.length === 1 ? outcomes[0]! : combine(outcomes, strategy);
+    const outcome = outcomes.length === 1 ? outcomes[0]! : combineOutcomes(outcomes, strategy);
     return outcome === Outcome.FAIL;
 }
 
