@@ -5,8 +5,8 @@
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { hash, verify } from '@node-rs/bcrypt';
-import { generateSigningMaterial, type SigningAlgorithm } from '../../packages/server/src/oauth2/keys/material.js';
-import { decodeJws, signJws, verifyJws } from '../../packages/server/src/oauth2/tokens/jws.js';
+import { generateSigningMaterial, type SigningAlgorithm } from '../../packages/server/src/keys/material.js';
+import { decodeJws, signJws, verifyJws } from '../../packages/server/src/tokens/jws.js';
 import { elapsedMs, median, nowNs, timeRounds, type BenchOptions } from '../harness.js';
 
 /**

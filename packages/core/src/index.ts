@@ -4,3 +4,4 @@ export * from './identity.js';
 export * from './permission.js';
 export * from './realm-scope.js';
 export * from './token.js';
+export * from './realm.js';

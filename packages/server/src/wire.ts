@@ -6,16 +6,16 @@ import { createDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createClientSecretVerifier, createSecretBox, type SecretBox } from './secrets/secret-box.js';
 import { createPasswordHasher, type PasswordHasher } from './secrets/passwords.js';
-import type { ClientSecretVerifier } from './http/authenticate.js';
-import { createKeyStore, type KeyStore } from './oauth2/keys/store.js';
+import type { ClientSecretVerifier } from './authn/basic.js';
+import { createKeyStore, type KeyStore } from './keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
 import { createIntrospectionEndpoint, type IntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint, type RevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint, type TokenEndpoint } from './oauth2/token-endpoint.js';
-import { createTokenService, type TokenService } from './oauth2/tokens/service.js';
-import { createSessionStore, type SessionStore } from './oauth2/tokens/sessions.js';
-import type { RequestLimits } from './http/limits/plugin.js';
-import { createLimits, type LimitOptions } from './http/limits/setup.js';
+import { createTokenService, type TokenService } from './tokens/service.js';
+import { createSessionStore, type SessionStore } from './tokens/sessions.js';
+import type { RequestLimits } from './limits/request-limits.js';
+import { createLimits, type LimitOptions } from './limits/setup.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {

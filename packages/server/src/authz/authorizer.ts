@@ -10,8 +10,8 @@ import {
 } from '@realmgate/access';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { forbidden } from '../http/errors.js';
-import type { Actor } from './actor.js';
+import { forbidden } from '../errors/app-error.js';
+import type { Actor } from '../authn/actor.js';
 import type { CatalogCache } from './catalog-cache.js';
 import { loadGrants } from './grants.js';
 

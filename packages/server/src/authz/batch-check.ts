@@ -9,7 +9,7 @@ import {
     type AuthorizationGrant,
     type PolicyIdentity,
 } from '@realmgate/access';
-import { issue, validationFailed, type Issue } from '../http/errors.js';
+import { issue, validationFailed, type Issue } from '../errors/app-error.js';
 import type { RequestAuthorizer } from './authorizer.js';
 import { permissionKey } from './catalog.js';
 

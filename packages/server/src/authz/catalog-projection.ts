@@ -9,7 +9,7 @@ import {
     type PolicyNodeInput,
 } from '@realmgate/access';
 import { PermissionName } from '@realmgate/core';
-import { forbidden } from '../http/errors.js';
+import { forbidden } from '../errors/app-error.js';
 import { treeRealmOf } from './catalog.js';
 
 /** Spec "Authorization routes": the credential must hold one of these to read the catalog. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BuiltInPolicyType, type PolicyData } from '@realmgate/access';
 import { PermissionName, RealmScope } from '@realmgate/core';
-import { forbidden } from '../http/errors.js';
+import { forbidden } from '../errors/app-error.js';
 import type { RequestAuthorizer } from './authorizer.js';
 
 /** The definition a grant names (spec model line 1: name, realm_id, client_id). */

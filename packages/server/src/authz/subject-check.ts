@@ -4,16 +4,15 @@ import {
     type AuthorizationCatalog,
     type PolicyIdentity,
 } from '@realmgate/access';
-import { PermissionName } from '@realmgate/core';
+import { PermissionName, isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { RequestContext } from '../http/context.js';
-import { forbidden, issue, notFound, validationFailed, type Issue } from '../http/errors.js';
-import type { Actor } from './actor.js';
+import type { RequestContext } from './request-context.js';
+import { forbidden, issue, notFound, validationFailed, type Issue } from '../errors/app-error.js';
+import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer, type AuthorizerDeps, type RequestAuthorizer } from './authorizer.js';
 import { projectPolicyTree, type PolicyRow } from './policy-tree.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BODY_KEYS = new Set(['identity', 'realmId']);
 const MAX_POLICY_DEPTH = 32;
 
@@ -49,7 +48,7 @@ function readIdentity(value: unknown, issues: Issue[]): SubjectRef | null | unde
     for (const key of Object.keys(rest)) issues.push(issue(['identity', key], 'unknown_member', 'is not a known member'));
     if (type !== 'user' && type !== 'client') issues.push(issue(['identity', 'type'], 'invalid_value', "must be 'user' or 'client'"));
     // names repeat across realms, so only the id identifies a subject (spec "identity" member)
-    if (typeof id !== 'string' || !UUID.test(id)) issues.push(issue(['identity', 'id'], 'invalid_format', 'must be a UUID'));
+    if (typeof id !== 'string' || !isUuid(id)) issues.push(issue(['identity', 'id'], 'invalid_format', 'must be a UUID'));
     return { type: type as SubjectRef['type'], id: typeof id === 'string' ? id.toLowerCase() : '' };
 }
 
@@ -141,7 +140,7 @@ const IDENTITY_NEEDED: SubjectCheckResult = { status: 'error', message: 'The per
  * passes and is decided per row on the server.
  */
 export async function checkPermission(deps: AuthorizerDeps, permissionId: string, subject: Subject, request: SubjectCheckRequest): Promise<SubjectCheckResult> {
-    const row = UUID.test(permissionId) ?
+    const row = isUuid(permissionId) ?
         await deps.db.selectFrom('auth_permissions').select(['id', 'name', 'realm_id', 'client_id'])
             .where('id', '=', permissionId.toLowerCase()).executeTakeFirst() :
         undefined;
@@ -203,7 +202,7 @@ async function loadPolicyTree(db: Kysely<Database>, id: string): Promise<{ found
  * permission-binding node has no grant to hold and fails. A tree this server cannot project denies.
  */
 export async function checkPolicy(deps: AuthorizerDeps, policyId: string, subject: Subject, request: SubjectCheckRequest): Promise<SubjectCheckResult> {
-    const { found, tree } = UUID.test(policyId) ? await loadPolicyTree(deps.db, policyId.toLowerCase()) : { found: false, tree: null };
+    const { found, tree } = isUuid(policyId) ? await loadPolicyTree(deps.db, policyId.toLowerCase()) : { found: false, tree: null };
     if (!found) throw notFound('policy');
     if (tree === null) return { status: 'deny' };
     const identity = evaluatesWithoutIdentity(subject.actor) ? null : subject.actor.identity;

@@ -1,4 +1,4 @@
-import { issue, validationFailed } from '../http/errors.js';
+import { issue, validationFailed } from '../errors/app-error.js';
 import type { TableName } from '../db/schema.js';
 import type { AnyDb, ResourceDefinition } from './resource/context.js';
 import type { Row } from './resource/records.js';

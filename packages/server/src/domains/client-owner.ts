@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors/app-error.js';
 import type { AnyTx } from './resource/context.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { toDbDate, type DialectName } from '../db/values.js';
-import type { RequestContext } from '../http/context.js';
+import type { RequestContext } from '../authz/request-context.js';
 
 export interface EventInput {
     name: string;

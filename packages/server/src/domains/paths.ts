@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors/app-error.js';
 import type { ResourceDefinition } from './resource/context.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { foreignKey, nameField } from './fields.js';

@@ -1,8 +1,9 @@
+import { MASTER_REALM } from '@realmgate/core';
 import { typed, type ResourceDefinition } from './resource/context.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import type { KeyStore } from '../oauth2/keys/store.js';
+import type { KeyStore } from '../keys/store.js';
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -33,7 +34,7 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDe
                 await secrets.ensureRealmKey(typed(tx), row.id as string);
                 await keys.ensureSigningKey(typed(tx), row.id as string);
             },
-            refuseDelete: (row) => (row.name === 'master' ? 'The master realm cannot be deleted.' : null),
+            refuseDelete: (row) => (row.name === MASTER_REALM ? 'The master realm cannot be deleted.' : null),
         },
     };
 }

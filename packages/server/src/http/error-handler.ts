@@ -1,6 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, type Issue } from './errors.js';
+import { AppError, type Issue } from '../errors/app-error.js';
 
 /** The API.md §1 error body. */
 export interface ErrorBody {
@@ -40,7 +40,7 @@ type RenderableError = FastifyError & { validation?: AjvError[]; validationConte
 
 /** The API.md §1 status and body of an error (headers it needs are set on the reply). */
 export function renderError(error: RenderableError, request: FastifyRequest, reply: FastifyReply): { status: number; body: ErrorBody } {
-    if (error instanceof HttpError) {
+    if (error instanceof AppError) {
         if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
         // RFC 7235 §3.1: a 401 names the scheme the client should use
         if (error.statusCode === 401 && !reply.hasHeader('WWW-Authenticate')) {

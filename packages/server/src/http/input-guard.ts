@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { validationFailed, type Issue } from './errors.js';
+import { validationFailed, type Issue } from '../errors/app-error.js';
 
 /** Deeper bodies are refused before anything recurses over them (JSON.stringify, validators). */
 const MAX_DEPTH = 32;

@@ -1,15 +1,16 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { ANONYMOUS, type Actor } from '../authz/actor.js';
+import { ANONYMOUS, type Actor } from '../authn/actor.js';
 import { createRequestAuthorizer, type RequestAuthorizer } from '../authz/authorizer.js';
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import type { Database } from '../db/schema.js';
-import { authenticateBasic, type AuthenticationDeps } from './authenticate.js';
-import { authenticateBearer, type BearerDeps } from './bearer.js';
-import type { RequestContext } from './context.js';
-import { HttpError, notFound } from './errors.js';
-import type { RequestLimits } from './limits/plugin.js';
+import { authenticateBasic, type AuthenticationDeps } from '../authn/basic.js';
+import { authenticateBearer, type BearerDeps } from '../authn/bearer.js';
+import type { RequestContext } from '../authz/request-context.js';
+import { AppError, notFound } from '../errors/app-error.js';
+import { findRealmByIdOrName } from '../storage/realms.js';
+import type { RequestLimits } from '../limits/request-limits.js';
 
 export interface ContextDeps extends AuthenticationDeps, BearerDeps {
     db: Kysely<Database>;
@@ -18,20 +19,17 @@ export interface ContextDeps extends AuthenticationDeps, BearerDeps {
     limits?: RequestLimits;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The realm of a `/realms/:realmId/…` mount, by id or name; an unknown realm is 404. */
 /** The realm id of a mount; undefined when the mount names no realm. */
 async function findRouteRealm(db: Kysely<Database>, value: string | undefined): Promise<string | null | undefined> {
     if (value === undefined) return null;
-    const realm = await db.selectFrom('auth_realms').select('id')
-        .where(UUID.test(value) ? 'id' : 'name', '=', UUID.test(value) ? value.toLowerCase() : value)
-        .executeTakeFirst();
+    const realm = await findRealmByIdOrName(db, value);
     return realm ? realm.id : undefined;
 }
 
-function credentialsMissing(): HttpError {
-    return new HttpError(ErrorCode.INVALID_TOKEN, 'Authentication is required.', { statusCode: 401 });
+function credentialsMissing(): AppError {
+    return new AppError(ErrorCode.INVALID_TOKEN, 'Authentication is required.', { statusCode: 401 });
 }
 
 async function resolveActor(deps: ContextDeps, request: FastifyRequest, routeRealmId: string | null): Promise<Actor> {
@@ -40,7 +38,7 @@ async function resolveActor(deps: ContextDeps, request: FastifyRequest, routeRea
     if (/^basic\s/i.test(header)) return authenticateBasic(deps, header, routeRealmId);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (bearer) return authenticateBearer(deps, bearer[1]!);
-    throw new HttpError(ErrorCode.INVALID_TOKEN, 'The authorization scheme is not supported.', { statusCode: 401 });
+    throw new AppError(ErrorCode.INVALID_TOKEN, 'The authorization scheme is not supported.', { statusCode: 401 });
 }
 
 /**
@@ -57,7 +55,7 @@ export async function contextOf(deps: ContextDeps, request: FastifyRequest, opti
     try {
         actor = await resolveActor(deps, request, routeRealmId);
     } catch (error) {
-        if (error instanceof HttpError && error.statusCode === 401) {
+        if (error instanceof AppError && error.statusCode === 401) {
             request.server.log.debug({ code: error.code }, 'authentication failed');
         }
         throw error;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { ID_TOKEN_ALGORITHM } from './tokens/claims.js';
+import { ID_TOKEN_ALGORITHM } from '../tokens/claims.js';
+import { issuerOf } from '../tokens/issuer.js';
 
 /**
  * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
@@ -37,10 +38,6 @@ const ID_TOKEN_CLAIMS = [
 /** The claims of an access token (API.md §4, oauth2/tokens/claims.ts). */
 const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp'];
 
-/** The issuer of a realm: `<PUBLIC_URL>/realms/<realm name>` (API.md §4), the tokens' `iss`. */
-export function issuerOf(publicUrl: string, realmName: string): string {
-    return `${publicUrl.replace(/\/+$/, '')}/realms/${realmName}`;
-}
 
 /** The realm's discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
 export async function discoveryDocument(db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }): Promise<DiscoveryDocument> {

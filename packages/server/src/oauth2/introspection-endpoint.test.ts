@@ -6,8 +6,8 @@ import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
 import { createActor, type GrantSpec } from '../../test/actors.js';
 import { describeEachDialect } from '../../test/databases.js';
 import { toDbBool, toDbDate } from '../db/values.js';
-import type { SigningAlgorithm } from './keys/material.js';
-import { signJws } from './tokens/jws.js';
+import type { SigningAlgorithm } from '../keys/material.js';
+import { signJws } from '../tokens/jws.js';
 
 type Client = { id: string; name: string };
 type Grant = { name: string; realm_id: string | null; client_id: string | null; realm_scope: string; policies: string[] };

@@ -1,15 +1,15 @@
 import { PermissionName } from '@realmgate/core';
-import type { Actor } from '../authz/actor.js';
+import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer } from '../authz/authorizer.js';
-import { authenticateBearer } from '../http/bearer.js';
+import { authenticateBearer } from '../authn/bearer.js';
 import { realmMatchOf } from '../domains/resource/spec.js';
 import type { ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest } from './errors.js';
 import { INACTIVE, introspectionOf, type IntrospectionDeps, type IntrospectionResponse } from './introspection.js';
 import { authenticateCaller, type Caller } from './revocation-endpoint.js';
 import { readParams } from './token-endpoint.js';
-import type { TokenClaims } from './tokens/claims.js';
-import type { TokenService } from './tokens/service.js';
+import type { TokenClaims } from '../tokens/claims.js';
+import type { TokenService } from '../tokens/service.js';
 
 export interface IntrospectionRequest {
     body: unknown;

@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import { loadGrants } from '../authz/grants.js';
 import type { Database } from '../db/schema.js';
-import type { SubjectKind } from './tokens/claims.js';
-import { userClaims } from './tokens/user-claims.js';
+import type { SubjectKind } from '../tokens/claims.js';
+import { userClaims } from '../tokens/user-claims.js';
 
 /** One element of `permissions` (spec "Grant (one element of permissions in an introspection response)"). */
 export interface IntrospectedGrant {

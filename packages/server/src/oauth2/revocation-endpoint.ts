@@ -1,13 +1,13 @@
 import { ErrorCode } from '@realmgate/core';
-import { authenticateBasic } from '../http/authenticate.js';
-import { HttpError } from '../http/errors.js';
-import { failedAuthentication, isFailedAuthentication } from '../http/limits/failed-authentication.js';
+import { authenticateBasic } from '../authn/basic.js';
+import { AppError } from '../errors/app-error.js';
+import { failedAuthentication, isFailedAuthentication } from '../limits/failed-authentication.js';
 import { authenticateClient, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest } from './errors.js';
 import { presentedClientId, readParams, realmOfRequest } from './token-endpoint.js';
-import { TOKEN_KIND, type TokenClaims } from './tokens/claims.js';
-import type { TokenService } from './tokens/service.js';
-import type { SessionStore } from './tokens/sessions.js';
+import { TOKEN_KIND, type TokenClaims } from '../tokens/claims.js';
+import type { TokenService } from '../tokens/service.js';
+import type { SessionStore } from '../tokens/sessions.js';
 
 export interface RevocationRequest {
     body: unknown;
@@ -49,7 +49,7 @@ export async function authenticateCaller(deps: ClientAuthDeps, params: Record<st
         const client = await authenticateClient(deps, realm.id, authorization, body);
         if (client) return { kind: 'client', id: client.row.id, realmId: client.row.realm_id, authenticated: client.authenticated };
     } catch (error) {
-        if (!basic || !(error instanceof HttpError) || error.code !== ErrorCode.INVALID_CLIENT) throw error;
+        if (!basic || !(error instanceof AppError) || error.code !== ErrorCode.INVALID_CLIENT) throw error;
     }
     if (!basic) throw invalidClient('Client authentication is required (RFC 7009 §2.1).');
     let failed = false;

@@ -1,7 +1,8 @@
-import { ErrorCode } from '@realmgate/core';
+import { ErrorCode, MASTER_REALM, isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
+import { findRealmById, findRealmByName } from '../storage/realms.js';
 import { authenticateClient, clientAllowsGrant, decodeBasic, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidRequest, oauthError } from './errors.js';
 import type { GrantHandler, TokenResponse } from './grants/index.js';
@@ -22,8 +23,6 @@ export interface TokenEndpointDeps extends ClientAuthDeps {
     grants: readonly GrantHandler[];
 }
 
-const MASTER_REALM = 'master';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** RFC 6749 §3.2: parameters are strings and "MUST NOT be included more than once". */
 export function readParams(body: unknown): Record<string, string> {
@@ -40,9 +39,6 @@ export function readParams(body: unknown): Record<string, string> {
     return params;
 }
 
-const realmBy = (column: 'id' | 'name') => prepareQuery((db, param) => db.selectFrom('auth_realms').select(['id', 'name']).where(column, '=', param(0)));
-const REALM_BY_ID = realmBy('id');
-const REALM_BY_NAME = realmBy('name');
 const realmOfOwner = (table: 'auth_clients' | 'auth_users') => prepareQuery((db, param) => db.selectFrom(`${table as 'auth_clients'} as owner`)
     .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
     .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', param(0)));
@@ -52,18 +48,18 @@ const REALM_OF_USER = realmOfOwner('auth_users');
 /** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
 export async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined) {
     const { realm_id: id, realm_name: name } = params;
-    if (id !== undefined && !UUID.test(id)) throw invalidRequest('realm_id must be a UUID.');
+    if (id !== undefined && !isUuid(id)) throw invalidRequest('realm_id must be a UUID.');
     let realm: { id: string; name: string } | undefined;
     if (id !== undefined) {
-        realm = await REALM_BY_ID.first(db, [id.toLowerCase()]);
+        realm = await findRealmById(db, id);
         // both given: they must name the same realm
         if (name !== undefined && realm?.name !== name) realm = undefined;
     } else if (name !== undefined) {
-        realm = await REALM_BY_NAME.first(db, [name]);
-    } else if (hint !== undefined && UUID.test(hint)) {
-        realm = await REALM_BY_ID.first(db, [hint.toLowerCase()]);
+        realm = await findRealmByName(db, name);
+    } else if (hint !== undefined && isUuid(hint)) {
+        realm = await findRealmById(db, hint);
     } else {
-        realm = await REALM_BY_NAME.first(db, [MASTER_REALM]);
+        realm = await findRealmByName(db, MASTER_REALM);
     }
     if (!realm) throw invalidRequest('The realm does not exist.');
     return realm;
@@ -97,7 +93,7 @@ export async function realmOfRequest(
         return resolveRealm(db, params, options.hint);
     }
     const id = options.credentialId;
-    if (id !== undefined && UUID.test(id)) {
+    if (id !== undefined && isUuid(id)) {
         const owner = id.toLowerCase();
         const realm = await REALM_OF_CLIENT.first(db, [owner]) ?? (options.users ? await REALM_OF_USER.first(db, [owner]) : undefined);
         if (realm) return realm;

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { toDbBool, toDbDate, type DialectName } from '../db/values.js';
 import type { AppDeps } from '../wire.js';
-import { MASTER_REALM } from '../http/authenticate.js';
+import { MASTER_REALM } from '@realmgate/core';
 import { insertIgnoringDuplicate } from './insert.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
 

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../db/connect.js';
 import { prepareQuery } from '../db/prepared.js';
 import type { ClientTable, Database } from '../db/schema.js';
 import { fromDbBool, toDbDate } from '../db/values.js';
-import type { ClientSecretVerifier } from '../http/authenticate.js';
+import type { ClientSecretVerifier } from '../authn/basic.js';
 import type { PasswordHasher } from './passwords.js';
 import { createRememberedVerifications } from './remembered.js';
 

@@ -1,4 +1,4 @@
-import { issue, validationFailed, type Issue } from '../../http/errors.js';
+import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { AnyTx } from '../resource/context.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

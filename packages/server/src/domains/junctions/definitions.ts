@@ -1,6 +1,6 @@
 import { RealmScope } from '@realmgate/core';
 import { assertCanAssignRole, assertCanGrant } from '../../authz/delegation.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { AnyTx, ResourceDefinition, ResourceHooks } from '../resource/context.js';
 import { realmOfRow, type ResourceSpec } from '../resource/spec.js';
 import { assertGrantPolicy, assertRoleAssignable, assertScopeBindable, carriedGrants, grantedDefinition } from './rules.js';

@@ -1,7 +1,7 @@
 import { BuiltInPolicyType } from '@realmgate/access';
 import { isRealmScope, type RealmScope } from '@realmgate/core';
 import type { DelegatedGrant, GrantedDefinition } from '../../authz/delegation.js';
-import { issue, validationFailed } from '../../http/errors.js';
+import { issue, validationFailed } from '../../errors/app-error.js';
 import { loadSubtree, policyRow } from '../policies/tree.js';
 import type { AnyDb } from '../resource/context.js';
 import type { Row } from '../resource/records.js';

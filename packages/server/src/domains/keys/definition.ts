@@ -3,10 +3,10 @@ import { BuiltInPolicyType } from '@realmgate/access';
 import { ErrorCode, PermissionName } from '@realmgate/core';
 import { Type } from '@sinclair/typebox';
 import { toDbDate, type DialectName } from '../../db/values.js';
-import { forbidden, HttpError, issue, validationFailed } from '../../http/errors.js';
-import type { RequestContext } from '../../http/context.js';
-import { importSigningMaterial, generateSigningMaterial, KeyMaterialError, SIGNING_ALGORITHMS, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '../../oauth2/keys/material.js';
-import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, publicJwkOf, signingKeyColumns } from '../../oauth2/keys/store.js';
+import { forbidden, AppError, issue, validationFailed } from '../../errors/app-error.js';
+import type { RequestContext } from '../../authz/request-context.js';
+import { importSigningMaterial, generateSigningMaterial, KeyMaterialError, SIGNING_ALGORITHMS, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '../../keys/material.js';
+import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, publicJwkOf, signingKeyColumns } from '../../keys/store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { typed, type AnyTx, type ResourceDefinition } from '../resource/context.js';
 import type { EntityRecord, Row } from '../resource/records.js';
@@ -116,7 +116,7 @@ async function releaseDependents(dialect: DialectName, row: Row, tx: AnyTx, quer
     const dependents = await db.selectFrom('auth_clients').select('id').where('secret', 'like', `enc:v1:${row.id as string}:%`).execute();
     if (dependents.length === 0) return null;
     if (!force) {
-        throw new HttpError(ErrorCode.ENTITY_CONFLICT, `${dependents.length} client secret(s) are encrypted under this key; delete with ?force=true to destroy them.`);
+        throw new AppError(ErrorCode.ENTITY_CONFLICT, `${dependents.length} client secret(s) are encrypted under this key; delete with ?force=true to destroy them.`);
     }
     await db.updateTable('auth_clients').set({ secret: null, updated_at: toDbDate(dialect, new Date()) })
         .where('id', 'in', dependents.map((client) => client.id)).execute();

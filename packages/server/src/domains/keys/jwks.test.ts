@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { bootstrap } from '../../provisioning/bootstrap.js';
-import { createKeyStore, type KeyStore } from '../../oauth2/keys/store.js';
+import { createKeyStore, type KeyStore } from '../../keys/store.js';
 
 type Key = { id: string; use: string; algorithm: string; status: string; type: string; realmId: string; publicKey: Record<string, unknown> | null };
 

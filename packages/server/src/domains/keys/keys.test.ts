@@ -6,7 +6,7 @@ import { createActor } from '../../../test/actors.js';
 import { startTestApp, type TestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows } from '../../../test/identities.js';
-import { createKeyStore } from '../../oauth2/keys/store.js';
+import { createKeyStore } from '../../keys/store.js';
 
 type Key = { id: string; use: string; algorithm: string; status: string; type: string; priority: number; realmId: string; publicKey: Record<string, unknown> | null };
 

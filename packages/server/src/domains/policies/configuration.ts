@@ -1,5 +1,5 @@
 import { AccessErrorCode, defaultPolicyEngine, isPolicyValidationError } from '@realmgate/access';
-import { issue, validationFailed, type Issue } from '../../http/errors.js';
+import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { EntityRecord, Row } from '../resource/records.js';
 import { ENTITY_MEMBERS, REFUSED_MEMBERS } from './spec.js';
 

@@ -1,12 +1,12 @@
 import { PermissionName } from '@realmgate/core';
 import { fromDbBool } from '../../db/values.js';
-import { badRequest, issue, validationFailed } from '../../http/errors.js';
-import type { RequestContext } from '../../http/context.js';
+import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { AnyDb, AnyTx, ResourceDefinition } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 import { canonicalConfiguration, configurationOf, storedConfiguration, withConfiguration } from './configuration.js';
-import type { RouteDeps } from '../resource/routes.js';
-import { registerExpandedRoute } from './routes.js';
+import type { RouteDeps } from '../../http/routes/resource.js';
+import { registerExpandedRoute } from '../../http/routes/policies.js';
 import { policySpec } from './spec.js';
 import { assertParent, assertUnreferenced, COMPOSITE, loadSubtree, policyData, policyRow } from './tree.js';
 

@@ -1,4 +1,4 @@
-import { issue, validationFailed } from '../../http/errors.js';
+import { issue, validationFailed } from '../../errors/app-error.js';
 import { foreignKey } from '../fields.js';
 import type { ResourceDefinition } from '../resource/context.js';
 import { commonFields, type ResourceSpec } from '../resource/spec.js';

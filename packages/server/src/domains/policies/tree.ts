@@ -1,7 +1,7 @@
 import { BuiltInPolicyType, type PolicyData } from '@realmgate/access';
 import { PermissionName } from '@realmgate/core';
-import { conflict, issue, validationFailed } from '../../http/errors.js';
-import type { RequestContext } from '../../http/context.js';
+import { conflict, issue, validationFailed } from '../../errors/app-error.js';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { AnyDb } from '../resource/context.js';
 import { toRecord, type Row } from '../resource/records.js';
 import { withConfiguration } from './configuration.js';

@@ -1,5 +1,5 @@
 import { BuiltInPolicyType } from '@realmgate/access';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { AuthorizationSubject, ResourceHooks } from './context.js';
 import { permissionFor, realmMatchOf, type Action, type ResourceSpec } from './spec.js';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DatabaseHandle } from '../../db/connect.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { EntityRecord, Row } from './records.js';
 import type { Action, FieldSpec, ResourceSpec } from './spec.js';
 
@@ -45,7 +45,7 @@ export interface ResourceHooks {
     /** the outgoing record built from a row (policies: configuration keys merged in); default: the fields */
     decorateRecord?(record: EntityRecord, row: Row): EntityRecord;
     /**
-     * a reason to refuse deleting this row (400), or throw an HttpError of its own (e.g. 409 while in
+     * a reason to refuse deleting this row (400), or throw an AppError of its own (e.g. 409 while in
      * use); `query` is the request's query string (keys: `?force=true` destroys dependents instead)
      */
     refuseDelete?(row: Row, tx: AnyTx, ctx: RequestContext, query: Record<string, unknown>): string | null | Promise<string | null>;

@@ -1,5 +1,5 @@
 import type { ResourceDefinition } from './context.js';
-import type { CollectionQuerySpec } from '../../http/query/index.js';
+import type { CollectionQuerySpec } from '../../query/types.js';
 import { querySpecOf } from './read.js';
 
 /** One entity's query vocabulary (spec "Schema and statistics facets": GET /<collection>/@schema). */

@@ -1,10 +1,12 @@
 import { BuiltInPolicyType, type Condition } from '@realmgate/access';
 import type { PolicyData } from '@realmgate/access';
-import { forbidden } from '../../http/errors.js';
-import type { RequestContext } from '../../http/context.js';
-import { defaultFields, parseListQuery, type CollectionQuerySpec, type ListQuery, type QueryCondition } from '../../http/query/index.js';
-import { applyCondition, applySort } from '../../http/query/sql.js';
-import { columnsFromSpec } from '../../http/query/sql-column.js';
+import { forbidden } from '../../errors/app-error.js';
+import type { RequestContext } from '../../authz/request-context.js';
+import { defaultFields } from '../../query/parse-fields.js';
+import { parseListQuery } from '../../query/parse.js';
+import type { CollectionQuerySpec, ListQuery, QueryCondition } from '../../query/types.js';
+import { applyCondition, applySort } from '../../storage/list-query/sql.js';
+import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
 import type { AnyDb, ResourceDefinition, ResourceDeps } from './context.js';
 import { recordOf, type EntityRecord, type Row } from './records.js';
 import { withReferencedRealm, withReferencedRealmColumn } from './referenced.js';

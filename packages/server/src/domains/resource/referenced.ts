@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
-import { issue, validationFailed } from '../../http/errors.js';
-import type { ColumnResolver } from '../../http/query/index.js';
+import { issue, validationFailed } from '../../errors/app-error.js';
+import type { ColumnResolver } from '../../storage/list-query/sql-column.js';
 import type { AnyDb } from './context.js';
 import type { Row } from './records.js';
 import { REFERENCED_REALM, type FieldSpec, type ResourceSpec } from './spec.js';

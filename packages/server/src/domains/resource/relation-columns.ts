@@ -1,12 +1,12 @@
 import type { Condition } from '@realmgate/access';
 import { sql } from 'kysely';
-import type { ColumnResolver, SqlDialect } from '../../http/query/sql-column.js';
-import { columnsFromSpec } from '../../http/query/sql-column.js';
-import { applyCondition } from '../../http/query/sql.js';
+import type { ColumnResolver, SqlDialect } from '../../storage/list-query/sql-column.js';
+import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
+import { applyCondition } from '../../storage/list-query/sql.js';
 import { querySpecOf } from './read.js';
-import type { QueryCondition } from '../../http/query/index.js';
-import type { RequestContext } from '../../http/context.js';
-import { forbidden } from '../../http/errors.js';
+import type { QueryCondition } from '../../query/types.js';
+import type { RequestContext } from '../../authz/request-context.js';
+import { forbidden } from '../../errors/app-error.js';
 import type { ResourceDefinition } from './context.js';
 import { permissionFor, realmAttributeOf } from './spec.js';
 

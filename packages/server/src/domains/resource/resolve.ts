@@ -1,17 +1,13 @@
 import { sql } from 'kysely';
-import { HttpError, badRequest, notFound } from '../../http/errors.js';
-import { ErrorCode } from '@realmgate/core';
-import type { RequestContext } from '../../http/context.js';
+import { AppError, badRequest, notFound } from '../../errors/app-error.js';
+import { ErrorCode, isUuid } from '@realmgate/core';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { AnyDb } from './context.js';
 import type { Row } from './records.js';
 import { selectRows } from './referenced.js';
 import { hasRealmColumn, type ResourceSpec } from './spec.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function isUuid(value: string): boolean {
-    return UUID.test(value);
-}
 
 /** The realm a name is resolved in: the route mount's, else the caller's (API.md §1). */
 export function nameRealm(ctx: RequestContext): string | null {
@@ -47,7 +43,7 @@ export async function findRow(
                     query.where('realm_id', '=', realm);
         }
     } else {
-        throw new HttpError(ErrorCode.ENTITY_NOT_FOUND, `The ${spec.entity} was not found.`);
+        throw new AppError(ErrorCode.ENTITY_NOT_FOUND, `The ${spec.entity} was not found.`);
     }
     if (ctx.routeRealmId !== null && hasRealmColumn(spec)) {
         query = query.where('realm_id', '=', ctx.routeRealmId);

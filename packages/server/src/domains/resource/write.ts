@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, HttpError } from '../../http/errors.js';
+import { badRequest, conflict, AppError } from '../../errors/app-error.js';
 import { classifyDbError } from '../../db/errors.js';
 import { toDbDate } from '../../db/values.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../authz/request-context.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from './authorize.js';
 import { typed, type AnyDb, type AnyTx, type ResourceDefinition, type ResourceDeps } from './context.js';
@@ -93,7 +93,7 @@ export async function createEntity(deps: ResourceDeps, definition: ResourceDefin
             return record;
         }));
     } catch (error) {
-        if (error instanceof HttpError) throw error;
+        if (error instanceof AppError) throw error;
         return mapWriteError(error);
     }
 }
@@ -164,7 +164,7 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
             return record;
         }));
     } catch (error) {
-        if (error instanceof HttpError) throw error;
+        if (error instanceof AppError) throw error;
         return mapWriteError(error);
     }
 }
@@ -197,7 +197,7 @@ export async function deleteEntity(
             return record;
         }));
     } catch (error) {
-        if (error instanceof HttpError) throw error;
+        if (error instanceof AppError) throw error;
         return mapWriteError(error);
     }
 }

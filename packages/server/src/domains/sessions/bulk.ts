@@ -1,10 +1,12 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { ErrorCode } from '@realmgate/core';
-import type { RequestContext } from '../../http/context.js';
-import { forbidden, HttpError, issue, validationFailed, type Issue } from '../../http/errors.js';
-import { parseListQuery, QUERY_ISSUE, type QueryCondition } from '../../http/query/index.js';
-import { applyCondition } from '../../http/query/sql.js';
-import { columnsFromSpec } from '../../http/query/sql-column.js';
+import type { RequestContext } from '../../authz/request-context.js';
+import { forbidden, AppError, issue, validationFailed, type Issue } from '../../errors/app-error.js';
+import { parseListQuery } from '../../query/parse.js';
+import { QUERY_ISSUE } from '../../query/raw.js';
+import type { QueryCondition } from '../../query/types.js';
+import { applyCondition } from '../../storage/list-query/sql.js';
+import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
 import type { AnyDb, AnyTx, ResourceDefinition, ResourceDeps } from '../resource/context.js';
 import { lowerable, querySpecOf, rowData } from '../resource/read.js';
 import type { Row } from '../resource/records.js';
@@ -66,7 +68,7 @@ async function verdictsOf(ctx: RequestContext, definition: ResourceDefinition, f
             const one = await relationVerdicts(ctx, definition, { operator: 'eq', field: key, value: null });
             for (const [name, condition] of one) verdicts.set(name, condition);
         } catch (error) {
-            if (!(error instanceof HttpError) || error.code !== ErrorCode.PERMISSION_DENIED) throw error;
+            if (!(error instanceof AppError) || error.code !== ErrorCode.PERMISSION_DENIED) throw error;
             issues.push(issue(['filter', key], 'relation_not_permitted', `Your permissions do not cover filtering through ${relation}.`));
         }
     }

@@ -1,8 +1,8 @@
 import { TOKEN_KINDS } from '@realmgate/core';
 import type { ResourceDefinition } from '../resource/context.js';
-import type { RouteDeps } from '../resource/routes.js';
+import type { RouteDeps } from '../../http/routes/resource.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
-import { registerSessionRoutes, registerSessionTokenRoutes, type SessionRouteDeps } from './routes.js';
+import { registerSessionRoutes, registerSessionTokenRoutes, type SessionRouteDeps } from '../../http/routes/sessions.js';
 
 /** Every session and token field is written by logins and refreshes, never through the API. */
 const readOnly = (name: string, column: string, type: FieldSpec['type'], extra: Partial<FieldSpec> = {}): FieldSpec => ({

@@ -1,6 +1,6 @@
 import { fromDbBool } from '../../db/values.js';
-import type { RequestContext } from '../../http/context.js';
-import type { SessionStore } from '../../oauth2/tokens/sessions.js';
+import type { RequestContext } from '../../authz/request-context.js';
+import type { SessionStore } from '../../tokens/sessions.js';
 import { typed, type AnyTx } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 

@@ -1,16 +1,16 @@
 import { PermissionName } from '@realmgate/core';
 import { Type } from '@sinclair/typebox';
 import { fromDbBool, toDbBool } from '../../db/values.js';
-import { issue, validationFailed } from '../../http/errors.js';
+import { issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import { displayNameField, foreignKey, nameField } from '../fields.js';
 import type { ResourceDefinition } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from './identity-rules.js';
-import { registerUserRoutes } from './routes.js';
-import type { RouteDeps } from '../resource/routes.js';
-import type { SessionStore } from '../../oauth2/tokens/sessions.js';
+import { registerUserRoutes } from '../../http/routes/users.js';
+import type { RouteDeps } from '../../http/routes/resource.js';
+import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
 
 /**

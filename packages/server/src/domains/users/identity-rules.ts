@@ -1,10 +1,9 @@
 import { BuiltInPolicyType } from '@realmgate/access';
-import { ErrorCode } from '@realmgate/core';
-import type { RequestContext } from '../../http/context.js';
-import { HttpError, issue, validationFailed } from '../../http/errors.js';
+import { ErrorCode, isUuid } from '@realmgate/core';
+import type { RequestContext } from '../../authz/request-context.js';
+import { AppError, issue, validationFailed } from '../../errors/app-error.js';
 import type { AnyTx, ResourceHooks } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
-import { isUuid } from '../resource/resolve.js';
 import { realmMatchOf } from '../resource/spec.js';
 
 /*
@@ -60,7 +59,7 @@ export function selfManageAuthorizer(type: 'user' | 'client', permission: string
         } catch (error) {
             const identity = ctx.actor.identity;
             const self = identity?.type === type && identity.id === subject.record.id;
-            if (!self || !(error instanceof HttpError) || error.code !== ErrorCode.PERMISSION_DENIED) throw error;
+            if (!self || !(error instanceof AppError) || error.code !== ErrorCode.PERMISSION_DENIED) throw error;
             const authorizer = await ctx.authorizer();
             await authorizer.assert(permission, {
                 ...realmMatchOf(subject.realmId),

@@ -1,9 +1,10 @@
+import { isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { ClientTable, Database } from '../../db/schema.js';
 import { prepareQuery } from '../../db/prepared.js';
 import { fromDbBool } from '../../db/values.js';
-import type { ClientSecretVerifier } from '../../http/authenticate.js';
-import { failedAuthentication } from '../../http/limits/failed-authentication.js';
+import type { ClientSecretVerifier } from '../../authn/basic.js';
+import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../../secrets/passwords.js';
 import { invalidClient, invalidRequest } from '../errors.js';
 
@@ -19,7 +20,6 @@ export interface RequestClient {
     authenticated: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before they are joined and base64-encoded. */
 export function decodeBasic(header: string): { id: string; secret: string } {
@@ -42,7 +42,7 @@ const CLIENT_BY_NAME = clientBy('name');
 
 async function findClient(db: Kysely<Database>, realmId: string, idOrName: string): Promise<ClientTable | undefined> {
     if (idOrName.includes('\u0000')) return undefined;
-    return UUID.test(idOrName) ? CLIENT_BY_ID.first(db, [idOrName.toLowerCase(), realmId]) : CLIENT_BY_NAME.first(db, [idOrName, realmId]);
+    return isUuid(idOrName) ? CLIENT_BY_ID.first(db, [idOrName.toLowerCase(), realmId]) : CLIENT_BY_NAME.first(db, [idOrName, realmId]);
 }
 
 /**

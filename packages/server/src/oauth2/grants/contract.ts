@@ -2,14 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
-import { hasScope, type TokenSubject } from '../tokens/claims.js';
-import type { IssuedTokens, TokenService } from '../tokens/service.js';
-import { userClaims } from '../tokens/user-claims.js';
+import { hasScope, type TokenSubject } from '../../tokens/claims.js';
+import type { IssuedTokens, TokenService } from '../../tokens/service.js';
+import { userClaims } from '../../tokens/user-claims.js';
 
 const OPENID_SCOPE = 'openid';
 const IDENTITY_SCOPE = 'identity';
 const EMAIL_SCOPE = 'email';
-import type { SessionStore } from '../tokens/sessions.js';
+import type { SessionStore } from '../../tokens/sessions.js';
 
 /** RFC 6749 §5.1 successful response. */
 export interface TokenResponse {

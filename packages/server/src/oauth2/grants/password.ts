@@ -1,11 +1,11 @@
+import { isUuid } from '@realmgate/core';
 import { fromDbBool } from '../../db/values.js';
-import { failedAuthentication } from '../../http/limits/failed-authentication.js';
+import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { issueForLogin, type GrantDeps, type GrantHandler } from './contract.js';
 import { resolveScope } from './scope.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * RFC 6749 §4.3: resource owner password credentials. The user is named (or identified by id) in
@@ -17,7 +17,7 @@ export function passwordGrant(deps: GrantDeps): GrantHandler {
         async handle(request) {
             const { username, password } = request.params;
             if (!username || password === undefined) throw invalidRequest('The password grant needs username and password.');
-            const byId = UUID.test(username);
+            const byId = isUuid(username);
             const user = username.includes('\u0000') ? undefined : await request.db.selectFrom('auth_users')
                 .select(['id', 'password', 'active', 'realm_id'])
                 .where(byId ? 'id' : 'name', '=', byId ? username.toLowerCase() : username)

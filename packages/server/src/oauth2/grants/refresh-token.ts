@@ -1,8 +1,8 @@
 import { ErrorCode } from '@realmgate/core';
 import { fromDbBool, fromDbDate } from '../../db/values.js';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
-import { decodeJws } from '../tokens/jws.js';
-import { findSubject } from '../tokens/subject-check.js';
+import { decodeJws } from '../../tokens/jws.js';
+import { findSubject } from '../../tokens/subject-check.js';
 import { tokenResponse, type GrantDeps, type GrantHandler } from './contract.js';
 import { scopeNames } from './scope.js';
 

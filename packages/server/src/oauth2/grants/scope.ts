@@ -4,7 +4,7 @@ import { prepareQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { fromDbBool } from '../../db/values.js';
 import { oauthError } from '../errors.js';
-import { GLOBAL_SCOPE } from '../tokens/claims.js';
+import { GLOBAL_SCOPE } from '../../tokens/claims.js';
 
 /** RFC 6749 §3.3: a space-delimited list of case-sensitive names; duplicates collapse. */
 export function scopeNames(value: string): string[] {

@@ -1,0 +1,109 @@
+import { ErrorCode, MASTER_REALM, isUuid } from '@realmgate/core';
+import type { PolicyIdentity } from '@realmgate/access';
+import type { Kysely } from 'kysely';
+import type { Actor } from './actor.js';
+import type { ClientTable, Database, UserTable } from '../db/schema.js';
+import { fromDbBool } from '../db/values.js';
+import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
+import { AppError } from '../errors/app-error.js';
+import { failedAuthentication } from '../limits/failed-authentication.js';
+
+
+
+export interface ClientSecretVerifier {
+    verify(client: ClientTable, presented: string): Promise<boolean>;
+}
+
+export interface AuthenticationDeps {
+    db: Kysely<Database>;
+    passwords: PasswordHasher;
+    clientSecrets: ClientSecretVerifier;
+}
+
+function invalidCredentials(): AppError {
+    return new AppError(ErrorCode.INVALID_CREDENTIALS, 'The credentials are invalid.', { statusCode: 401 });
+}
+
+function decodeBasic(header: string): { name: string; secret: string } | null {
+    const match = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
+    if (!match) return null;
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    // a NUL can never be part of a name or secret (and PostgreSQL refuses it in text)
+    if (colon <= 0 || decoded.includes('\u0000')) return null;
+    return { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+
+interface Candidate {
+    user?: UserTable;
+    client?: ClientTable;
+}
+
+/**
+ * Spec Authentication rule 5: an id works on any route; a NAME is looked up in the route realm and
+ * then the master realm under /realms/<realm>/…, and in the master realm alone elsewhere.
+ */
+async function candidates(db: Kysely<Database>, name: string, routeRealmId: string | null): Promise<Candidate[]> {
+    if (isUuid(name)) {
+        const id = name.toLowerCase();
+        const [user, client] = await Promise.all([
+            db.selectFrom('auth_users').selectAll().where('id', '=', id).executeTakeFirst(),
+            db.selectFrom('auth_clients').selectAll().where('id', '=', id).executeTakeFirst(),
+        ]);
+        return [{ ...(user ? { user } : {}), ...(client ? { client } : {}) }];
+    }
+    const master = await db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirst();
+    const realms = [routeRealmId, master?.id ?? null].filter((id, index, all): id is string => id !== null && all.indexOf(id) === index);
+    const found: Candidate[] = [];
+    for (const realmId of realms) {
+        const [user, client] = await Promise.all([
+            db.selectFrom('auth_users').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
+            db.selectFrom('auth_clients').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
+        ]);
+        if (user || client) {
+            // the route realm holds the name: it never falls through to master on a wrong secret
+            found.push({ ...(user ? { user } : {}), ...(client ? { client } : {}) });
+            break;
+        }
+    }
+    return found;
+}
+
+async function realmNameOf(db: Kysely<Database>, realmId: string): Promise<string | null> {
+    const realm = await db.selectFrom('auth_realms').select('name').where('id', '=', realmId).executeTakeFirst();
+    return realm?.name ?? null;
+}
+
+/** HTTP Basic with a user or client name or id (spec Authentication rule 1). */
+export async function authenticateBasic(deps: AuthenticationDeps, header: string, routeRealmId: string | null): Promise<Actor> {
+    const credentials = decodeBasic(header);
+    if (!credentials) throw invalidCredentials();
+    let identity: PolicyIdentity | null = null;
+    let inactive = false;
+    let tried = false;
+    for (const candidate of await candidates(deps.db, credentials.name, routeRealmId)) {
+        if (candidate.user?.password) {
+            tried = true;
+            if (await deps.passwords.verify(credentials.secret, candidate.user.password)) {
+                if (!fromDbBool(candidate.user.active)) inactive = true;
+                else identity = { id: candidate.user.id, type: 'user', realmId: candidate.user.realm_id, realmName: null, clientId: null };
+            }
+        }
+        if (!identity && candidate.client?.secret) {
+            tried = true;
+            if (await deps.clientSecrets.verify(candidate.client, credentials.secret)) {
+                if (!fromDbBool(candidate.client.active)) inactive = true;
+                else identity = { id: candidate.client.id, type: 'client', realmId: candidate.client.realm_id, realmName: null, clientId: candidate.client.id };
+            }
+        }
+        if (identity) break;
+    }
+    if (!tried) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
+    if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
+    // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
+    if (!identity) throw failedAuthentication(invalidCredentials());
+    identity.realmName = identity.realmId ? await realmNameOf(deps.db, identity.realmId) : null;
+    // Basic is never narrowed to a client (spec Authentication rule 8)
+    return { identity, tokenClientId: null, method: 'basic' };
+}

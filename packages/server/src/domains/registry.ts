@@ -1,0 +1,51 @@
+import type { AppDeps } from '../wire.js';
+import type { ResourceDefinition } from './resource/context.js';
+import { pathsDefinition } from './paths.js';
+import { permissionsDefinition } from './permissions.js';
+import { realmsDefinition } from './realms.js';
+import { rolesDefinition } from './roles.js';
+import { scopesDefinition } from './scopes.js';
+import { usersDefinition } from './users/definition.js';
+import { clientsDefinition } from './clients/definition.js';
+import { roleAttributesDefinition, userAttributesDefinition } from './attributes.js';
+import { policiesDefinition } from './policies/definition.js';
+import { permissionPoliciesDefinition } from './policies/permission-policies.js';
+import { junctionDefinitions } from './junctions/definitions.js';
+import { keysDefinition } from './keys/definition.js';
+import { sessionsDefinition, sessionTokensDefinition } from './sessions/definition.js';
+
+/** Every administered resource, explicitly listed. */
+export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
+    return [
+        realmsDefinition(deps.secrets, deps.keys),
+        rolesDefinition,
+        permissionsDefinition(deps.handle.dialect),
+        scopesDefinition,
+        pathsDefinition,
+        usersDefinition(deps),
+        clientsDefinition(deps),
+        userAttributesDefinition,
+        roleAttributesDefinition,
+        policiesDefinition(deps),
+        permissionPoliciesDefinition,
+        ...junctionDefinitions(deps),
+        keysDefinition(deps),
+        sessionsDefinition(deps),
+        sessionTokensDefinition(deps),
+    ];
+}
+
+/** Resolve each spec's relations to the definitions behind them (by entity name). */
+export function linkRelations(definitions: ResourceDefinition[]): void {
+    const byEntity = new Map(definitions.map((definition) => [definition.spec.entity, definition]));
+    for (const definition of definitions) {
+        const related = new Map<string, ResourceDefinition>();
+        for (const [name, relation] of Object.entries(definition.spec.relations ?? {})) {
+            const target = byEntity.get(relation.resource);
+            if (!target) throw new Error(`${definition.spec.entity}.${name} names unknown resource ${relation.resource}`);
+            related.set(name, target);
+        }
+        definition.related = related;
+    }
+}
+

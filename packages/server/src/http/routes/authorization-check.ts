@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { parseBatchCheckBody, runBatchCheck } from '../../authz/batch-check.js';
+import { checkPermission, checkPolicy, parseSubjectCheckBody, resolveSubject } from '../../authz/subject-check.js';
+import type { AppDeps } from '../../wire.js';
+import { contextOf } from '../request-context.js';
+
+/** Spec "Authorization routes": a private verdict a browser may keep only while it revalidates. */
+function cacheControl(maxAge: number | null): string {
+    return maxAge === null ? 'private, no-cache' : `private, no-cache, max-age=${maxAge}`;
+}
+
+/**
+ * POST /authorization/check (batch check), POST /permissions/:id/check and POST /policies/:id/check.
+ * All three work without credentials: an identity-less caller is answered as such (batch-check
+ * rule 1), and the check routes then evaluate nobody (or refuse another subject with 403).
+ * The check paths have one more segment than the resource routes' POST /permissions/:id (update),
+ * so the router keeps them apart.
+ */
+export function registerAuthorizationCheckRoutes(app: FastifyInstance, deps: AppDeps): void {
+    app.post('/authorization/check', async (request, reply) => {
+        const body = parseBatchCheckBody(request.body);
+        const context = await contextOf(deps, request, { optional: true });
+        const answer = runBatchCheck(await context.authorizer(), body);
+        return reply.header('Cache-Control', cacheControl(answer.maxAge)).send(answer.entries);
+    });
+
+    for (const [collection, check] of [['permissions', checkPermission], ['policies', checkPolicy]] as const) {
+        app.post<{ Params: { id: string } }>(`/${collection}/:id/check`, async (request, reply) => {
+            const body = parseSubjectCheckBody(request.body);
+            const context = await contextOf(deps, request, { optional: true });
+            const subject = await resolveSubject(deps, context, body.identity);
+            const result = await check(deps, request.params.id, subject, body);
+            return reply.header('Cache-Control', 'private, no-cache').send(result);
+        });
+    }
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { notFound } from '../../errors/app-error.js';
+import { findRealmByIdOrName } from '../../storage/realms.js';
+import type { KeyStore } from '../../keys/store.js';
+import { isUuid } from '@realmgate/core';
+
+/**
+ * JWKS may be cached briefly by verifiers (jose's remote JWK set, server adapters in local mode),
+ * but not for long: a disabled key must stop verifying soon after (spec States).
+ */
+const CACHE_CONTROL = 'public, max-age=60';
+
+/** The realm of a protocol route, by id or by name (API.md §4); unknown → 404. */
+async function realmIdOf(db: Kysely<Database>, value: string): Promise<string> {
+    const realm = await findRealmByIdOrName(db, value);
+    if (!realm) throw notFound('realm');
+    return realm.id;
+}
+
+/**
+ * `GET /realms/:realm/jwks` and `/jwks/:kid` (API.md §4, spec Endpoints): public keys only, no
+ * authentication, bare RFC 7517 shapes (a JWK Set, a JWK) rather than the resource envelope.
+ */
+export function registerJwksRoutes(app: FastifyInstance, deps: { db: Kysely<Database>; keys: KeyStore }): void {
+    app.get<{ Params: { realmId: string } }>('/realms/:realmId/jwks', async (request, reply) => {
+        const realmId = await realmIdOf(deps.db, request.params.realmId);
+        const jwks = await deps.keys.publicJwks(deps.db, realmId);
+        return reply.header('cache-control', CACHE_CONTROL).send(jwks);
+    });
+    app.get<{ Params: { realmId: string; kid: string } }>('/realms/:realmId/jwks/:kid', async (request, reply) => {
+        const realmId = await realmIdOf(deps.db, request.params.realmId);
+        // spec Authentication rule 4: a kid is a UUID; anything else names no key
+        const jwk = isUuid(request.params.kid) ? await deps.keys.publicJwk(deps.db, realmId, request.params.kid.toLowerCase()) : undefined;
+        if (!jwk) throw notFound('key');
+        return reply.header('cache-control', CACHE_CONTROL).send(jwk);
+    });
+}

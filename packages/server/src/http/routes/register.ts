@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../wire.js';
+import { describeResource } from '../../domains/resource/describe.js';
+import { registerResourceRoutes } from './resource.js';
+import { contextOf } from '../request-context.js';
+import { registerJwksRoutes } from './jwks.js';
+import { registerTokenRoutes } from './token.js';
+import { registerDiscoveryRoutes } from './discovery.js';
+import { registerSelfIntrospectionRoute } from './introspection.js';
+import { registerAuthorizationCheckRoutes } from './authorization-check.js';
+import { registerAuthorizationCatalogRoute } from './authorization.js';
+import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
+
+export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
+    const definitions = resourceDefinitions(deps);
+    linkRelations(definitions);
+    for (const definition of definitions) registerResourceRoutes(app, deps, definition);
+    registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
+    registerTokenRoutes(app, {
+        token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
+    });
+    registerSelfIntrospectionRoute(app, deps);
+    registerAuthorizationCheckRoutes(app, deps);
+    registerAuthorizationCatalogRoute(app, deps);
+    registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
+    // bulk schema description (spec "Schema and statistics facets")
+    app.get('/schemas', async (request) => {
+        await contextOf(deps, request);
+        return { data: definitions.map(describeResource), meta: { total: definitions.length } };
+    });
+}

@@ -1,0 +1,69 @@
+import { ErrorCode } from '@realmgate/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IntrospectionEndpoint } from '../../oauth2/introspection-endpoint.js';
+import type { RevocationEndpoint } from '../../oauth2/revocation-endpoint.js';
+import type { TokenEndpoint } from '../../oauth2/token-endpoint.js';
+import { renderError } from '../error-handler.js';
+import { CHARGED_BY_ROUTE, type RequestLimits } from '../../limits/request-limits.js';
+import type { Chargeable } from '../../limits/limiter.js';
+
+/** The codes RFC 6749 §5.2 defines; any other failure is reported as invalid_request or server_error. */
+const OAUTH_ERRORS: ReadonlySet<string> = new Set([
+    ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CLIENT, ErrorCode.INVALID_GRANT,
+    ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
+]);
+
+/** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export interface TokenRouteEndpoints {
+    token: TokenEndpoint;
+    revoke: RevocationEndpoint;
+    introspect: IntrospectionEndpoint['introspect'];
+    /** spec Limits: a caller that authenticates here is charged to its own budget */
+    limits?: RequestLimits;
+}
+
+/**
+ * `POST /token`, `POST /token/revoke` and `POST /token/introspect` (API.md §4): form or JSON body, answers unenveloped.
+ * Errors carry RFC 6749 §5.2 `error`/`error_description` beside the API.md §1 members (RFC 7009
+ * §2.2.1 reuses them) — body parse errors included, so the routes' own error handler wraps the
+ * shared one.
+ */
+export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteEndpoints): void {
+    void app.register(async (scope) => {
+        const charge = (request: FastifyRequest) => async (caller: Chargeable) => {
+            await endpoints.limits?.chargeRequest(request, caller && { kind: caller.kind, id: caller.id });
+        };
+        const options = { config: CHARGED_BY_ROUTE };
+        scope.setErrorHandler((error, request, reply) => {
+            const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
+            const oauth = OAUTH_ERRORS.has(body.code) ? body.code : status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST;
+            // the framework's body errors become invalid_request in both members
+            const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
+            return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
+        });
+        scope.post('/token', options, async (request, reply) => {
+            const answer = await endpoints.token({
+                body: request.body,
+                authorization: request.headers.authorization,
+                ipAddress: request.ip ?? null,
+                userAgent: request.headers['user-agent'] ?? null,
+                authenticated: charge(request),
+            });
+            return reply.headers(NO_STORE).send(answer);
+        });
+        // RFC 7009 §2.2: 200 whether or not the token was known; the body is empty
+        scope.post('/token/revoke', options, async (request, reply) => {
+            await endpoints.revoke({ body: request.body, query: request.query, authorization: request.headers.authorization, authenticated: charge(request) });
+            return reply.status(200).headers(NO_STORE).send();
+        });
+        // RFC 7662 §2.2: the introspection response, unenveloped
+        scope.post('/token/introspect', options, async (request, reply) => {
+            const answer = await endpoints.introspect({
+                body: request.body, query: request.query, authorization: request.headers.authorization, authenticated: charge(request),
+            });
+            return reply.status(200).headers(NO_STORE).send(answer);
+        });
+    });
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import { createMemoryCounterStore } from './counter-store.js';
+import { createRateLimiter } from './limiter.js';
+import { createLoginGate } from './login-gate.js';
+import { createRequestLimits, type RequestLimits } from './request-limits.js';
+
+/** Spec Limits: failed authentications per minute per source address. */
+export const FAILED_AUTHENTICATION_MAX = 300;
+
+/**
+ * Concurrent login attempts per account and address once one of them failed (spec Authentication
+ * rule 16 leaves the threshold open): a few parallel retries of a mistyped password pass, while one
+ * address cannot keep more than this many password hashes running for an account it is guessing.
+ */
+export const LOGIN_CONCURRENCY = 10;
+
+/**
+ * Key namespace in a shared Redis: one per database, so the replicas of a deployment (which share
+ * its database) share their counters, while deployments or test runs on other databases sharing
+ * the Redis never see each other's. Credentials are left out of what is hashed.
+ */
+export function deploymentPrefix(config: Config): string {
+    const db = config.db;
+    let location: string;
+    if (db.url) {
+        try {
+            const url = new URL(db.url);
+            url.username = '';
+            url.password = '';
+            location = url.toString();
+        } catch {
+            location = db.url;
+        }
+    } else {
+        location = `${db.host ?? ''}:${db.port ?? ''}/${db.database ?? config.writableDirectoryPath}`;
+    }
+    return `realmgate:limits:${createHash('sha256').update(`${db.type}|${location}`).digest('hex').slice(0, 12)}:`;
+}
+
+export interface LimitOptions {
+    /** Redis key namespace (default: deploymentPrefix) */
+    prefix?: string;
+    /** the limiter's clock (tests move it instead of waiting for a window to end) */
+    clock?: () => number;
+    failureMax?: number;
+    loginConcurrency?: number;
+}
+
+/** The counters live in Redis when REDIS_URL is set and in process otherwise (spec Limits). */
+export async function createLimits(config: Config, options: LimitOptions, onStoreError: (error: unknown) => void): Promise<RequestLimits> {
+    const clock = options.clock ?? Date.now;
+    // ioredis is loaded only when configured: it weighs on the boot time and memory of every other deployment
+    const store = config.redisUrl ?
+        await (await import('./redis-counter-store.js')).createRedisCounterStore(config.redisUrl, onStoreError) :
+        createMemoryCounterStore(clock);
+    const prefix = options.prefix ?? deploymentPrefix(config);
+    const limiter = createRateLimiter({
+        store,
+        prefix,
+        clock,
+        onStoreError,
+        settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...config.rateLimit },
+    });
+    return createRequestLimits(limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock));
+}

@@ -1,0 +1,32 @@
+import { isUuid } from '@realmgate/core';
+import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
+
+/** What protocol and route code needs of a realm: its id and its name (the issuer path segment). */
+export interface RealmRef {
+    id: string;
+    name: string;
+}
+
+const realmBy = (column: 'id' | 'name') => prepareQuery<RealmRef>((db, param) => db.selectFrom('auth_realms').select(['id', 'name']).where(column, '=', param(0)));
+const REALM_BY_ID = realmBy('id');
+const REALM_BY_NAME = realmBy('name');
+
+/** The realm with this id (a UUID in any case); undefined when there is none. */
+export function findRealmById(db: Kysely<Database>, id: string): Promise<RealmRef | undefined> {
+    return REALM_BY_ID.first(db, [id.toLowerCase()]);
+}
+
+/** The realm with this name; undefined when there is none. */
+export function findRealmByName(db: Kysely<Database>, name: string): Promise<RealmRef | undefined> {
+    return REALM_BY_NAME.first(db, [name]);
+}
+
+/**
+ * A realm named in a path or parameter by id or by name (API.md §1: `:id` accepts a UUID or a
+ * name). A realm name can never be a UUID, so the form of the value decides the column.
+ */
+export function findRealmByIdOrName(db: Kysely<Database>, value: string): Promise<RealmRef | undefined> {
+    return isUuid(value) ? findRealmById(db, value) : findRealmByName(db, value);
+}

@@ -1,0 +1,60 @@
+import { isCanonicalUuid } from '@realmgate/core';
+import type { SigningAlgorithm } from '../keys/material.js';
+
+/**
+ * Token claims (API.md §4): access tokens are JWTs with iss, sub, sub_kind, kind, realm_id,
+ * realm_name, client_id (when issued to a client), scope, session_id, jti, iat, exp. Refresh tokens
+ * carry the same claims with kind `refresh_token`; their jti is the auth_session_tokens row id.
+ */
+export const TOKEN_KIND = { ACCESS: 'access_token', REFRESH: 'refresh_token' } as const;
+export type TokenKind = (typeof TOKEN_KIND)[keyof typeof TOKEN_KIND];
+
+/** OpenID Connect Core §15.1: RS256 is the ID-token algorithm every relying party implements. */
+export const ID_TOKEN_ALGORITHM: SigningAlgorithm = 'RS256';
+/** The `kind` of an ID token: never accepted as a bearer, at introspection or at revocation. */
+export const ID_TOKEN_KIND = 'id_token';
+
+export type SubjectKind = 'user' | 'client';
+
+/** The scope every token issued without a client carries (API.md §4) and the default otherwise. */
+export const GLOBAL_SCOPE = 'global';
+
+export interface TokenClaims {
+    iss: string;
+    sub: string;
+    sub_kind: SubjectKind;
+    kind: TokenKind;
+    realm_id: string;
+    realm_name: string;
+    client_id?: string;
+    scope: string;
+    session_id: string;
+    jti: string;
+    iat: number;
+    exp: number;
+}
+
+export interface TokenSubject {
+    id: string;
+    kind: SubjectKind;
+    realmId: string;
+    realmName: string;
+}
+
+/** Whether a space-separated scope value (RFC 6749 §3.3) holds `name`. */
+export function hasScope(scope: string, name: string): boolean {
+    return scope.split(' ').includes(name);
+}
+
+
+/** The claims of a verified payload, or null when a member is missing or mistyped. */
+export function claimsOf(payload: Record<string, unknown>): TokenClaims | null {
+    const strings = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'scope', 'session_id', 'jti'] as const;
+    if (!strings.every((name) => typeof payload[name] === 'string')) return null;
+    if (typeof payload.iat !== 'number' || typeof payload.exp !== 'number') return null;
+    if (payload.client_id !== undefined && typeof payload.client_id !== 'string') return null;
+    if (payload.sub_kind !== 'user' && payload.sub_kind !== 'client') return null;
+    // ids go into queries: anything but a canonical UUID is not ours
+    if (![payload.sub, payload.realm_id, payload.session_id].every((id) => isCanonicalUuid(id as string))) return null;
+    return payload as unknown as TokenClaims;
+}
