@@ -7,12 +7,8 @@ import { fromDbBool } from '../db/values.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
 import { AppError } from '../errors/app-error.js';
 import { failedAuthentication } from '../limits/failed-authentication.js';
-
-
-
-export interface ClientSecretVerifier {
-    verify(client: ClientTable, presented: string): Promise<boolean>;
-}
+import type { ClientSecretVerifier } from '../secrets/client-secret-verifier.js';
+import { decodeBasicRfc7617 } from './basic-credentials.js';
 
 export interface AuthenticationDeps {
     db: Kysely<Database>;
@@ -23,17 +19,6 @@ export interface AuthenticationDeps {
 function invalidCredentials(): AppError {
     return new AppError(ErrorCode.INVALID_CREDENTIALS, 'The credentials are invalid.', { statusCode: 401 });
 }
-
-function decodeBasic(header: string): { name: string; secret: string } | null {
-    const match = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
-    if (!match) return null;
-    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    // a NUL can never be part of a name or secret (and PostgreSQL refuses it in text)
-    if (colon <= 0 || decoded.includes('\u0000')) return null;
-    return { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
-}
-
 
 interface Candidate {
     user?: UserTable;
@@ -77,7 +62,7 @@ async function realmNameOf(db: Kysely<Database>, realmId: string): Promise<strin
 
 /** HTTP Basic with a user or client name or id (spec Authentication rule 1). */
 export async function authenticateBasic(deps: AuthenticationDeps, header: string, routeRealmId: string | null): Promise<Actor> {
-    const credentials = decodeBasic(header);
+    const credentials = decodeBasicRfc7617(header);
     if (!credentials) throw invalidCredentials();
     let identity: PolicyIdentity | null = null;
     let inactive = false;

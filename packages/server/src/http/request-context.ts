@@ -1,28 +1,22 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import { ANONYMOUS, type Actor } from '../authn/actor.js';
+import type { Actor } from '../authn/actor.js';
+import { authenticateHeader, type HeaderAuthenticationDeps } from '../authn/authenticate-header.js';
 import { createRequestAuthorizer, type RequestAuthorizer } from '../authz/authorizer.js';
 import type { CatalogCache } from '../authz/catalog-cache.js';
-import type { Database } from '../db/schema.js';
-import { authenticateBasic, type AuthenticationDeps } from '../authn/basic.js';
-import { authenticateBearer, type BearerDeps } from '../authn/bearer.js';
 import type { RequestContext } from '../authz/request-context.js';
 import { AppError, notFound } from '../errors/app-error.js';
 import { findRealmByIdOrName } from '../storage/realms.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 
-export interface ContextDeps extends AuthenticationDeps, BearerDeps {
-    db: Kysely<Database>;
+export interface ContextDeps extends HeaderAuthenticationDeps {
     catalog: CatalogCache;
     /** spec Limits: the authenticated caller's request budget is charged here */
     limits?: RequestLimits;
 }
 
-
-/** The realm of a `/realms/:realmId/…` mount, by id or name; an unknown realm is 404. */
-/** The realm id of a mount; undefined when the mount names no realm. */
-async function findRouteRealm(db: Kysely<Database>, value: string | undefined): Promise<string | null | undefined> {
+/** The realm id of a `/realms/:realmId/…` mount, by id or name; undefined when the mount names no known realm. */
+async function findRouteRealm(db: ContextDeps['db'], value: string | undefined): Promise<string | null | undefined> {
     if (value === undefined) return null;
     const realm = await findRealmByIdOrName(db, value);
     return realm ? realm.id : undefined;
@@ -30,15 +24,6 @@ async function findRouteRealm(db: Kysely<Database>, value: string | undefined): 
 
 function credentialsMissing(): AppError {
     return new AppError(ErrorCode.INVALID_TOKEN, 'Authentication is required.', { statusCode: 401 });
-}
-
-async function resolveActor(deps: ContextDeps, request: FastifyRequest, routeRealmId: string | null): Promise<Actor> {
-    const header = request.headers.authorization;
-    if (!header) return ANONYMOUS;
-    if (/^basic\s/i.test(header)) return authenticateBasic(deps, header, routeRealmId);
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (bearer) return authenticateBearer(deps, bearer[1]!);
-    throw new AppError(ErrorCode.INVALID_TOKEN, 'The authorization scheme is not supported.', { statusCode: 401 });
 }
 
 /**
@@ -53,7 +38,7 @@ export async function contextOf(deps: ContextDeps, request: FastifyRequest, opti
     const routeRealmId = found ?? null;
     let actor: Actor;
     try {
-        actor = await resolveActor(deps, request, routeRealmId);
+        actor = await authenticateHeader(deps, request.headers.authorization, routeRealmId);
     } catch (error) {
         if (error instanceof AppError && error.statusCode === 401) {
             request.server.log.debug({ code: error.code }, 'authentication failed');

@@ -2,6 +2,7 @@ import { PermissionName } from '@realmgate/core';
 import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer } from '../authz/authorizer.js';
 import { authenticateBearer } from '../authn/bearer.js';
+import { bearerTokenOf } from '../authn/bearer-header.js';
 import { realmMatchOf } from '../domains/resource/spec.js';
 import type { ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest } from './errors.js';
@@ -80,10 +81,10 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
             // access token of its own — a resource server's client_credentials bearer, the same
             // credential it fetches the catalog with (spec consumer rule 12). A public client,
             // which proves nothing, may not introspect.
-            const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
+            const bearer = bearerTokenOf(request.authorization);
             let actor: Actor;
-            if (bearer) {
-                actor = await authenticateBearer(deps, bearer[1]!);
+            if (bearer !== null) {
+                actor = await authenticateBearer(deps, bearer);
             } else {
                 const caller = await authenticateCaller(deps, params, request.authorization);
                 if (!caller.authenticated) throw invalidClient('Introspection requires an authenticated caller (RFC 7662 §2.1).');

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import { authenticateBasic } from '../authn/basic.js';
+import { isBasicScheme } from '../authn/basic-credentials.js';
 import { AppError } from '../errors/app-error.js';
 import { failedAuthentication, isFailedAuthentication } from '../limits/failed-authentication.js';
 import { authenticateClient, type ClientAuthDeps } from './client-auth/authenticate.js';
@@ -36,7 +37,7 @@ export type Caller = { kind: 'client'; id: string; realmId: string; authenticate
  * tried as a client of the realm first, then as a user. Every failure is invalid_client (§2.2.1).
  */
 export async function authenticateCaller(deps: ClientAuthDeps, params: Record<string, string>, authorization: string | undefined): Promise<Caller> {
-    const basic = authorization !== undefined && /^basic\s/i.test(authorization);
+    const basic = isBasicScheme(authorization);
     const body = {
         ...(params.client_id !== undefined ? { client_id: params.client_id } : {}),
         ...(params.client_secret !== undefined ? { client_secret: params.client_secret } : {}),

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { findRealmById, findRealmByName } from '../storage/realms.js';
-import { authenticateClient, clientAllowsGrant, decodeBasic, type ClientAuthDeps } from './client-auth/authenticate.js';
+import { decodeBasicRfc6749, isBasicScheme } from '../authn/basic-credentials.js';
+import { authenticateClient, clientAllowsGrant, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidRequest, oauthError } from './errors.js';
 import type { GrantHandler, TokenResponse } from './grants/index.js';
 
@@ -67,13 +68,7 @@ export async function resolveRealm(db: Kysely<Database>, params: Record<string, 
 
 /** The client id a request presents, by Basic or body, for locating its realm; never verified here. */
 export function presentedClientId(params: Record<string, string>, authorization: string | undefined): string | undefined {
-    if (authorization !== undefined && /^basic\s/i.test(authorization)) {
-        try {
-            return decodeBasic(authorization).id;
-        } catch {
-            return undefined;
-        }
-    }
+    if (isBasicScheme(authorization)) return decodeBasicRfc6749(authorization)?.id;
     return params.client_id;
 }
 

@@ -2,10 +2,8 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, 
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
 import { prepareQuery } from '../db/prepared.js';
-import type { ClientTable, Database } from '../db/schema.js';
-import { fromDbBool, toDbDate } from '../db/values.js';
-import type { ClientSecretVerifier } from '../authn/basic.js';
-import type { PasswordHasher } from './passwords.js';
+import type { Database } from '../db/schema.js';
+import { toDbDate } from '../db/values.js';
 import { createRememberedVerifications } from './remembered.js';
 
 const ENVELOPE = 'enc:v1';
@@ -150,28 +148,4 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
 /** Compare digests, so neither content nor length leaks through timing. */
 export function secretsEqual(a: string, b: string): boolean {
     return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
-
-/** Verify a presented client secret in the client's storage mode (plain, hashed or encrypted). */
-export function createClientSecretVerifier(deps: { passwords: PasswordHasher; secrets: SecretBox; db?: Kysely<Database> }): ClientSecretVerifier & { bind(db: Kysely<Database>): void } {
-    let db = deps.db;
-    return {
-        bind(value) {
-            db = value;
-        },
-        async verify(client: ClientTable, presented: string) {
-            const stored = client.secret;
-            if (!stored) return false;
-            if (fromDbBool(client.secret_hashed)) return deps.passwords.verify(presented, stored);
-            if (deps.secrets.isEnvelope(stored)) {
-                if (!db) return false;
-                try {
-                    return await deps.secrets.matches(db, stored, presented);
-                } catch {
-                    return false;
-                }
-            }
-            return secretsEqual(stored, presented);
-        },
-    };
 }

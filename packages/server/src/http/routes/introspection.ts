@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../wire.js';
 import { contextOf } from '../request-context.js';
+import { bearerTokenOf } from '../../authn/bearer-header.js';
 
 /**
  * `GET /sessions/@me/introspect` (spec Endpoints): the introspection response of the request's own
@@ -10,8 +11,7 @@ import { contextOf } from '../request-context.js';
 export function registerSelfIntrospectionRoute(app: FastifyInstance, deps: AppDeps): void {
     app.get('/sessions/@me/introspect', async (request, reply) => {
         const context = await contextOf(deps, request);
-        const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-        const answer = await deps.introspectionEndpoint.introspectSelf(context.actor, bearer ? bearer[1]! : null);
+        const answer = await deps.introspectionEndpoint.introspectSelf(context.actor, bearerTokenOf(request.headers.authorization));
         return reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(answer);
     });
 }

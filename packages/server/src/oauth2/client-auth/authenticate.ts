@@ -3,10 +3,16 @@ import type { Kysely } from 'kysely';
 import type { ClientTable, Database } from '../../db/schema.js';
 import { prepareQuery } from '../../db/prepared.js';
 import { fromDbBool } from '../../db/values.js';
-import type { ClientSecretVerifier } from '../../authn/basic.js';
+import { decodeBasicRfc6749, isBasicScheme } from '../../authn/basic-credentials.js';
+import type { ClientSecretVerifier } from '../../secrets/client-secret-verifier.js';
 import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../../secrets/passwords.js';
 import { invalidClient, invalidRequest } from '../errors.js';
+
+/** RFC 6749 §2.3.1 Basic that does not decode: the client failed to authenticate. */
+function malformedBasic(): never {
+    throw invalidClient('The Basic credentials are malformed.');
+}
 
 export interface ClientAuthDeps {
     db: Kysely<Database>;
@@ -21,19 +27,6 @@ export interface RequestClient {
 }
 
 
-/** RFC 6749 §2.3.1: id and secret are form-urlencoded before they are joined and base64-encoded. */
-export function decodeBasic(header: string): { id: string; secret: string } {
-    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
-    const colon = decoded.indexOf(':');
-    if (colon <= 0) throw invalidClient('The Basic credentials are malformed.');
-    try {
-        const unescape = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
-        return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
-    } catch {
-        throw invalidClient('The Basic credentials are malformed.');
-    }
-}
 
 const clientBy = (column: 'id' | 'name') => prepareQuery((db, param) => db.selectFrom('auth_clients').selectAll()
     .where(column, '=', param(0)).where('realm_id', '=', param(1)));
@@ -57,12 +50,12 @@ export async function authenticateClient(
     authorization: string | undefined,
     body: { client_id?: string; client_secret?: string },
 ): Promise<RequestClient | null> {
-    const basic = authorization !== undefined && /^basic\s/i.test(authorization);
+    const basic = isBasicScheme(authorization);
     if (authorization !== undefined && !basic) throw invalidRequest('The token endpoint accepts Basic client authentication only.');
     if (basic && (body.client_id !== undefined || body.client_secret !== undefined)) {
         throw invalidRequest('Client authentication by Basic and by the body together is not allowed (RFC 6749 §2.3.1).');
     }
-    const credentials = basic ? decodeBasic(authorization) : body.client_id !== undefined ?
+    const credentials = basic ? decodeBasicRfc6749(authorization) ?? malformedBasic() : body.client_id !== undefined ?
         { id: body.client_id, secret: body.client_secret } : null;
     if (!credentials) {
         if (body.client_secret !== undefined) throw invalidRequest('client_secret needs client_id.');
