@@ -4,7 +4,7 @@ import type { Config } from './config/schema.js';
 import { registerDomains } from './http/routes/register.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
-import { registerLimits } from './limits/request-limits.js';
+import { registerLimits } from './http/limits-plugin.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
 

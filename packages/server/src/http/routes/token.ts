@@ -4,7 +4,8 @@ import type { IntrospectionEndpoint } from '../../oauth2/introspection-endpoint.
 import type { RevocationEndpoint } from '../../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../../oauth2/token-endpoint.js';
 import { renderError } from '../error-handler.js';
-import { CHARGED_BY_ROUTE, type RequestLimits } from '../../limits/request-limits.js';
+import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
+import type { RequestLimits } from '../../limits/request-limits.js';
 import type { Chargeable } from '../../limits/limiter.js';
 
 /** The codes RFC 6749 §5.2 defines; any other failure is reported as invalid_request or server_error. */

@@ -1,0 +1,60 @@
+import { ErrorCode } from '@realmgate/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { decodeBasicRfc7617 } from '../authn/basic-credentials.js';
+import { AppError } from '../errors/app-error.js';
+import { isFailedAuthentication } from '../limits/failed-authentication.js';
+import type { RequestLimits } from '../limits/request-limits.js';
+
+/**
+ * Route config of a route that charges each request itself once it knows who is calling, even
+ * without an Authorization header (the token routes: a client may authenticate in the body).
+ */
+export const CHARGED_BY_ROUTE = { limits: 'route' } as const;
+
+/** The account a request tries to log in as: a Basic name, a password-grant user, a body client. */
+function loginAccountOf(request: FastifyRequest): string | null {
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+        const name = header.length < 1024 ? decodeBasicRfc7617(header)?.name ?? null : null;
+        return name === null ? null : `basic:${name}`;
+    }
+    const body = request.body;
+    if (typeof body !== 'object' || body === null) return null;
+    const params = body as Record<string, unknown>;
+    if (params.grant_type === 'password' && typeof params.username === 'string') return `user:${params.username}`;
+    if (typeof params.client_id === 'string' && typeof params.client_secret === 'string') return `client:${params.client_id}`;
+    return null;
+}
+
+/**
+ * spec Limits on Fastify's request lifecycle (limits/request-limits.ts holds the budgets): stage
+ * one on every request as it arrives; stage two here for requests without credentials, in
+ * `contextOf` for authenticated ones, and in the token routes for the client that authenticated;
+ * the login gate once the body is parsed; counted failures on error; the address charge of an
+ * uncharged request when it ends.
+ */
+export function registerLimits(app: FastifyInstance, limits: RequestLimits): void {
+    app.addHook('onRequest', async (request, reply) => {
+        limits.admit(request, (headers) => reply.headers(headers));
+        // spec Limits caps bodies after decompression: no content coding is decoded, so none is accepted
+        const encoding = request.headers['content-encoding'];
+        if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+            throw new AppError(ErrorCode.BAD_REQUEST, 'Content-Encoding is not supported; send the body uncompressed.', {
+                statusCode: 415, issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding', message: 'is not supported' }],
+            });
+        }
+        if (request.headers.authorization === undefined && (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
+            await limits.chargeRequest(request, null);
+        }
+    });
+    app.addHook('preHandler', async (request) => {
+        const account = loginAccountOf(request);
+        if (account !== null) limits.enterLoginGate(request, account);
+    });
+    app.addHook('onError', async (request, _reply, error) => {
+        if (isFailedAuthentication(error)) await limits.failed(request);
+    });
+    const finish = (request: FastifyRequest) => limits.finish(request);
+    app.addHook('onResponse', finish);
+    app.addHook('onRequestAbort', finish);
+}
