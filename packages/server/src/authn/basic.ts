@@ -2,8 +2,10 @@ import { ErrorCode, MASTER_REALM, isUuid } from '@realmgate/core';
 import type { PolicyIdentity } from '@realmgate/access';
 import type { Kysely } from 'kysely';
 import type { Actor } from './actor.js';
-import type { ClientTable, Database, UserTable } from '../db/schema.js';
-import { fromDbBool } from '../db/values.js';
+import type { Database } from '../db/schema.js';
+import { findClientById, findClientInRealm, type ClientCredentials } from '../storage/clients.js';
+import { findRealmById, findRealmByName } from '../storage/realms.js';
+import { findUserById, findUserInRealm, type UserCredentials } from '../storage/users.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
 import { AppError } from '../errors/app-error.js';
 import { failedAuthentication } from '../limits/failed-authentication.js';
@@ -21,8 +23,8 @@ function invalidCredentials(): AppError {
 }
 
 interface Candidate {
-    user?: UserTable;
-    client?: ClientTable;
+    user?: UserCredentials;
+    client?: ClientCredentials;
 }
 
 /**
@@ -32,20 +34,14 @@ interface Candidate {
 async function candidates(db: Kysely<Database>, name: string, routeRealmId: string | null): Promise<Candidate[]> {
     if (isUuid(name)) {
         const id = name.toLowerCase();
-        const [user, client] = await Promise.all([
-            db.selectFrom('auth_users').selectAll().where('id', '=', id).executeTakeFirst(),
-            db.selectFrom('auth_clients').selectAll().where('id', '=', id).executeTakeFirst(),
-        ]);
+        const [user, client] = await Promise.all([findUserById(db, id), findClientById(db, id)]);
         return [{ ...(user ? { user } : {}), ...(client ? { client } : {}) }];
     }
-    const master = await db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirst();
+    const master = await findRealmByName(db, MASTER_REALM);
     const realms = [routeRealmId, master?.id ?? null].filter((id, index, all): id is string => id !== null && all.indexOf(id) === index);
     const found: Candidate[] = [];
     for (const realmId of realms) {
-        const [user, client] = await Promise.all([
-            db.selectFrom('auth_users').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
-            db.selectFrom('auth_clients').selectAll().where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst(),
-        ]);
+        const [user, client] = await Promise.all([findUserInRealm(db, realmId, name), findClientInRealm(db, realmId, name)]);
         if (user || client) {
             // the route realm holds the name: it never falls through to master on a wrong secret
             found.push({ ...(user ? { user } : {}), ...(client ? { client } : {}) });
@@ -53,11 +49,6 @@ async function candidates(db: Kysely<Database>, name: string, routeRealmId: stri
         }
     }
     return found;
-}
-
-async function realmNameOf(db: Kysely<Database>, realmId: string): Promise<string | null> {
-    const realm = await db.selectFrom('auth_realms').select('name').where('id', '=', realmId).executeTakeFirst();
-    return realm?.name ?? null;
 }
 
 /** HTTP Basic with a user or client name or id (spec Authentication rule 1). */
@@ -71,15 +62,15 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
         if (candidate.user?.password) {
             tried = true;
             if (await deps.passwords.verify(credentials.secret, candidate.user.password)) {
-                if (!fromDbBool(candidate.user.active)) inactive = true;
-                else identity = { id: candidate.user.id, type: 'user', realmId: candidate.user.realm_id, realmName: null, clientId: null };
+                if (!candidate.user.active) inactive = true;
+                else identity = { id: candidate.user.id, type: 'user', realmId: candidate.user.realmId, realmName: null, clientId: null };
             }
         }
         if (!identity && candidate.client?.secret) {
             tried = true;
             if (await deps.clientSecrets.verify(candidate.client, credentials.secret)) {
-                if (!fromDbBool(candidate.client.active)) inactive = true;
-                else identity = { id: candidate.client.id, type: 'client', realmId: candidate.client.realm_id, realmName: null, clientId: candidate.client.id };
+                if (!candidate.client.active) inactive = true;
+                else identity = { id: candidate.client.id, type: 'client', realmId: candidate.client.realmId, realmName: null, clientId: candidate.client.id };
             }
         }
         if (identity) break;
@@ -88,7 +79,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
     if (!identity) throw failedAuthentication(invalidCredentials());
-    identity.realmName = identity.realmId ? await realmNameOf(deps.db, identity.realmId) : null;
+    identity.realmName = identity.realmId ? (await findRealmById(deps.db, identity.realmId))?.name ?? null : null;
     // Basic is never narrowed to a client (spec Authentication rule 8)
     return { identity, tokenClientId: null, method: 'basic' };
 }

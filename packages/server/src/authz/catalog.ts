@@ -2,6 +2,7 @@ import { WITHHELD_POLICY_TYPE, type AuthorizationCatalog, type AuthorizationCata
 import { isDecisionStrategy } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { loadCatalogSources } from '../storage/catalog.js';
 import { projectPolicyTree, type PolicyRow } from './policy-tree.js';
 
 /**
@@ -10,20 +11,16 @@ import { projectPolicyTree, type PolicyRow } from './policy-tree.js';
  * DESIGN.md §2). Definitions are sorted by permission key (spec catalog table).
  */
 export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationCatalog> {
-    const [permissions, bindings, policies] = await Promise.all([
-        db.selectFrom('auth_permissions').select(['id', 'name', 'realm_id', 'client_id', 'decision_strategy']).execute(),
-        db.selectFrom('auth_permission_policies').select(['permission_id', 'policy_id']).execute(),
-        db.selectFrom('auth_policies').select(['id', 'type', 'invert', 'config', 'parent_id', 'realm_id']).execute(),
-    ]);
+    const { permissions, bindings, policies } = await loadCatalogSources(db);
 
     const rowsById = new Map<string, PolicyRow>();
     const childrenByParent = new Map<string, PolicyRow[]>();
     for (const row of policies) {
         rowsById.set(row.id, row);
-        if (row.parent_id) {
-            const siblings = childrenByParent.get(row.parent_id) ?? [];
+        if (row.parentId) {
+            const siblings = childrenByParent.get(row.parentId) ?? [];
             siblings.push(row);
-            childrenByParent.set(row.parent_id, siblings);
+            childrenByParent.set(row.parentId, siblings);
         }
     }
 
@@ -33,8 +30,8 @@ export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationC
     const unprojectable = new Set<string>();
     const treeRealms = new Map<string, string | null>();
     for (const row of policies) {
-        if (row.parent_id) continue;
-        treeRealms.set(row.id, row.realm_id);
+        if (row.parentId) continue;
+        treeRealms.set(row.id, row.realmId);
         const tree = projectPolicyTree(row.id, rowsById, childrenByParent);
         if (tree) {
             trees[row.id] = tree;
@@ -46,20 +43,20 @@ export async function buildCatalog(db: Kysely<Database>): Promise<AuthorizationC
 
     const policiesByPermission = new Map<string, string[]>();
     for (const binding of bindings) {
-        const list = policiesByPermission.get(binding.permission_id) ?? [];
-        list.push(binding.policy_id);
-        policiesByPermission.set(binding.permission_id, list);
+        const list = policiesByPermission.get(binding.permissionId) ?? [];
+        list.push(binding.policyId);
+        policiesByPermission.set(binding.permissionId, list);
     }
 
     const entries: (AuthorizationCatalogPermission & { key: string })[] = permissions.map((permission) => {
         const ids = (policiesByPermission.get(permission.id) ?? []).sort();
-        const projectable = ids.every((id) => id in trees && !unprojectable.has(id)) && isDecisionStrategy(permission.decision_strategy);
+        const projectable = ids.every((id) => id in trees && !unprojectable.has(id)) && isDecisionStrategy(permission.decisionStrategy);
         return {
-            key: permissionKey(permission.name, permission.realm_id, permission.client_id),
+            key: permissionKey(permission.name, permission.realmId, permission.clientId),
             name: permission.name,
-            realm_id: permission.realm_id,
-            client_id: permission.client_id,
-            decision_strategy: isDecisionStrategy(permission.decision_strategy) ? permission.decision_strategy : 'unanimous',
+            realm_id: permission.realmId,
+            client_id: permission.clientId,
+            decision_strategy: isDecisionStrategy(permission.decisionStrategy) ? permission.decisionStrategy : 'unanimous',
             // spec catalog rule 1: a definition whose tree cannot be projected is listed with policies null
             policies: projectable ? ids : null,
         };

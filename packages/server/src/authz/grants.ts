@@ -1,7 +1,7 @@
 import type { AuthorizationGrant, PolicyIdentity } from '@realmgate/access';
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
+import { listGrantsOf, type GrantRecord } from '../storage/grants.js';
 
 export interface GrantLoadOptions {
     /**
@@ -13,46 +13,19 @@ export interface GrantLoadOptions {
     narrowToClientId: string | null;
 }
 
-interface GrantRow {
-    name: string;
-    realm_id: string | null;
-    client_id: string | null;
-    realm_scope: string;
-    policy_id: string | null;
-}
-
-function toGrant(row: GrantRow): AuthorizationGrant {
+function toGrant(row: GrantRecord): AuthorizationGrant {
     return {
         name: row.name,
-        realm_id: row.realm_id,
-        client_id: row.client_id,
-        realm_scope: row.realm_scope as AuthorizationGrant['realm_scope'],
-        policies: row.policy_id ? [row.policy_id] : [],
+        realm_id: row.realmId,
+        client_id: row.clientId,
+        realm_scope: row.realmScope as AuthorizationGrant['realm_scope'],
+        policies: row.policyId ? [row.policyId] : [],
     };
 }
 
 function admits(ownerClientId: string | null, narrow: string | null): boolean {
     return narrow === null || ownerClientId === null || ownerClientId === narrow;
 }
-
-/** An identity's direct grants, by the identity's id. */
-const directGrants = (table: 'auth_user_permissions' | 'auth_client_permissions', owner: 'user_id' | 'client_id') =>
-    prepareQuery((db, param) => db.selectFrom(`${table as 'auth_user_permissions'} as g`)
-        .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
-        .where(`g.${owner as 'user_id'}`, '=', param(0))
-        .select(['p.name', 'p.realm_id', 'p.client_id', 'g.realm_scope', 'g.policy_id']));
-/** An identity's grants through its roles, with the role's owning client (spec Authentication rule 8). */
-const roleGrants = (table: 'auth_user_roles' | 'auth_client_roles', owner: 'user_id' | 'client_id') =>
-    prepareQuery((db, param) => db.selectFrom(`${table as 'auth_user_roles'} as h`)
-        .innerJoin('auth_roles as r', 'r.id', 'h.role_id')
-        .where(`h.${owner as 'user_id'}`, '=', param(0))
-        .innerJoin('auth_role_permissions as g', 'g.role_id', 'r.id')
-        .innerJoin('auth_permissions as p', 'p.id', 'g.permission_id')
-        .select(['p.name', 'p.realm_id', 'p.client_id', 'g.realm_scope', 'g.policy_id', 'r.client_id as role_client_id']));
-const DIRECT_OF_USER = directGrants('auth_user_permissions', 'user_id');
-const DIRECT_OF_CLIENT = directGrants('auth_client_permissions', 'client_id');
-const ROLES_OF_USER = roleGrants('auth_user_roles', 'user_id');
-const ROLES_OF_CLIENT = roleGrants('auth_client_roles', 'client_id');
 
 /**
  * Every grant the identity holds, directly and through its roles: one entry per junction row
@@ -65,17 +38,15 @@ export async function loadGrants(
     options: GrantLoadOptions = { narrowToClientId: null },
 ): Promise<AuthorizationGrant[]> {
     const narrow = options.narrowToClientId;
-    const [direct, viaRoles] = identity.type === 'user' ? [DIRECT_OF_USER, ROLES_OF_USER] : [DIRECT_OF_CLIENT, ROLES_OF_CLIENT];
-    const directRows = await direct.all(db, [identity.id]);
-    const roleRows = await viaRoles.all(db, [identity.id]);
+    const { direct: directRows, viaRoles: roleRows } = await listGrantsOf(db, identity.type, identity.id);
 
     const grants: AuthorizationGrant[] = [];
     for (const row of directRows) {
-        if (admits(row.client_id, narrow)) grants.push(toGrant(row));
+        if (admits(row.clientId, narrow)) grants.push(toGrant(row));
     }
     for (const row of roleRows) {
         // a role owned by another client is withheld with every permission it carries, global ones included
-        if (admits(row.role_client_id, narrow) && admits(row.client_id, narrow)) grants.push(toGrant(row));
+        if (admits(row.roleClientId, narrow) && admits(row.clientId, narrow)) grants.push(toGrant(row));
     }
     return grants;
 }

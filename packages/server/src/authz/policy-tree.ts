@@ -1,8 +1,7 @@
 import { defaultPolicyEngine, type CanonicalPolicy } from '@realmgate/access';
-import type { PolicyTable } from '../db/schema.js';
-import { fromDbBool } from '../db/values.js';
+import type { PolicyNodeRecord } from '../storage/policy-tree.js';
 
-export type PolicyRow = Pick<PolicyTable, 'id' | 'type' | 'invert' | 'config' | 'parent_id'>;
+export type PolicyRow = Pick<PolicyNodeRecord, 'id' | 'type' | 'invert' | 'config'>;
 
 /** The stored row as a policy node input: its configuration keys, type, invert and children. */
 export function policyNodeOf(row: PolicyRow, children: unknown[]): Record<string, unknown> {
@@ -16,7 +15,7 @@ export function policyNodeOf(row: PolicyRow, children: unknown[]): Record<string
     return {
         ...config,
         type: row.type,
-        invert: fromDbBool(row.invert),
+        invert: row.invert,
         ...(row.type === 'composite' ? { children } : {}),
     };
 }

@@ -12,6 +12,9 @@ import { forbidden, issue, notFound, validationFailed, type Issue } from '../err
 import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer, type AuthorizerDeps, type RequestAuthorizer } from './authorizer.js';
 import { projectPolicyTree, type PolicyRow } from './policy-tree.js';
+import { findPermissionDefinition } from '../storage/catalog.js';
+import { listPolicyChildren, findPolicyNode } from '../storage/policy-tree.js';
+import { findSubjectWithRealm } from '../storage/subjects.js';
 
 const BODY_KEYS = new Set(['identity', 'realmId']);
 const MAX_POLICY_DEPTH = 32;
@@ -73,20 +76,9 @@ export function parseSubjectCheckBody(body: unknown): SubjectCheckRequest {
 }
 
 async function storedIdentity(db: Kysely<Database>, ref: SubjectRef): Promise<PolicyIdentity | null> {
-    const table = ref.type === 'user' ? 'auth_users' : 'auth_clients';
-    const row = await db.selectFrom(`${table} as s` as 'auth_users as s')
-        .leftJoin('auth_realms as r', 'r.id', 's.realm_id')
-        .select(['s.id', 's.realm_id', 'r.name as realm_name'])
-        .where('s.id', '=', ref.id)
-        .executeTakeFirst();
-    if (!row) return null;
-    return {
-        id: row.id,
-        type: ref.type,
-        realmId: row.realm_id,
-        realmName: row.realm_name ?? null,
-        clientId: ref.type === 'client' ? row.id : null,
-    };
+    const stored = await findSubjectWithRealm(db, ref.type, ref.id);
+    if (!stored) return null;
+    return { id: stored.id, type: ref.type, realmId: stored.realmId, realmName: stored.realmName, clientId: ref.type === 'client' ? stored.id : null };
 }
 
 /** Who the check is about, with the authorizer it is evaluated by. */
@@ -141,8 +133,7 @@ const IDENTITY_NEEDED: SubjectCheckResult = { status: 'error', message: 'The per
  */
 export async function checkPermission(deps: AuthorizerDeps, permissionId: string, subject: Subject, request: SubjectCheckRequest): Promise<SubjectCheckResult> {
     const row = isUuid(permissionId) ?
-        await deps.db.selectFrom('auth_permissions').select(['id', 'name', 'realm_id', 'client_id'])
-            .where('id', '=', permissionId.toLowerCase()).executeTakeFirst() :
+        await findPermissionDefinition(deps.db, permissionId.toLowerCase()) :
         undefined;
     if (!row) throw notFound('permission');
     let authorizer = await subject.authorizer();
@@ -155,7 +146,7 @@ export async function checkPermission(deps: AuthorizerDeps, permissionId: string
     }
     if (!definition || definition.policies === null) return { status: 'deny' };
     const allowed = authorizer.evaluator.preAllows({
-        name: row.name, realmId: row.realm_id, clientId: row.client_id, data: { realmMatch: resourceRealm(request, subject.actor) },
+        name: row.name, realmId: row.realmId, clientId: row.clientId, data: { realmMatch: resourceRealm(request, subject.actor) },
     });
     if (allowed) return { status: 'allow' };
     if (evaluatesWithoutIdentity(subject.actor) && definition.policies.some((id) => isIdentityBound(authorizer.catalog, id))) {
@@ -164,8 +155,8 @@ export async function checkPermission(deps: AuthorizerDeps, permissionId: string
     return { status: 'deny' };
 }
 
-function findDefinition(catalog: AuthorizationCatalog, row: { name: string; realm_id: string | null; client_id: string | null }) {
-    return catalog.permissions.find((entry) => entry.name === row.name && entry.realm_id === row.realm_id && entry.client_id === row.client_id);
+function findDefinition(catalog: AuthorizationCatalog, row: { name: string; realmId: string | null; clientId: string | null }) {
+    return catalog.permissions.find((entry) => entry.name === row.name && entry.realm_id === row.realmId && entry.client_id === row.clientId);
 }
 
 function isIdentityBound(catalog: AuthorizationCatalog, id: string): boolean {
@@ -178,19 +169,18 @@ function isIdentityBound(catalog: AuthorizationCatalog, id: string): boolean {
 
 /** The tree rooted at a policy row (a child node included), read level by level. */
 async function loadPolicyTree(db: Kysely<Database>, id: string): Promise<{ found: boolean; tree: unknown }> {
-    const columns = ['id', 'type', 'invert', 'config', 'parent_id'] as const;
-    const root = await db.selectFrom('auth_policies').select(columns).where('id', '=', id).executeTakeFirst();
+    const root = await findPolicyNode(db, id);
     if (!root) return { found: false, tree: null };
     const rowsById = new Map<string, PolicyRow>([[root.id, root]]);
     const childrenByParent = new Map<string, PolicyRow[]>();
     let level = [root.id];
     for (let depth = 0; level.length > 0 && depth <= MAX_POLICY_DEPTH; depth++) {
-        const rows = await db.selectFrom('auth_policies').select(columns).where('parent_id', 'in', level).execute();
+        const rows = await listPolicyChildren(db, level);
         level = [];
         for (const row of rows) {
             if (rowsById.has(row.id)) continue;
             rowsById.set(row.id, row);
-            childrenByParent.set(row.parent_id!, [...(childrenByParent.get(row.parent_id!) ?? []), row]);
+            childrenByParent.set(row.parentId!, [...(childrenByParent.get(row.parentId!) ?? []), row]);
             level.push(row.id);
         }
     }

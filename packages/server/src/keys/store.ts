@@ -1,9 +1,12 @@
 import { createPrivateKey, randomBytes, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../db/prepared.js';
 import type { Database, KeyTable } from '../db/schema.js';
-import { toDbDate, type DialectName } from '../db/values.js';
+import type { DialectName } from '../db/values.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import {
+    findActiveSigningKey, findAnyActiveSigningKeyId, findPublishedSigningKey, findSigningPrivateKey, insertKey, listPublishedSigningKeys,
+    lowestSigningKeyPriority, type SigningKeyRecord,
+} from '../storage/keys.js';
 import { generateSigningMaterial, type SigningAlgorithm, type SigningMaterial } from './material.js';
 
 export const KEY_USES = ['sig', 'enc'] as const;
@@ -25,8 +28,12 @@ type KeyRow = Pick<KeyTable, 'id' | 'algorithm' | 'public_key'>;
 
 /** The published JWK of a signing key row; the kid and alg always follow the row. */
 export function publicJwkOf(row: KeyRow): PublicJwk {
-    const stored = JSON.parse(row.public_key ?? '{}') as JsonWebKey;
-    return { ...stored, kid: row.id, alg: row.algorithm, use: 'sig' };
+    return jwkOf({ id: row.id, algorithm: row.algorithm, publicKey: row.public_key });
+}
+
+function jwkOf(key: Pick<SigningKeyRecord, 'id' | 'algorithm' | 'publicKey'>): PublicJwk {
+    const stored = JSON.parse(key.publicKey ?? '{}') as JsonWebKey;
+    return { ...stored, kid: key.id, alg: key.algorithm, use: 'sig' };
 }
 
 /** The auth_keys columns of a signing key (private half wrapped like the realm encryption keys). */
@@ -64,63 +71,43 @@ export interface KeyStore {
     privateKeyFor(db: Kysely<Database>, kid: string): Promise<KeyObject | undefined>;
 }
 
-/** The realm's active signing key (of one algorithm): newest first among equal priorities, so a freshly generated key takes over (rotation). */
-const activeSigningKeyQuery = (byAlgorithm: boolean) => prepareQuery((db, param) => {
-    let query = db.selectFrom('auth_keys').select(['id', 'algorithm', 'status', 'public_key'])
-        .where('realm_id', '=', param(0)).where('use', '=', 'sig').where('status', '=', 'active');
-    if (byAlgorithm) query = query.where('algorithm', '=', param(1));
-    return query.orderBy('priority', 'desc').orderBy('created_at', 'desc').orderBy('id').limit(1);
-});
-const ACTIVE_SIGNING_KEY = activeSigningKeyQuery(false);
-const ACTIVE_SIGNING_KEY_OF_ALGORITHM = activeSigningKeyQuery(true);
-
 /** Per-realm signing keys in auth_keys (use 'sig'), next to the realm encryption keys (use 'enc'). */
 export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeyStore {
-    const signingKeys = (db: Kysely<Database>, realmId: string) => db.selectFrom('auth_keys')
-        .select(['id', 'algorithm', 'status', 'public_key'])
-        .where('realm_id', '=', realmId).where('use', '=', 'sig');
-
     const createSigningKey = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm, priority = 0): Promise<string> => {
         const id = randomUUID();
-        const now = toDbDate(dialect, new Date());
-        await db.insertInto('auth_keys').values({
-            id, ...signingKeyColumns(secrets, await generateSigningMaterial(algorithm), id),
-            status: 'active', priority, realm_id: realmId, created_at: now, updated_at: now,
-        }).execute();
+        const columns = signingKeyColumns(secrets, await generateSigningMaterial(algorithm), id);
+        await insertKey(db, dialect, {
+            id, type: columns.type, use: 'sig', algorithm: columns.algorithm, status: 'active', priority,
+            publicKey: columns.public_key, privateKey: columns.private_key, realmId,
+        });
         return id;
     };
 
     return {
         createSigningKey: (db, realmId, algorithm) => createSigningKey(db, realmId, algorithm),
         async ensureSigningKey(db, realmId, algorithm) {
-            let query = signingKeys(db, realmId).where('status', '=', 'active');
-            if (algorithm) query = query.where('algorithm', '=', algorithm);
-            const existing = await query.executeTakeFirst();
-            if (existing) return existing.id;
+            const existing = await findAnyActiveSigningKeyId(db, realmId, algorithm);
+            if (existing) return existing;
             if (!algorithm) return createSigningKey(db, realmId);
-            const lowest = await db.selectFrom('auth_keys').select((eb) => eb.fn.min('priority').as('lowest'))
-                .where('realm_id', '=', realmId).where('use', '=', 'sig').executeTakeFirst();
-            return createSigningKey(db, realmId, algorithm, Math.min(0, Number(lowest?.lowest ?? 0)) - 1);
+            const lowest = await lowestSigningKeyPriority(db, realmId);
+            return createSigningKey(db, realmId, algorithm, Math.min(0, lowest) - 1);
         },
         async activeSigningKey(db, realmId, algorithm) {
-            const row = algorithm ? await ACTIVE_SIGNING_KEY_OF_ALGORITHM.first(db, [realmId, algorithm]) : await ACTIVE_SIGNING_KEY.first(db, [realmId]);
-            return row ? { kid: row.id, algorithm: row.algorithm as SigningAlgorithm, jwk: publicJwkOf(row) } : undefined;
+            const key = await findActiveSigningKey(db, realmId, algorithm);
+            return key ? { kid: key.id, algorithm: key.algorithm as SigningAlgorithm, jwk: jwkOf(key) } : undefined;
         },
         async publicJwks(db, realmId) {
             // passive keys stay published so tokens they signed keep verifying (spec States)
-            const rows = await signingKeys(db, realmId).where('status', '!=', 'disabled')
-                .orderBy('priority', 'desc').orderBy('created_at', 'desc').orderBy('id').execute();
-            return { keys: rows.map(publicJwkOf) };
+            return { keys: (await listPublishedSigningKeys(db, realmId)).map(jwkOf) };
         },
         async publicJwk(db, realmId, kid) {
-            const row = await signingKeys(db, realmId).where('id', '=', kid).where('status', '!=', 'disabled').executeTakeFirst();
-            return row ? publicJwkOf(row) : undefined;
+            const key = await findPublishedSigningKey(db, realmId, kid);
+            return key ? jwkOf(key) : undefined;
         },
         async privateKeyFor(db, kid) {
-            const row = await db.selectFrom('auth_keys').select(['private_key']).where('id', '=', kid)
-                .where('use', '=', 'sig').where('status', '!=', 'disabled').executeTakeFirst();
-            if (!row?.private_key) return undefined;
-            return createPrivateKey({ key: secrets.unwrapKey(row.private_key).toString('utf8'), format: 'pem' });
+            const stored = await findSigningPrivateKey(db, kid);
+            if (!stored) return undefined;
+            return createPrivateKey({ key: secrets.unwrapKey(stored).toString('utf8'), format: 'pem' });
         },
     };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { ID_TOKEN_ALGORITHM } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
+import { scopeNamesOfRealm } from '../storage/scopes.js';
 
 /**
  * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
@@ -42,9 +43,7 @@ const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'real
 /** The realm's discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
 export async function discoveryDocument(db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }): Promise<DiscoveryDocument> {
     const base = publicUrl.replace(/\/+$/, '');
-    const scopes = await db.selectFrom('auth_scopes').select('name')
-        .where((eb) => eb.or([eb('realm_id', 'is', null), eb('realm_id', '=', realm.id)]))
-        .orderBy('name').execute();
+    const scopes = await scopeNamesOfRealm(db, realm.id);
     return {
         issuer: issuerOf(publicUrl, realm.name),
         token_endpoint: `${base}/token`,
@@ -61,7 +60,7 @@ export async function discoveryDocument(db: Kysely<Database>, publicUrl: string,
         response_types_supported: [],
         // OIDC Discovery §3 (REQUIRED): `sub` is the subject's id, the same for every client
         subject_types_supported: ['public'],
-        scopes_supported: [...new Set(scopes.map((row) => row.name))],
+        scopes_supported: [...new Set(scopes)],
         // OIDC Discovery §3 (REQUIRED): ID tokens are signed RS256 (oauth2/tokens/service.ts)
         id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM],
         claims_supported: [...new Set([...ACCESS_TOKEN_CLAIMS, ...ID_TOKEN_CLAIMS])],

@@ -3,7 +3,7 @@ import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer } from '../authz/authorizer.js';
 import { authenticateBearer } from '../authn/bearer.js';
 import { bearerTokenOf } from '../authn/bearer-header.js';
-import { realmMatchOf } from '../domains/resource/spec.js';
+import { findRealmById } from '../storage/realms.js';
 import type { ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest } from './errors.js';
 import { INACTIVE, introspectionOf, type IntrospectionDeps, type IntrospectionResponse } from './introspection.js';
@@ -31,7 +31,7 @@ export interface IntrospectionEndpointDeps extends ClientAuthDeps, Introspection
 export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
     const realmName = async (claims: TokenClaims): Promise<string> => {
         // the realm's current name; the claim is what it was called when the token was issued
-        const realm = await deps.db.selectFrom('auth_realms').select('name').where('id', '=', claims.realm_id).executeTakeFirst();
+        const realm = await findRealmById(deps.db, claims.realm_id);
         return realm?.name ?? claims.realm_name;
     };
 
@@ -45,7 +45,7 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
     const mayKnow = async (caller: Actor, claims: TokenClaims): Promise<boolean> => {
         if (caller.identity?.realmId === claims.realm_id) return true;
         const authorizer = await createRequestAuthorizer(deps, caller);
-        return authorizer.allows(PermissionName.PERMISSION_READ, realmMatchOf(claims.realm_id));
+        return authorizer.allows(PermissionName.PERMISSION_READ, { realmMatch: claims.realm_id });
     };
 
     /** The actor of a Basic or body-authenticated caller: never narrowed (spec Authentication rule 8). */

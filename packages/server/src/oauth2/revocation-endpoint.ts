@@ -9,6 +9,7 @@ import { presentedClientId, readParams, realmOfRequest } from './token-endpoint.
 import { TOKEN_KIND, type TokenClaims } from '../tokens/claims.js';
 import type { TokenService } from '../tokens/service.js';
 import type { SessionStore } from '../tokens/sessions.js';
+import { deleteRefreshTokenOfSession } from '../storage/session-tokens.js';
 
 export interface RevocationRequest {
     body: unknown;
@@ -48,7 +49,7 @@ export async function authenticateCaller(deps: ClientAuthDeps, params: Record<st
     const realm = await realmOfRequest(deps.db, params, { credentialId: presentedClientId(params, authorization), users: true });
     try {
         const client = await authenticateClient(deps, realm.id, authorization, body);
-        if (client) return { kind: 'client', id: client.row.id, realmId: client.row.realm_id, authenticated: client.authenticated };
+        if (client) return { kind: 'client', id: client.row.id, realmId: client.row.realmId, authenticated: client.authenticated };
     } catch (error) {
         if (!basic || !(error instanceof AppError) || error.code !== ErrorCode.INVALID_CLIENT) throw error;
     }
@@ -93,8 +94,7 @@ export function createRevocationEndpoint(deps: RevocationDeps) {
         const claims = await deps.tokens.verifyForRevocation(deps.db, params.token);
         if (!claims || !mayRevoke(caller, claims)) return;
         if (claims.kind === TOKEN_KIND.REFRESH) {
-            await deps.db.deleteFrom('auth_session_tokens').where('id', '=', claims.jti)
-                .where('kind', '=', TOKEN_KIND.REFRESH).where('session_id', '=', claims.session_id).execute();
+            await deleteRefreshTokenOfSession(deps.db, claims.jti, claims.session_id);
         }
         await deps.sessions.revoke(deps.db, claims.session_id);
     };

@@ -1,8 +1,7 @@
 import { ErrorCode, MASTER_REALM, isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
-import { findRealmById, findRealmByName } from '../storage/realms.js';
+import { findRealmById, findRealmByName, findRealmOfClient, findRealmOfUser } from '../storage/realms.js';
 import { decodeBasicRfc6749, isBasicScheme } from '../authn/basic-credentials.js';
 import { authenticateClient, clientAllowsGrant, type ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidRequest, oauthError } from './errors.js';
@@ -39,12 +38,6 @@ export function readParams(body: unknown): Record<string, string> {
     }
     return params;
 }
-
-const realmOfOwner = (table: 'auth_clients' | 'auth_users') => prepareQuery((db, param) => db.selectFrom(`${table as 'auth_clients'} as owner`)
-    .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
-    .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', param(0)));
-const REALM_OF_CLIENT = realmOfOwner('auth_clients');
-const REALM_OF_USER = realmOfOwner('auth_users');
 
 /** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
 export async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined) {
@@ -90,7 +83,7 @@ export async function realmOfRequest(
     const id = options.credentialId;
     if (id !== undefined && isUuid(id)) {
         const owner = id.toLowerCase();
-        const realm = await REALM_OF_CLIENT.first(db, [owner]) ?? (options.users ? await REALM_OF_USER.first(db, [owner]) : undefined);
+        const realm = await findRealmOfClient(db, owner) ?? (options.users ? await findRealmOfUser(db, owner) : undefined);
         if (realm) return realm;
     }
     return resolveRealm(db, {}, undefined);

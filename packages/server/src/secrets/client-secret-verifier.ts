@@ -1,12 +1,17 @@
 import type { Kysely } from 'kysely';
-import type { ClientTable, Database } from '../db/schema.js';
-import { fromDbBool } from '../db/values.js';
+import type { Database } from '../db/schema.js';
 import type { PasswordHasher } from './passwords.js';
 import { secretsEqual, type SecretBox } from './secret-box.js';
 
 /** Whether a presented secret is a client's, whatever way the client's secret is stored. */
 export interface ClientSecretVerifier {
-    verify(client: ClientTable, presented: string): Promise<boolean>;
+    verify(client: StoredClientSecret, presented: string): Promise<boolean>;
+}
+
+/** A client's secret as stored: plaintext, an `enc:` envelope, or (secretHashed) a bcrypt hash. */
+export interface StoredClientSecret {
+    secret: string | null;
+    secretHashed: boolean;
 }
 
 /** Verify a presented client secret in the client's storage mode (plain, hashed or encrypted). */
@@ -16,10 +21,10 @@ export function createClientSecretVerifier(deps: { passwords: PasswordHasher; se
         bind(value) {
             db = value;
         },
-        async verify(client: ClientTable, presented: string) {
+        async verify(client, presented) {
             const stored = client.secret;
             if (!stored) return false;
-            if (fromDbBool(client.secret_hashed)) return deps.passwords.verify(presented, stored);
+            if (client.secretHashed) return deps.passwords.verify(presented, stored);
             if (deps.secrets.isEnvelope(stored)) {
                 if (!db) return false;
                 try {

@@ -1,9 +1,10 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
-import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
-import { toDbDate } from '../db/values.js';
+import {
+    findActiveEncryptionKeyId, findKeySecret, insertKey, listKeysNotWrapped, replaceKeyPrivateMaterial,
+} from '../storage/keys.js';
 import { createRememberedVerifications } from './remembered.js';
 
 const ENVELOPE = 'enc:v1';
@@ -65,8 +66,6 @@ export interface SecretBox {
  * Encrypted secrets depend on the realm encryption key; the key is wrapped at rest when
  * SECRETS_ENCRYPTION_KEY is set (spec Authentication rule 15).
  */
-const ENCRYPTION_KEY = prepareQuery((db, param) => db.selectFrom('auth_keys').select(['private_key', 'status']).where('id', '=', param(0)));
-
 export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string | null): SecretBox {
     const masterKey = masterKeyOf(masterKeyValue);
     const remembered = createRememberedVerifications();
@@ -80,16 +79,13 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
     };
 
     const ensureRealmKey = async (db: Kysely<Database>, realmId: string): Promise<string> => {
-        const existing = await db.selectFrom('auth_keys').select('id')
-            .where('realm_id', '=', realmId).where('use', '=', 'enc').where('status', '=', 'active')
-            .orderBy('priority', 'desc').executeTakeFirst();
-        if (existing) return existing.id;
+        const existing = await findActiveEncryptionKeyId(db, realmId);
+        if (existing) return existing;
         const id = randomUUID();
-        const now = toDbDate(handle.dialect, new Date());
-        await db.insertInto('auth_keys').values({
+        await insertKey(db, handle.dialect, {
             id, type: 'oct', use: 'enc', algorithm: 'A256GCM', status: 'active', priority: 0,
-            public_key: null, private_key: wrap(randomBytes(32)), realm_id: realmId, created_at: now, updated_at: now,
-        }).execute();
+            publicKey: null, privateKey: wrap(randomBytes(32)), realmId,
+        });
         return id;
     };
 
@@ -98,10 +94,10 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
         const parts = envelope.split(':');
         const keyId = parts[2];
         if (parts.length !== 6 || !keyId) throw new SecretUnavailableError('The secret envelope is malformed.');
-        const key = await ENCRYPTION_KEY.first(db, [keyId]);
+        const key = await findKeySecret(db, keyId);
         // spec States: a disabled realm encryption key makes its secrets unrecoverable until enabled again
-        if (!key || key.status === 'disabled' || !key.private_key) throw new SecretUnavailableError('The encryption key is unavailable.');
-        return { material: key.private_key, value: parts.slice(3).join(':') };
+        if (!key || key.status === 'disabled' || !key.privateKey) throw new SecretUnavailableError('The encryption key is unavailable.');
+        return { material: key.privateKey, value: parts.slice(3).join(':') };
     };
     const openEnvelope = ({ material, value }: { material: string; value: string }): string => {
         try {
@@ -119,20 +115,19 @@ export function createSecretBox(handle: DatabaseHandle, masterKeyValue: string |
         unwrapKey: unwrap,
         async wrapStoredKeys(db) {
             if (!masterKey) return 0;
-            const rows = await db.selectFrom('auth_keys').select(['id', 'private_key'])
-                .where('private_key', 'is not', null).where('private_key', 'not like', `${WRAPPED}:%`).execute();
+            const rows = await listKeysNotWrapped(db, `${WRAPPED}:`);
             for (const row of rows) {
                 // the material is kept exactly (base64 of the raw key); only its envelope changes
-                await db.updateTable('auth_keys').set({ private_key: wrap(unwrap(row.private_key!)) })
-                    .where('id', '=', row.id).where('private_key', '=', row.private_key).execute();
+                await replaceKeyPrivateMaterial(db, row.id, row.privateKey, wrap(unwrap(row.privateKey)));
             }
             return rows.length;
         },
         isEnvelope: (value) => value.startsWith(`${ENVELOPE}:`),
         async encrypt(db, realmId, plaintext) {
             const keyId = await ensureRealmKey(db, realmId);
-            const key = await db.selectFrom('auth_keys').select('private_key').where('id', '=', keyId).executeTakeFirstOrThrow();
-            return `${ENVELOPE}:${keyId}:${seal(unwrap(key.private_key!), plaintext)}`;
+            const key = await findKeySecret(db, keyId);
+            if (!key) throw new Error(`encryption key ${keyId} vanished`);
+            return `${ENVELOPE}:${keyId}:${seal(unwrap(key.privateKey!), plaintext)}`;
         },
         decrypt: async (db, envelope) => openEnvelope(await sealedOf(db, envelope)),
         async matches(db, envelope, presented) {

@@ -30,3 +30,19 @@ export function findRealmByName(db: Kysely<Database>, name: string): Promise<Rea
 export function findRealmByIdOrName(db: Kysely<Database>, value: string): Promise<RealmRef | undefined> {
     return isUuid(value) ? findRealmById(db, value) : findRealmByName(db, value);
 }
+
+const realmOfOwner = (table: 'auth_clients' | 'auth_users') => prepareQuery<RealmRef>((db, param) => db.selectFrom(`${table as 'auth_clients'} as owner`)
+    .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
+    .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', param(0)));
+const REALM_OF_CLIENT = realmOfOwner('auth_clients');
+const REALM_OF_USER = realmOfOwner('auth_users');
+
+/** The realm of the client with this id (lower-case UUID); undefined when there is none. */
+export function findRealmOfClient(db: Kysely<Database>, clientId: string): Promise<RealmRef | undefined> {
+    return REALM_OF_CLIENT.first(db, [clientId]);
+}
+
+/** The realm of the user with this id (lower-case UUID); undefined when there is none. */
+export function findRealmOfUser(db: Kysely<Database>, userId: string): Promise<RealmRef | undefined> {
+    return REALM_OF_USER.first(db, [userId]);
+}

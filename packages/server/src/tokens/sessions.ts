@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Insertable, Kysely } from 'kysely';
-import type { Database, SessionTable } from '../db/schema.js';
-import { toDbDate, type DialectName } from '../db/values.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { DialectName } from '../db/values.js';
+import {
+    insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession, type SessionRow,
+} from '../storage/sessions.js';
 import type { TokenSubject } from './claims.js';
 
 export interface NewSession {
@@ -31,8 +34,6 @@ export interface SessionStore {
     endOfClient(db: Kysely<Database>, clientId: string): Promise<number>;
 }
 
-type SessionRow = Insertable<SessionTable>;
-
 interface PendingInsert {
     row: SessionRow;
     done: { resolve(): void; reject(error: unknown): void };
@@ -51,7 +52,7 @@ const MAX_BATCH = 100;
  */
 function createInsertBatcher() {
     const queues = new Map<Kysely<Database>, PendingInsert[]>();
-    const insert = (db: Kysely<Database>, rows: SessionRow[]) => db.insertInto('auth_sessions').values(rows).execute();
+    const insert = insertSessionRows;
     const flush = async (db: Kysely<Database>, pending: PendingInsert[]) => {
         try {
             await insert(db, pending.map((entry) => entry.row));
@@ -87,59 +88,23 @@ function createInsertBatcher() {
 }
 
 export function createSessionStore(dialect: DialectName): SessionStore {
-    const date = (value: Date) => toDbDate(dialect, value);
     const batched = createInsertBatcher();
     return {
         async create(db, session) {
             const id = randomUUID();
-            const now = date(new Date());
-            const row: SessionRow = {
-                id,
-                sub: session.subject.id,
-                sub_kind: session.subject.kind,
-                user_id: session.subject.kind === 'user' ? session.subject.id : null,
-                client_id: session.clientId,
-                realm_id: session.subject.realmId,
-                ip_address: session.ipAddress?.slice(0, 64) ?? null,
-                user_agent: session.userAgent,
-                seen_at: now,
-                expires_at: date(session.expiresAt),
-                revoked_at: null,
-                created_at: now,
-                updated_at: now,
-            };
+            const row = sessionRowOf(dialect, {
+                id, subjectId: session.subject.id, subjectKind: session.subject.kind, clientId: session.clientId,
+                realmId: session.subject.realmId, ipAddress: session.ipAddress, userAgent: session.userAgent,
+                expiresAt: session.expiresAt, createdAt: new Date(),
+            });
             // inside a transaction the row belongs to it and is written at once
-            if (db.isTransaction) await db.insertInto('auth_sessions').values(row).execute();
+            if (db.isTransaction) await insertSessionRows(db, [row]);
             else await batched(db, row);
             return id;
         },
-        async revoke(db, sessionId) {
-            const now = date(new Date());
-            await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-                .where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
-        },
-        async endOfSubject(db, subject, keep) {
-            const now = date(new Date());
-            let query = db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-                .where('sub', '=', subject.id).where('sub_kind', '=', subject.kind).where('revoked_at', 'is', null);
-            if (keep) query = query.where('id', '!=', keep);
-            return Number((await query.executeTakeFirst()).numUpdatedRows);
-        },
-        async endOfClient(db, clientId) {
-            const now = date(new Date());
-            const result = await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-                .where((eb) => eb.or([
-                    eb('client_id', '=', clientId),
-                    eb.and([eb('sub', '=', clientId), eb('sub_kind', '=', 'client')]),
-                ]))
-                .where('revoked_at', 'is', null)
-                .executeTakeFirst();
-            return Number(result.numUpdatedRows);
-        },
-        async touch(db, sessionId, expiresAt) {
-            const now = date(new Date());
-            await db.updateTable('auth_sessions').set({ seen_at: now, expires_at: date(expiresAt), updated_at: now })
-                .where('id', '=', sessionId).execute();
-        },
+        revoke: (db, sessionId) => revokeSession(db, dialect, sessionId),
+        endOfSubject: (db, subject, keep) => revokeSessionsOfSubject(db, dialect, subject, keep),
+        endOfClient: (db, clientId) => revokeSessionsOfClient(db, dialect, clientId),
+        touch: (db, sessionId, expiresAt) => touchSession(db, dialect, sessionId, expiresAt),
     };
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { fromDbBool, fromDbDateOrNull } from '../db/values.js';
+import { findUserProfile } from '../storage/users.js';
 
 /** The profile claims of a user (OpenID Connect Core §5.1); each is omitted when unavailable, never null. */
 export interface ProfileClaims {
@@ -22,16 +22,13 @@ export interface EmailClaims {
  * name the same user alike. Undefined when the user does not exist.
  */
 export async function userClaims(db: Kysely<Database>, userId: string): Promise<{ profile: ProfileClaims; email: EmailClaims } | undefined> {
-    const user = await db.selectFrom('auth_users')
-        .select(['name', 'email', 'email_verified', 'first_name', 'last_name', 'display_name', 'updated_at'])
-        .where('id', '=', userId).executeTakeFirst();
+    const user = await findUserProfile(db, userId);
     if (!user) return undefined;
     const profile: ProfileClaims = { preferred_username: user.name };
-    if (user.display_name) profile.nickname = user.display_name;
-    if (user.first_name) profile.given_name = user.first_name;
-    if (user.last_name) profile.family_name = user.last_name;
-    const updatedAt = fromDbDateOrNull(user.updated_at);
-    if (updatedAt) profile.updated_at = Math.floor(updatedAt.getTime() / 1000);
-    const email: EmailClaims = user.email ? { email: user.email, email_verified: fromDbBool(user.email_verified) } : {};
+    if (user.displayName) profile.nickname = user.displayName;
+    if (user.firstName) profile.given_name = user.firstName;
+    if (user.lastName) profile.family_name = user.lastName;
+    if (user.updatedAt) profile.updated_at = Math.floor(user.updatedAt.getTime() / 1000);
+    const email: EmailClaims = user.email ? { email: user.email, email_verified: user.emailVerified } : {};
     return { profile, email };
 }

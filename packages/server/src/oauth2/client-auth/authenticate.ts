@@ -1,8 +1,6 @@
-import { isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
-import type { ClientTable, Database } from '../../db/schema.js';
-import { prepareQuery } from '../../db/prepared.js';
-import { fromDbBool } from '../../db/values.js';
+import type { Database } from '../../db/schema.js';
+import { findClientInRealm, type ClientCredentials } from '../../storage/clients.js';
 import { decodeBasicRfc6749, isBasicScheme } from '../../authn/basic-credentials.js';
 import type { ClientSecretVerifier } from '../../secrets/client-secret-verifier.js';
 import { failedAuthentication } from '../../limits/failed-authentication.js';
@@ -22,21 +20,11 @@ export interface ClientAuthDeps {
 
 /** A client the token request named: `authenticated` when it proved its secret (a confidential client). */
 export interface RequestClient {
-    row: ClientTable;
+    row: ClientCredentials;
     authenticated: boolean;
 }
 
 
-
-const clientBy = (column: 'id' | 'name') => prepareQuery((db, param) => db.selectFrom('auth_clients').selectAll()
-    .where(column, '=', param(0)).where('realm_id', '=', param(1)));
-const CLIENT_BY_ID = clientBy('id');
-const CLIENT_BY_NAME = clientBy('name');
-
-async function findClient(db: Kysely<Database>, realmId: string, idOrName: string): Promise<ClientTable | undefined> {
-    if (idOrName.includes('\u0000')) return undefined;
-    return isUuid(idOrName) ? CLIENT_BY_ID.first(db, [idOrName.toLowerCase(), realmId]) : CLIENT_BY_NAME.first(db, [idOrName, realmId]);
-}
 
 /**
  * Client authentication at the token endpoint (RFC 6749 §2.3): HTTP Basic or the body members
@@ -61,10 +49,10 @@ export async function authenticateClient(
         if (body.client_secret !== undefined) throw invalidRequest('client_secret needs client_id.');
         return null;
     }
-    const row = await findClient(deps.db, realmId, credentials.id);
+    const row = await findClientInRealm(deps.db, realmId, credentials.id);
     if (credentials.secret === undefined) {
         // a public client: identified, not authenticated
-        if (!row || !fromDbBool(row.active)) throw invalidClient();
+        if (!row?.active) throw invalidClient();
         if (row.secret) throw invalidClient('The client must authenticate with its secret.');
         return { row, authenticated: false };
     }
@@ -75,15 +63,15 @@ export async function authenticateClient(
         throw failedAuthentication(invalidClient());
     }
     if (!(await deps.clientSecrets.verify(row, credentials.secret))) throw failedAuthentication(invalidClient());
-    if (!fromDbBool(row.active)) throw invalidClient();
+    if (!row.active) throw invalidClient();
     return { row, authenticated: true };
 }
 
 /** The grants a client may use: grant_types JSON, null = every grant but the device code (schema). */
-export function clientAllowsGrant(row: ClientTable, grantType: string): boolean {
-    if (row.grant_types === null) return !grantType.startsWith('urn:ietf:params:oauth:grant-type:device_code');
+export function clientAllowsGrant(row: ClientCredentials, grantType: string): boolean {
+    if (row.grantTypes === null) return !grantType.startsWith('urn:ietf:params:oauth:grant-type:device_code');
     try {
-        const list = JSON.parse(row.grant_types) as unknown;
+        const list = JSON.parse(row.grantTypes) as unknown;
         return Array.isArray(list) && list.includes(grantType);
     } catch {
         return false;

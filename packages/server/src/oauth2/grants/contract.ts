@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
 import { hasScope, type TokenSubject } from '../../tokens/claims.js';
-import type { IssuedTokens, TokenService } from '../../tokens/service.js';
+import type { IssuedTokens } from '../../tokens/issuing.js';
+import type { TokenService } from '../../tokens/service.js';
 import { userClaims } from '../../tokens/user-claims.js';
 
 const OPENID_SCOPE = 'openid';

@@ -1,7 +1,6 @@
-import { isUuid } from '@realmgate/core';
-import { fromDbBool } from '../../db/values.js';
 import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
+import { findUserInRealm } from '../../storage/users.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { issueForLogin, type GrantDeps, type GrantHandler } from './contract.js';
 import { resolveScope } from './scope.js';
@@ -17,17 +16,12 @@ export function passwordGrant(deps: GrantDeps): GrantHandler {
         async handle(request) {
             const { username, password } = request.params;
             if (!username || password === undefined) throw invalidRequest('The password grant needs username and password.');
-            const byId = isUuid(username);
-            const user = username.includes('\u0000') ? undefined : await request.db.selectFrom('auth_users')
-                .select(['id', 'password', 'active', 'realm_id'])
-                .where(byId ? 'id' : 'name', '=', byId ? username.toLowerCase() : username)
-                .where('realm_id', '=', request.realm.id)
-                .executeTakeFirst();
+            const user = await findUserInRealm(request.db, request.realm.id, username);
             const valid = await deps.passwords.verify(password, user?.password ?? DUMMY_BCRYPT_HASH);
             // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant
             // a failed login counts toward the address's failures (spec Limits, Authentication rule 16)
             if (!user?.password || !valid) throw failedAuthentication(invalidGrant('The username or password is invalid.'));
-            if (!fromDbBool(user.active)) throw invalidGrant('The user is inactive.');
+            if (!user.active) throw invalidGrant('The user is inactive.');
             const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             return issueForLogin(deps, request, subject, scope, true);

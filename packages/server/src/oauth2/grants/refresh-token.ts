@@ -1,8 +1,8 @@
 import { ErrorCode } from '@realmgate/core';
-import { fromDbBool, fromDbDate } from '../../db/values.js';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { decodeJws } from '../../tokens/jws.js';
-import { findSubject } from '../../tokens/subject-check.js';
+import { findSessionLife } from '../../storage/sessions.js';
+import { findSubjectState } from '../../storage/subjects.js';
 import { tokenResponse, type GrantDeps, type GrantHandler } from './contract.js';
 import { scopeNames } from './scope.js';
 
@@ -29,17 +29,16 @@ export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
             if (claims.realm_id !== request.realm.id) throw invalidGrant('The refresh token belongs to another realm.');
             // RFC 6749 §6: the token was issued to the client making the request (or to none)
             if ((claims.client_id ?? null) !== (request.client?.row.id ?? null)) throw invalidGrant('The refresh token was issued to another client.');
-            const session = await request.db.selectFrom('auth_sessions').select(['sub', 'realm_id', 'revoked_at', 'expires_at', 'created_at'])
-                .where('id', '=', claims.session_id).executeTakeFirst();
-            if (!session || session.sub !== claims.sub || session.realm_id !== claims.realm_id) throw invalidGrant('The session does not exist.');
-            if (session.revoked_at !== null || fromDbDate(session.expires_at).getTime() <= Date.now()) throw invalidGrant('The session has ended.');
+            const session = await findSessionLife(request.db, claims.session_id);
+            if (!session || session.sub !== claims.sub || session.realmId !== claims.realm_id) throw invalidGrant('The session does not exist.');
+            if (session.revokedAt !== null || session.expiresAt.getTime() <= Date.now()) throw invalidGrant('The session has ended.');
             if (!(await deps.tokens.consumeRefreshToken(request.db, claims.jti))) {
                 await deps.sessions.revoke(request.db, claims.session_id);
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
             }
-            const subject = await findSubject(request.db, claims);
-            if (!subject || subject.realm_id !== claims.realm_id) throw invalidGrant('The subject does not exist.');
-            if (!fromDbBool(subject.active)) throw invalidGrant('The subject is inactive.');
+            const subject = await findSubjectState(request.db, claims.sub_kind, claims.sub);
+            if (!subject || subject.realmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
+            if (!subject.active) throw invalidGrant('The subject is inactive.');
             // RFC 6749 §6: a requested scope must not exceed the original grant
             let scope = claims.scope;
             if (request.params.scope !== undefined) {
@@ -59,7 +58,7 @@ export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
             const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
             await deps.sessions.touch(request.db, claims.session_id, issued.refreshExpiresAt!);
             // OpenID Connect Core §12.2: a refreshed ID token keeps the original authentication time
-            return tokenResponse(deps, request.db, { ...grant, authTime: fromDbDate(session.created_at) }, issued);
+            return tokenResponse(deps, request.db, { ...grant, authTime: session.createdAt }, issued);
         },
     };
 }

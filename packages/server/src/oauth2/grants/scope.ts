@@ -1,8 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
-import { fromDbBool } from '../../db/values.js';
+import { clientScopeBindings, existingScopeNames } from '../../storage/scopes.js';
 import { oauthError } from '../errors.js';
 import { GLOBAL_SCOPE } from '../../tokens/claims.js';
 
@@ -10,12 +9,6 @@ import { GLOBAL_SCOPE } from '../../tokens/claims.js';
 export function scopeNames(value: string): string[] {
     return [...new Set(value.split(' ').filter(Boolean))];
 }
-
-const CLIENT_SCOPE_BINDINGS = prepareQuery((db, param) => db.selectFrom('auth_client_scopes')
-    .innerJoin('auth_scopes', 'auth_scopes.id', 'auth_client_scopes.scope_id')
-    .select(['auth_scopes.name as name', 'auth_client_scopes.default as isDefault'])
-    .where('auth_client_scopes.client_id', '=', param(0))
-    .where((eb) => eb.or([eb('auth_scopes.realm_id', 'is', null), eb('auth_scopes.realm_id', '=', param(1))])));
 
 /**
  * The scope a login is issued (RFC 6749 §3.3). Without a client: `global` (API.md §4). With a
@@ -27,19 +20,17 @@ const CLIENT_SCOPE_BINDINGS = prepareQuery((db, param) => db.selectFrom('auth_cl
  */
 export async function resolveScope(db: Kysely<Database>, realmId: string, requested: string | undefined, clientId: string | null): Promise<string> {
     if (clientId === null) return GLOBAL_SCOPE;
-    const bindings = await CLIENT_SCOPE_BINDINGS.all(db, [clientId, realmId]);
+    const bindings = await clientScopeBindings(db, clientId, realmId);
     const names = requested === undefined ? [] : scopeNames(requested);
     if (names.length === 0) {
-        const defaults = bindings.filter((binding) => fromDbBool(binding.isDefault)).map((binding) => binding.name);
+        const defaults = bindings.filter((binding) => binding.isDefault).map((binding) => binding.name);
         return defaults.length > 0 ? [...new Set(defaults)].sort().join(' ') : GLOBAL_SCOPE;
     }
     let allowed: Set<string>;
     if (bindings.length > 0) {
         allowed = new Set(bindings.map((binding) => binding.name));
     } else {
-        const known = await db.selectFrom('auth_scopes').select('name').where('name', 'in', names)
-            .where((eb) => eb.or([eb('realm_id', 'is', null), eb('realm_id', '=', realmId)])).execute();
-        allowed = new Set(known.map((row) => row.name));
+        allowed = new Set(await existingScopeNames(db, realmId, names));
     }
     const refused = names.filter((name) => !allowed.has(name));
     if (refused.length > 0) throw oauthError(ErrorCode.INVALID_SCOPE, `The client may not request the scope ${refused.join(' ')}.`);

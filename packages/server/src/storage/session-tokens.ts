@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { toDbDate, type DialectName } from '../db/values.js';
+
+/**
+ * auth_session_tokens rows of kind `refresh_token`: a refresh token is usable while its row exists
+ * (RFC 9700 §4.14.2 rotation: each use removes it).
+ */
+const REFRESH = 'refresh_token';
+
+export async function insertRefreshToken(
+    db: Kysely<Database>,
+    dialect: DialectName,
+    token: { id: string; sessionId: string; expiresAt: Date; createdAt: Date },
+): Promise<void> {
+    await db.insertInto('auth_session_tokens').values({
+        id: token.id, kind: REFRESH, session_id: token.sessionId,
+        expires_at: toDbDate(dialect, token.expiresAt), created_at: toDbDate(dialect, token.createdAt),
+    }).execute();
+}
+
+/** Removes a refresh token's row; false when it was gone already. One DELETE decides between concurrent uses. */
+export async function deleteRefreshToken(db: Kysely<Database>, jti: string): Promise<boolean> {
+    const result = await db.deleteFrom('auth_session_tokens').where('id', '=', jti).where('kind', '=', REFRESH).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+}
+
+/** Removes a refresh token's row when it belongs to the session (revocation). */
+export async function deleteRefreshTokenOfSession(db: Kysely<Database>, jti: string, sessionId: string): Promise<void> {
+    await db.deleteFrom('auth_session_tokens').where('id', '=', jti).where('kind', '=', REFRESH).where('session_id', '=', sessionId).execute();
+}
+
+/** Whether the refresh token's row still exists in its session. */
+export async function refreshTokenExists(db: Kysely<Database>, jti: string, sessionId: string): Promise<boolean> {
+    const row = await db.selectFrom('auth_session_tokens').select('id').where('id', '=', jti)
+        .where('kind', '=', REFRESH).where('session_id', '=', sessionId).executeTakeFirst();
+    return row !== undefined;
+}

@@ -1,0 +1,167 @@
+import type { Insertable, Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.js';
+import type { Database, SessionTable } from '../db/schema.js';
+import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
+import type { SubjectKind } from './subjects.js';
+
+/** A new auth_sessions row (API.md §3): created_at is the authentication time. */
+export interface NewSessionRecord {
+    id: string;
+    subjectId: string;
+    subjectKind: SubjectKind;
+    clientId: string | null;
+    realmId: string;
+    ipAddress: string | null;
+    userAgent: string | null;
+    expiresAt: Date;
+    createdAt: Date;
+}
+
+/** A session row ready to insert, kept opaque so callers can batch rows without knowing columns. */
+export type SessionRow = Insertable<SessionTable>;
+
+export function sessionRowOf(dialect: DialectName, session: NewSessionRecord): SessionRow {
+    const now = toDbDate(dialect, session.createdAt);
+    return {
+        id: session.id,
+        sub: session.subjectId,
+        sub_kind: session.subjectKind,
+        user_id: session.subjectKind === 'user' ? session.subjectId : null,
+        client_id: session.clientId,
+        realm_id: session.realmId,
+        ip_address: session.ipAddress?.slice(0, 64) ?? null,
+        user_agent: session.userAgent,
+        seen_at: now,
+        expires_at: toDbDate(dialect, session.expiresAt),
+        revoked_at: null,
+        created_at: now,
+        updated_at: now,
+    };
+}
+
+/** One multi-row INSERT of sessions. */
+export async function insertSessionRows(db: Kysely<Database>, rows: SessionRow[]): Promise<void> {
+    await db.insertInto('auth_sessions').values(rows).execute();
+}
+
+/** Sets revoked_at on a live session (spec States). */
+export async function revokeSession(db: Kysely<Database>, dialect: DialectName, sessionId: string): Promise<void> {
+    const now = toDbDate(dialect, new Date());
+    await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
+        .where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+}
+
+/** Revokes every live session of a subject but `keep`; the count revoked. */
+export async function revokeSessionsOfSubject(
+    db: Kysely<Database>,
+    dialect: DialectName,
+    subject: { kind: SubjectKind; id: string },
+    keep?: string | null,
+): Promise<number> {
+    const now = toDbDate(dialect, new Date());
+    let query = db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
+        .where('sub', '=', subject.id).where('sub_kind', '=', subject.kind).where('revoked_at', 'is', null);
+    if (keep) query = query.where('id', '!=', keep);
+    return Number((await query.executeTakeFirst()).numUpdatedRows);
+}
+
+/** Revokes every live session a client holds as subject or was issued tokens in; the count revoked. */
+export async function revokeSessionsOfClient(db: Kysely<Database>, dialect: DialectName, clientId: string): Promise<number> {
+    const now = toDbDate(dialect, new Date());
+    const result = await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
+        .where((eb) => eb.or([
+            eb('client_id', '=', clientId),
+            eb.and([eb('sub', '=', clientId), eb('sub_kind', '=', 'client')]),
+        ]))
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+}
+
+/** Records activity on a session and moves its expiry (a refresh). */
+export async function touchSession(db: Kysely<Database>, dialect: DialectName, sessionId: string, expiresAt: Date): Promise<void> {
+    const now = toDbDate(dialect, new Date());
+    await db.updateTable('auth_sessions').set({ seen_at: now, expires_at: toDbDate(dialect, expiresAt), updated_at: now })
+        .where('id', '=', sessionId).execute();
+}
+
+/** What the refresh grant checks of a session. */
+export interface SessionLife {
+    sub: string;
+    realmId: string;
+    revokedAt: Date | null;
+    expiresAt: Date;
+    /** the authentication time */
+    createdAt: Date;
+}
+
+export async function findSessionLife(db: Kysely<Database>, sessionId: string): Promise<SessionLife | undefined> {
+    const row = await db.selectFrom('auth_sessions').select(['sub', 'realm_id', 'revoked_at', 'expires_at', 'created_at'])
+        .where('id', '=', sessionId).executeTakeFirst();
+    return row && {
+        sub: row.sub, realmId: row.realm_id, revokedAt: fromDbDateOrNull(row.revoked_at),
+        expiresAt: fromDbDate(row.expires_at), createdAt: fromDbDate(row.created_at),
+    };
+}
+
+/** The state query of a token, prepared once per subject table (the SQL only varies by sub_kind). */
+function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
+    return prepareQuery((db, param) => db.selectFrom('auth_sessions')
+        .leftJoin('auth_clients as session_client', 'session_client.id', 'auth_sessions.client_id')
+        // both subject tables have id, realm_id and active
+        .leftJoin(`${subjectTable as 'auth_users'} as subject`, (join) => join.on('subject.id', '=', param(0)))
+        .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
+        .select([
+            'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
+            'auth_sessions.revoked_at', 'session_client.active as client_active',
+            'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
+            'signing_key.status as key_status', 'signing_key.id as key_id',
+        ])
+        .where('auth_sessions.id', '=', param(2)));
+}
+const STATE_OF_USER_TOKEN = stateQuery('auth_users');
+const STATE_OF_CLIENT_TOKEN = stateQuery('auth_clients');
+
+/** Everything that can end a token after it was signed, as one row. */
+export interface TokenState {
+    /** the session's subject, realm and client */
+    sub: string;
+    realmId: string;
+    clientId: string | null;
+    expiresAt: Date;
+    revoked: boolean;
+    /** the session's client's active mark; null without a client */
+    clientActive: boolean | null;
+    /** the subject row's realm and active mark; null when the subject does not exist */
+    subjectRealmId: string | null;
+    subjectActive: boolean | null;
+    /** the signing key's id and status; null when the key does not exist (or no kid was asked) */
+    keyId: string | null;
+    keyStatus: string | null;
+}
+
+/**
+ * The session row, the session's client, the subject and — with `kid` — the signing key's status
+ * mark, in one query on every use (spec States): one round trip instead of four on the bearer
+ * hot path. Undefined when the session does not exist.
+ */
+export async function findTokenState(
+    db: Kysely<Database>,
+    token: { subjectKind: SubjectKind; subjectId: string; sessionId: string; kid: string | null },
+): Promise<TokenState | undefined> {
+    const query = token.subjectKind === 'user' ? STATE_OF_USER_TOKEN : STATE_OF_CLIENT_TOKEN;
+    const row = await query.first(db, [token.subjectId, token.kid ?? '', token.sessionId]);
+    if (!row) return undefined;
+    return {
+        sub: row.sub,
+        realmId: row.realm_id,
+        clientId: row.client_id,
+        expiresAt: fromDbDate(row.expires_at),
+        revoked: row.revoked_at !== null,
+        clientActive: row.client_active === null ? null : fromDbBool(row.client_active),
+        subjectRealmId: row.subject_realm_id,
+        subjectActive: row.subject_active === null ? null : fromDbBool(row.subject_active),
+        keyId: row.key_id,
+        keyStatus: row.key_status,
+    };
+}
