@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { ID_TOKEN_ALGORITHM } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
+import { supportedGrantTypes } from './grants/index.js';
 
 /**
  * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
@@ -25,9 +26,6 @@ export interface DiscoveryDocument {
     claims_supported: string[];
 }
 
-/** The grants `POST /token` handles (oauth2/grants/index.ts). */
-const GRANT_TYPES = ['password', 'client_credentials', 'refresh_token'];
-
 /** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke` and `/token/introspect`. */
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 
@@ -49,7 +47,8 @@ export async function discoveryDocument(db: Kysely<Database>, publicUrl: string,
         token_endpoint: `${base}/token`,
         jwks_uri: `${base}/realms/${encodeURIComponent(realm.name)}/jwks`,
         revocation_endpoint: `${base}/token/revoke`,
-        grant_types_supported: [...GRANT_TYPES],
+        // the grants `POST /token` handles, from the registry itself (oauth2/grants/index.ts)
+        grant_types_supported: supportedGrantTypes(),
         token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
         revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
         // RFC 8414 §2 (RFC 7662 §2)

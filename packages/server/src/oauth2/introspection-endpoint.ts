@@ -5,10 +5,11 @@ import { authenticateBearer } from '../authn/bearer.js';
 import { bearerTokenOf } from '../authn/bearer-header.js';
 import { findRealmById } from '../storage/realms.js';
 import type { ClientAuthDeps } from './client-auth/authenticate.js';
-import { invalidClient, invalidRequest } from './errors.js';
+import { invalidClient } from './errors.js';
 import { INACTIVE, introspectionOf, type IntrospectionDeps, type IntrospectionResponse } from './introspection.js';
-import { authenticateCaller, type Caller } from './revocation-endpoint.js';
-import { readParams } from './token-endpoint.js';
+import { authenticateCaller, type Caller } from './client-auth/caller.js';
+import { protocolEndpoint, required, step, type Charge } from './pipeline.js';
+import { parseParameters, tokenNotInQuery, tokenParameterRequired, type ProtocolRequestState } from './steps.js';
 import type { TokenClaims } from '../tokens/claims.js';
 import type { TokenService } from '../tokens/service.js';
 
@@ -16,8 +17,15 @@ export interface IntrospectionRequest {
     body: unknown;
     query: unknown;
     authorization: string | undefined;
-    /** called once the caller proved its credentials (spec Limits: its request budget is charged) */
-    authenticated?: (caller: Caller) => Promise<void>;
+}
+
+/** An introspection request as its steps complete it. */
+interface IntrospectionState extends ProtocolRequestState {
+    readonly request: IntrospectionRequest;
+    actor: Actor | null;
+    /** whom the request is charged to (spec Limits) */
+    charge: Charge;
+    response: IntrospectionResponse | null;
 }
 
 export interface IntrospectionEndpointDeps extends ClientAuthDeps, IntrospectionDeps {
@@ -69,32 +77,42 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null });
     };
 
+    /**
+     * RFC 7662 §2.1: the caller authenticates as a client (as at /token/revoke) or with an access
+     * token of its own — a resource server's client_credentials bearer, the same credential it
+     * fetches the catalog with (spec consumer rule 12). A public client, which proves nothing, may
+     * not introspect.
+     */
+    const authenticate = step<IntrospectionState>('authenticate caller', async (state) => {
+        const bearer = bearerTokenOf(state.request.authorization);
+        if (bearer !== null) {
+            state.actor = await authenticateBearer(deps, bearer);
+            return;
+        }
+        const caller = await authenticateCaller(deps, state.params, state.request.authorization);
+        if (!caller.authenticated) throw invalidClient('Introspection requires an authenticated caller (RFC 7662 §2.1).');
+        state.charge = { kind: caller.kind, id: caller.id };
+        state.actor = actorOf(caller);
+    });
+    // §2.1: token_type_hint is only a hint; access and refresh tokens are both recognized
+    const introspectToken = step<IntrospectionState>('introspect token', async (state) => {
+        const actor = required(state.actor, 'actor');
+        state.response = await describe(state.params.token!, (claims) => mayKnow(actor, claims));
+    });
+
     return {
-        async introspect(request: IntrospectionRequest): Promise<IntrospectionResponse> {
-            const query = request.query as Record<string, unknown> | undefined;
-            // spec Errors: token parameters travel in the body only
-            if (query && typeof query === 'object' && query.token !== undefined) {
-                throw invalidRequest('The token must be sent in the request body, not in the query.');
-            }
-            const params = readParams(request.body);
-            // RFC 7662 §2.1: the caller authenticates as a client (as at /token/revoke) or with an
-            // access token of its own — a resource server's client_credentials bearer, the same
-            // credential it fetches the catalog with (spec consumer rule 12). A public client,
-            // which proves nothing, may not introspect.
-            const bearer = bearerTokenOf(request.authorization);
-            let actor: Actor;
-            if (bearer !== null) {
-                actor = await authenticateBearer(deps, bearer);
-            } else {
-                const caller = await authenticateCaller(deps, params, request.authorization);
-                if (!caller.authenticated) throw invalidClient('Introspection requires an authenticated caller (RFC 7662 §2.1).');
-                await request.authenticated?.(caller);
-                actor = actorOf(caller);
-            }
-            if (!params.token) throw invalidRequest('token is required.');
-            // §2.1: token_type_hint is only a hint; access and refresh tokens are both recognized
-            return describe(params.token, (claims) => mayKnow(actor, claims));
-        },
+        /**
+         * `POST /token/introspect`: token not in the query string → parse parameters → authenticate
+         * caller | (charged) | token parameter required → introspect token.
+         */
+        introspect: protocolEndpoint<IntrospectionRequest, IntrospectionState, IntrospectionResponse>({
+            start: (request) => ({ request, query: request.query, body: request.body, params: {}, actor: null, charge: 'on-finish', response: null }),
+            authenticate: [tokenNotInQuery, parseParameters, authenticate],
+            // a bearer caller is charged like any request it made without being charged: by its address, when it ends
+            charge: (state) => state.charge,
+            handle: [tokenParameterRequired, introspectToken],
+            answer: (state) => required(state.response, 'response'),
+        }),
 
         /**
          * `GET /sessions/@me/introspect`: a bearer caller gets its own token's response (narrowed by

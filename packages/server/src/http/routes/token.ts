@@ -6,7 +6,7 @@ import type { TokenEndpoint } from '../../oauth2/token-endpoint.js';
 import { renderError } from '../error-handler.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
-import type { Chargeable } from '../../limits/limiter.js';
+import type { Charge } from '../../oauth2/pipeline.js';
 
 /** The codes RFC 6749 §5.2 defines; any other failure is reported as invalid_request or server_error. */
 const OAUTH_ERRORS: ReadonlySet<string> = new Set([
@@ -33,8 +33,10 @@ export interface TokenRouteEndpoints {
  */
 export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteEndpoints): void {
     void app.register(async (scope) => {
-        const charge = (request: FastifyRequest) => async (caller: Chargeable) => {
-            await endpoints.limits?.chargeRequest(request, caller && { kind: caller.kind, id: caller.id });
+        /** spec Limits: the caller the endpoint authenticated is charged before the rest of it runs */
+        const charge = async (request: FastifyRequest, charged: Charge) => {
+            if (charged === 'on-finish') return;
+            await endpoints.limits?.chargeRequest(request, charged === 'address' ? null : charged);
         };
         const options = { config: CHARGED_BY_ROUTE };
         scope.setErrorHandler((error, request, reply) => {
@@ -45,25 +47,30 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
         });
         scope.post('/token', options, async (request, reply) => {
-            const answer = await endpoints.token({
+            const authenticated = await endpoints.token.authenticate({
                 body: request.body,
                 authorization: request.headers.authorization,
                 ipAddress: request.ip ?? null,
                 userAgent: request.headers['user-agent'] ?? null,
-                authenticated: charge(request),
             });
+            await charge(request, authenticated.charge);
+            const answer = await endpoints.token.handle(authenticated.state);
             return reply.headers(NO_STORE).send(answer);
         });
         // RFC 7009 §2.2: 200 whether or not the token was known; the body is empty
         scope.post('/token/revoke', options, async (request, reply) => {
-            await endpoints.revoke({ body: request.body, query: request.query, authorization: request.headers.authorization, authenticated: charge(request) });
+            const authenticated = await endpoints.revoke.authenticate({ body: request.body, query: request.query, authorization: request.headers.authorization });
+            await charge(request, authenticated.charge);
+            await endpoints.revoke.handle(authenticated.state);
             return reply.status(200).headers(NO_STORE).send();
         });
         // RFC 7662 §2.2: the introspection response, unenveloped
         scope.post('/token/introspect', options, async (request, reply) => {
-            const answer = await endpoints.introspect({
-                body: request.body, query: request.query, authorization: request.headers.authorization, authenticated: charge(request),
+            const authenticated = await endpoints.introspect.authenticate({
+                body: request.body, query: request.query, authorization: request.headers.authorization,
             });
+            await charge(request, authenticated.charge);
+            const answer = await endpoints.introspect.handle(authenticated.state);
             return reply.status(200).headers(NO_STORE).send(answer);
         });
     });

@@ -39,14 +39,44 @@ export interface GrantDeps {
     passwords: PasswordHasher;
 }
 
-/** One grant type (DESIGN.md §3: one file per grant behind this contract, listed in grants/index.ts). */
-export interface GrantHandler {
+/** A parameter of a grant's token request, beside `grant_type` and the client and realm parameters. */
+export interface GrantParameter {
+    readonly name: string;
+    /** the request must carry it (an empty value is the grant's to judge) */
+    readonly required: boolean;
+}
+
+/**
+ * How a grant relates to client authentication (RFC 6749 §2.3, §3.2.1): `required` — only a
+ * confidential client that proved its secret may use it (client_credentials, §4.4); `optional` —
+ * a confidential, public or absent client alike (password §4.3, refresh §6); `none` — the grant
+ * never involves a client, so client credentials are not looked at.
+ */
+export type ClientAuthentication = 'none' | 'optional' | 'required';
+
+/** What a grant declares of itself: the token endpoint's steps and discovery read it. */
+export interface GrantDefinition {
     /** the `grant_type` value it answers */
     readonly type: string;
+    readonly parameters: readonly GrantParameter[];
+    readonly clientAuthentication: ClientAuthentication;
+}
+
+/** What a grant does, once constructed with its dependencies. */
+export interface GrantBehaviour {
     /** the realm id a request means when it names none (the refresh grant: the token's own) */
     realmHint?(params: Readonly<Record<string, string>>): string | undefined;
+    /** runs once the endpoint's steps established the realm, the client and the declared parameters */
     handle(request: GrantRequest): Promise<TokenResponse>;
 }
+
+/** One grant type (DESIGN.md §3: one file per grant behind this contract, listed in grants/index.ts). */
+export interface Grant extends GrantDefinition {
+    create(deps: GrantDeps): GrantBehaviour;
+}
+
+/** A grant ready to run at the token endpoint: its definition and its behaviour. */
+export interface GrantHandler extends GrantDefinition, GrantBehaviour {}
 
 /** A new session for a login (created_at = authentication time) and its first tokens. */
 export async function issueForLogin(

@@ -1,11 +1,17 @@
 import { clientCredentialsGrant } from './client-credentials.js';
-import type { GrantDeps, GrantHandler } from './contract.js';
+import type { Grant, GrantDeps, GrantHandler } from './contract.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
-export type { GrantDeps, GrantHandler, GrantRequest, TokenResponse } from './contract.js';
+/** The grants `POST /token` answers, explicitly listed (DESIGN.md §3); discovery advertises exactly these. */
+const GRANTS: readonly Grant[] = [passwordGrant, clientCredentialsGrant, refreshTokenGrant];
 
-/** The grants `POST /token` answers, explicitly listed (DESIGN.md §3). */
+/** The grants constructed with their dependencies (wire.ts). */
 export function grantRegistry(deps: GrantDeps): readonly GrantHandler[] {
-    return [passwordGrant(deps), clientCredentialsGrant(deps), refreshTokenGrant(deps)];
+    return GRANTS.map(({ create, ...definition }) => ({ ...definition, ...create(deps) }));
+}
+
+/** The `grant_type` values of the registry (RFC 8414 §2 grant_types_supported). */
+export function supportedGrantTypes(): string[] {
+    return GRANTS.map((grant) => grant.type);
 }

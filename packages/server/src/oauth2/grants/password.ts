@@ -2,7 +2,7 @@ import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
 import { findUserInRealm } from '../../storage/users.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
-import { issueForLogin, type GrantDeps, type GrantHandler } from './contract.js';
+import { issueForLogin, type Grant } from './contract.js';
 import { resolveScope } from './scope.js';
 
 
@@ -10,9 +10,12 @@ import { resolveScope } from './scope.js';
  * RFC 6749 §4.3: resource owner password credentials. The user is named (or identified by id) in
  * the request's realm; a client is optional. Issues an access and a refresh token in a new session.
  */
-export function passwordGrant(deps: GrantDeps): GrantHandler {
-    return {
-        type: 'password',
+export const passwordGrant: Grant = {
+    type: 'password',
+    // §4.3.2
+    parameters: [{ name: 'username', required: true }, { name: 'password', required: true }, { name: 'scope', required: false }],
+    clientAuthentication: 'optional',
+    create: (deps) => ({
         async handle(request) {
             const { username, password } = request.params;
             if (!username || password === undefined) throw invalidRequest('The password grant needs username and password.');
@@ -26,5 +29,5 @@ export function passwordGrant(deps: GrantDeps): GrantHandler {
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             return issueForLogin(deps, request, subject, scope, true);
         },
-    };
-}
+    }),
+};

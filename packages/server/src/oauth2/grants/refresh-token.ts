@@ -3,7 +3,7 @@ import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { decodeJws } from '../../tokens/jws.js';
 import { findSessionLife } from '../../storage/sessions.js';
 import { findSubjectState } from '../../storage/subjects.js';
-import { tokenResponse, type GrantDeps, type GrantHandler } from './contract.js';
+import { tokenResponse, type Grant } from './contract.js';
 import { scopeNames } from './scope.js';
 
 /**
@@ -12,9 +12,13 @@ import { scopeNames } from './scope.js';
  * session is revoked (spec Versioning "refresh-token replay reaction", States), ending every token
  * of it. A deactivated or foreign subject answers invalid_grant (spec Errors, Authentication rule 2).
  */
-export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
-    return {
-        type: 'refresh_token',
+export const refreshTokenGrant: Grant = {
+    type: 'refresh_token',
+    // §6
+    parameters: [{ name: 'refresh_token', required: true }, { name: 'scope', required: false }],
+    // §6: a public client refreshes too; a confidential one authenticates
+    clientAuthentication: 'optional',
+    create: (deps) => ({
         realmHint(params) {
             // unverified: the key lookup below proves the realm (only a key of that realm verifies)
             const realmId = params.refresh_token ? decodeJws(params.refresh_token)?.payload.realm_id : undefined;
@@ -60,5 +64,5 @@ export function refreshTokenGrant(deps: GrantDeps): GrantHandler {
             // OpenID Connect Core §12.2: a refreshed ID token keeps the original authentication time
             return tokenResponse(deps, request.db, { ...grant, authTime: session.createdAt }, issued);
         },
-    };
-}
+    }),
+};

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { grantRegistry, supportedGrantTypes } from './grants/index.js';
+import { createIntrospectionEndpoint } from './introspection-endpoint.js';
+import { createRevocationEndpoint } from './revocation-endpoint.js';
+import { createTokenEndpoint } from './token-endpoint.js';
+
+// the step lists only: nothing runs, so no dependency is called
+const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0];
+
+describe('protocol endpoints as named steps', () => {
+    it('authenticates before charging, then runs the rest (token)', () => {
+        expect(createTokenEndpoint({ ...deps, grants: grantRegistry(deps) }).stepNames).toEqual({
+            authenticate: ['parse parameters', 'grant type supported', 'resolve realm', 'authenticate client'],
+            handle: ['client allows grant', 'grant client authentication', 'grant parameters', 'run grant'],
+        });
+    });
+
+    it('shares the token-in-query, parameter and caller steps between revocation and introspection', () => {
+        expect(createRevocationEndpoint(deps).stepNames).toEqual({
+            authenticate: ['token not in the query string', 'parse parameters', 'token parameter required', 'authenticate caller'],
+            handle: ['revoke'],
+        });
+        expect(createIntrospectionEndpoint(deps).introspect.stepNames).toEqual({
+            authenticate: ['token not in the query string', 'parse parameters', 'authenticate caller'],
+            handle: ['token parameter required', 'introspect token'],
+        });
+    });
+
+    it('declares each grant\'s parameters and client authentication in the registry that discovery reads', () => {
+        const grants = grantRegistry(deps);
+        expect(supportedGrantTypes()).toEqual(grants.map((grant) => grant.type));
+        expect(grants.map(({ type, clientAuthentication }) => [type, clientAuthentication])).toEqual([
+            ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'],
+        ]);
+    });
+});

@@ -1,0 +1,109 @@
+import { isUuid, MASTER_REALM } from '@realmgate/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { decodeBasicRfc6749, isBasicScheme } from '../authn/basic-credentials.js';
+import { findRealmById, findRealmByName, findRealmOfClient, findRealmOfUser, type RealmRef } from '../storage/realms.js';
+import { invalidRequest } from './errors.js';
+import { step, type Step } from './pipeline.js';
+
+/**
+ * The steps token, revocation and introspection share (oauth2/pipeline.ts), and the functions
+ * behind them. Each works on the part of the request state it names.
+ */
+
+/** What the shared steps read and complete. */
+export interface ProtocolRequestState {
+    readonly query: unknown;
+    readonly body: unknown;
+    params: Record<string, string>;
+}
+
+/** Spec Errors: token parameters travel in the body only (RFC 6749 §2.3.1 alike for credentials). */
+export const tokenNotInQuery: Step<ProtocolRequestState> = step('token not in the query string', (state) => {
+    const query = state.query as Record<string, unknown> | undefined;
+    if (query && typeof query === 'object' && query.token !== undefined) {
+        throw invalidRequest('The token must be sent in the request body, not in the query.');
+    }
+});
+
+export const parseParameters: Step<ProtocolRequestState> = step('parse parameters', (state) => {
+    state.params = readParams(state.body);
+});
+
+/** RFC 7009 §2.1, RFC 7662 §2.1: the token to revoke or introspect is required. */
+export const tokenParameterRequired: Step<ProtocolRequestState> = step('token parameter required', (state) => {
+    if (!state.params.token) throw invalidRequest('token is required.');
+});
+
+/** RFC 6749 §3.2: parameters are strings and "MUST NOT be included more than once". */
+export function readParams(body: unknown): Record<string, string> {
+    if (body === undefined || body === null) return {};
+    if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a form or a JSON object.');
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+        if (Array.isArray(value)) throw invalidRequest(`The parameter ${name} is repeated.`);
+        if (typeof value !== 'string') throw invalidRequest(`The parameter ${name} must be a string.`);
+        // a NUL is never part of a parameter (and PostgreSQL refuses it in text)
+        if (value.includes('\u0000')) throw invalidRequest(`The parameter ${name} is malformed.`);
+        params[name] = value;
+    }
+    return params;
+}
+
+/** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
+export async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined): Promise<RealmRef> {
+    const { realm_id: id, realm_name: name } = params;
+    if (id !== undefined && !isUuid(id)) throw invalidRequest('realm_id must be a UUID.');
+    let realm: RealmRef | undefined;
+    if (id !== undefined) {
+        realm = await findRealmById(db, id);
+        // both given: they must name the same realm
+        if (name !== undefined && realm?.name !== name) realm = undefined;
+    } else if (name !== undefined) {
+        realm = await findRealmByName(db, name);
+    } else if (hint !== undefined && isUuid(hint)) {
+        realm = await findRealmById(db, hint);
+    } else {
+        realm = await findRealmByName(db, MASTER_REALM);
+    }
+    if (!realm) throw invalidRequest('The realm does not exist.');
+    return realm;
+}
+
+/** The client id a request presents, by Basic or body, for locating its realm; never verified here. */
+export function presentedClientId(params: Record<string, string>, authorization: string | undefined): string | undefined {
+    if (isBasicScheme(authorization)) return decodeBasicRfc6749(authorization)?.id;
+    return params.client_id;
+}
+
+/**
+ * The realm a protocol request works in: `realm_id`/`realm_name` when given; else the grant's
+ * hint (a refresh token's realm); else the realm of the client — or, with `users`, the user —
+ * whose id the caller presents, so a standard relying party that only knows the discovered
+ * endpoints needs no realm parameter; else master (API.md §4's default). Never derived from a
+ * presented token, so a token of another realm cannot change the answer.
+ */
+export async function realmOfRequest(
+    db: Kysely<Database>,
+    params: Record<string, string>,
+    options: { hint?: string | undefined; credentialId?: string | undefined; users?: boolean },
+): Promise<RealmRef> {
+    if (params.realm_id !== undefined || params.realm_name !== undefined || options.hint !== undefined) {
+        return resolveRealm(db, params, options.hint);
+    }
+    const id = options.credentialId;
+    if (id !== undefined && isUuid(id)) {
+        const owner = id.toLowerCase();
+        const realm = await findRealmOfClient(db, owner) ?? (options.users ? await findRealmOfUser(db, owner) : undefined);
+        if (realm) return realm;
+    }
+    return resolveRealm(db, {}, undefined);
+}
+
+/** The client credentials of the body (RFC 6749 §2.3.1), present members only. */
+export function bodyClientCredentials(params: Record<string, string>): { client_id?: string; client_secret?: string } {
+    return {
+        ...(params.client_id !== undefined ? { client_id: params.client_id } : {}),
+        ...(params.client_secret !== undefined ? { client_secret: params.client_secret } : {}),
+    };
+}
