@@ -14,8 +14,8 @@ import type { RequestAuthorizer } from './authorizer.js';
 import { permissionKey } from './catalog.js';
 
 /** Spec "Limits": per POST /authorization/check. */
-export const MAX_CHECK_NAMES = 256;
-export const MAX_CHECK_REALMS = 4;
+const MAX_CHECK_NAMES = 256;
+const MAX_CHECK_REALMS = 4;
 /** the column width of a permission name; a longer string cannot name one */
 const MAX_NAME_LENGTH = 255;
 
@@ -97,7 +97,7 @@ export function parseBatchCheckBody(body: unknown): BatchCheckRequest {
  * own, so ownOrNull leaves the global rows. An explicit list is not resolved (rule 4): it is echoed
  * as sent, duplicates dropped keeping the first occurrence.
  */
-export function requestedRealms(selector: RealmSelector, identity: PolicyIdentity | null): (string | null)[] {
+function requestedRealms(selector: RealmSelector, identity: PolicyIdentity | null): (string | null)[] {
     if (selector === 'own' || selector === 'ownOrNull') {
         const own = identity?.realmId ? [identity.realmId] : [];
         return selector === 'own' ? own : [...own, null];

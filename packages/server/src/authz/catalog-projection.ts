@@ -13,7 +13,7 @@ import { forbidden } from '../errors/app-error.js';
 import { treeRealmOf } from './catalog.js';
 
 /** Spec "Authorization routes": the credential must hold one of these to read the catalog. */
-export const CATALOG_GATE = [PermissionName.PERMISSION_READ, PermissionName.PERMISSION_UPDATE, PermissionName.PERMISSION_DELETE] as const;
+const CATALOG_GATE = [PermissionName.PERMISSION_READ, PermissionName.PERMISSION_UPDATE, PermissionName.PERMISSION_DELETE] as const;
 
 /** The node a tree outside the caller's reach travels as (spec catalog rule 3). Frozen: shared by every answer. */
 const WITHHELD_NODE: PolicyNodeInput = Object.freeze({ type: WITHHELD_POLICY_TYPE, invert: false });
@@ -28,7 +28,7 @@ export type ReachTest = (realmId: string | null) => boolean;
  * narrowing fails closed. `full` is true when a realm nobody belongs to is reached — only an
  * `any` grant (or a gate without a policy layer) does that, and then nothing is withheld.
  */
-export function reachOf(evaluator: AuthorizationEvaluator): { full: boolean; reaches: ReachTest } {
+function reachOf(evaluator: AuthorizationEvaluator): { full: boolean; reaches: ReachTest } {
     const memo = new Map<string | null, boolean>();
     const reaches: ReachTest = (realmId) => {
         let reached = memo.get(realmId);
@@ -47,7 +47,7 @@ export function reachOf(evaluator: AuthorizationEvaluator): { full: boolean; rea
  * PERMISSION_DELETE. "Holds" is the pre-gate (consumer rule 8): without REALM_MATCH reach does not
  * settle here; the narrowing below settles it per realm. 403 otherwise.
  */
-export async function assertCatalogGate(evaluator: AuthorizationEvaluator): Promise<void> {
+async function assertCatalogGate(evaluator: AuthorizationEvaluator): Promise<void> {
     try {
         await evaluator.preEvaluateOneOf({ name: [...CATALOG_GATE] });
     } catch (error) {
@@ -64,7 +64,7 @@ export async function assertCatalogGate(evaluator: AuthorizationEvaluator): Prom
  * Returns null when the catalog has definitions and none is within reach (spec Errors: an `own`
  * grant reaching no definition answers 403).
  */
-export function narrowCatalog(catalog: AuthorizationCatalog, reaches: ReachTest): AuthorizationCatalog | null {
+function narrowCatalog(catalog: AuthorizationCatalog, reaches: ReachTest): AuthorizationCatalog | null {
     let reached = 0;
     const permissions = catalog.permissions.map((entry): AuthorizationCatalogPermission => {
         if (reaches(entry.realm_id)) {

@@ -59,7 +59,7 @@ function controlsDefinition(authorizer: RequestAuthorizer, definition: GrantedDe
  * request's own evaluator (no second copy of any rule): reach, junction policies and the client
  * narrowing of spec Authentication rule 8 all come with it.
  */
-export function actorCovers(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): boolean {
+function actorCovers(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): boolean {
     const { name, realmId, clientId } = grant.definition;
     const realms = realmsReachedBy(grant.realmScope, holderRealm);
     if (realms.length === 0) return true;

@@ -4,7 +4,7 @@ import type { PolicyNodeRecord } from '../storage/policy-tree.js';
 export type PolicyRow = Pick<PolicyNodeRecord, 'id' | 'type' | 'invert' | 'config'>;
 
 /** The stored row as a policy node input: its configuration keys, type, invert and children. */
-export function policyNodeOf(row: PolicyRow, children: unknown[]): Record<string, unknown> {
+function policyNodeOf(row: PolicyRow, children: unknown[]): Record<string, unknown> {
     let config: Record<string, unknown> = {};
     try {
         config = JSON.parse(row.config) as Record<string, unknown>;

@@ -6,14 +6,14 @@ import { createLoginGate } from './login-gate.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
 
 /** Spec Limits: failed authentications per minute per source address. */
-export const FAILED_AUTHENTICATION_MAX = 300;
+const FAILED_AUTHENTICATION_MAX = 300;
 
 /**
  * Concurrent login attempts per account and address once one of them failed (spec Authentication
  * rule 16 leaves the threshold open): a few parallel retries of a mistyped password pass, while one
  * address cannot keep more than this many password hashes running for an account it is guessing.
  */
-export const LOGIN_CONCURRENCY = 10;
+const LOGIN_CONCURRENCY = 10;
 
 /**
  * Key namespace in a shared Redis: one per database, so the replicas of a deployment (which share

@@ -36,7 +36,7 @@ export const tokenParameterRequired: Step<ProtocolRequestState> = step('token pa
 });
 
 /** RFC 6749 §3.2: parameters are strings and "MUST NOT be included more than once". */
-export function readParams(body: unknown): Record<string, string> {
+function readParams(body: unknown): Record<string, string> {
     if (body === undefined || body === null) return {};
     if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a form or a JSON object.');
     const params: Record<string, string> = {};
@@ -51,7 +51,7 @@ export function readParams(body: unknown): Record<string, string> {
 }
 
 /** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
-export async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined): Promise<RealmRef> {
+async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined): Promise<RealmRef> {
     const { realm_id: id, realm_name: name } = params;
     if (id !== undefined && !isUuid(id)) throw invalidRequest('realm_id must be a UUID.');
     let realm: RealmRef | undefined;

@@ -16,9 +16,9 @@ import {
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
 
 /** Attributes a user may not set on itself (spec: emailVerified is on this denylist). */
-export const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
+const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
 /** Attributes a client may not set on itself (spec Authentication rule 14: its own grantTypes). */
-export const CLIENT_SELF_MANAGE_DENYLIST = ['active', 'builtIn', 'grantTypes', 'realmId', 'pathId', 'accessPolicyId', 'secretHashed', 'secretEncrypted', 'redirectUri', 'backchannelLogoutUri'];
+const CLIENT_SELF_MANAGE_DENYLIST = ['active', 'builtIn', 'grantTypes', 'realmId', 'pathId', 'accessPolicyId', 'secretHashed', 'secretEncrypted', 'redirectUri', 'backchannelLogoutUri'];
 
 const DEFAULT_ADMIN_PASSWORD = 'start123';
 

@@ -10,7 +10,7 @@ import { createRememberedVerifications } from './remembered.js';
 const ENVELOPE = 'enc:v1';
 const WRAPPED = 'wrapped:v1';
 
-export class SecretUnavailableError extends Error {
+class SecretUnavailableError extends Error {
     readonly code = 'secret_unavailable';
 }
 
