@@ -1,6 +1,6 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import {
     actorWith, createRealm, globalId, insertClient, insertRole, insertUser, type FixtureActor,
@@ -34,7 +34,7 @@ interface Case {
  * (scope_read) at any, and assigned roles carry nothing.
  */
 describeEachDialect('junction realm isolation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     const realm: Record<Where, string | null> = { A: null, B: null, global: null };
     const actors = new Map<RealmScope, FixtureActor>();
     const permission = () => globalId(app, 'auth_permissions', 'scope_read');
@@ -53,7 +53,6 @@ describeEachDialect('junction realm isolation', (dialect) => {
     ];
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm.A = await createRealm(app);
         realm.B = await createRealm(app);
         const names = CASES.flatMap((c) => [`${c.entity}_read`, `${c.entity}_create`, `${c.entity}_update`, `${c.entity}_delete`]);
@@ -63,7 +62,6 @@ describeEachDialect('junction realm isolation', (dialect) => {
             await app.json({ method: 'POST', url: '/user-permissions', payload: { userId: actor.id, permissionId: await permission(), realmScope: 'any' } }, 201);
         }
     });
-    afterAll(async () => app?.dispose());
 
     const adminRow = async (c: Case, where: Where) => (await app.json<{ data: { id: string } }>({
         method: 'POST', url: `/${c.collection}`, payload: await c.body(app, realm[where]),

@@ -1,6 +1,6 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { actorWith, createPermission, createRealm, uniqueName, type FixtureActor } from '../../../test/grant-fixtures.js';
 
@@ -21,12 +21,11 @@ function reaches(scope: RealmScope, where: Where): boolean {
  * ownOrNull and any tries realm A's, realm B's and global rows; every outcome follows the reach table.
  */
 describeEachDialect('policy and permission-policy realm isolation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     const realm: Record<Where, string | null> = { A: null, B: null, global: null };
     const actors = new Map<RealmScope, FixtureActor>();
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm.A = await createRealm(app);
         realm.B = await createRealm(app);
         for (const scope of SCOPES) {
@@ -36,7 +35,6 @@ describeEachDialect('policy and permission-policy realm isolation', (dialect) =>
             ], scope));
         }
     });
-    afterAll(async () => app?.dispose());
 
     const wheres: Where[] = ['A', 'B', 'global'];
     const adminPolicy = async (where: Where, type = 'identity') => (await app.json<{ data: { id: string } }>({
