@@ -25,7 +25,7 @@ interface RoundPlan {
     rounds: number;
 }
 
-export function roundPlan(options: BenchOptions): RoundPlan {
+function roundPlan(options: BenchOptions): RoundPlan {
     return options.quick ? { warmupMs: 100, roundMs: 40, rounds: 5 } : { warmupMs: 500, roundMs: 200, rounds: 11 };
 }
 

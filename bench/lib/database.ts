@@ -12,7 +12,7 @@ import { createDatabase, type DatabaseHandle } from '../../packages/server/src/d
 
 export type BenchDialect = 'sqlite' | 'postgres' | 'mysql';
 
-export const SERVER_URLS = {
+const SERVER_URLS = {
     postgres: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432',
     mysql: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306',
 } as const;

@@ -7,16 +7,16 @@
 import { randomBytes } from 'node:crypto';
 import { basic, inParallel, type Api } from './api.js';
 
-export const DEFINITIONS = 1_000;
-export const GRANTS = 50;
-export const CHECK_NAMES = 256;
+const DEFINITIONS = 1_000;
+const GRANTS = 50;
+const CHECK_NAMES = 256;
 /** users in the bench realm besides the bench user: a full page of 50 and a total beyond it */
 const EXTRA_USERS = 60;
 /**
  * Accounts the password-grant load rotates over: the server refuses more than a few concurrent
  * logins for one account from one address (spec Authentication rule 16), as it should.
  */
-export const LOGIN_USERS = 10;
+const LOGIN_USERS = 10;
 
 export interface ClientFixture {
     id: string;

@@ -46,7 +46,7 @@ export class AccessError extends Error {
     }
 }
 
-export function formatPath(path: PropertyPath): string {
+function formatPath(path: PropertyPath): string {
     if (path.length === 0) {
         return '(root)';
     }

@@ -2,7 +2,7 @@ import { createSystemDefaultPolicy } from '../src/index.js';
 import type { AuthorizationCatalog, AuthorizationCatalogPermission, AuthorizationGrant, PolicyIdentity, PolicyNodeInput } from '../src/index.js';
 
 /** The built-in global policy bound to every provisioned permission (API.md §5). */
-export const SYSTEM_DEFAULT: PolicyNodeInput = createSystemDefaultPolicy();
+const SYSTEM_DEFAULT: PolicyNodeInput = createSystemDefaultPolicy();
 
 export const REALM_A = '00000000-0000-4000-8000-00000000000a';
 export const REALM_B = '00000000-0000-4000-8000-00000000000b';

@@ -1,12 +1,29 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import type { WireOptions } from '../src/wire.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, DeepPartial } from '../src/config/schema.js';
 import type { DialectName } from '../src/db/values.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
+
+/*
+ * The test fixtures, one way each (every server test on every dialect: databases.ts):
+ * - an app: `const app = useTestApp(dialect)` inside `describeEachDialect(name, (dialect) => …)`
+ *   gives the real app on a fresh database of that dialect with the production migrations and the
+ *   bootstrap admin (ADMIN; requests go as the admin unless `as` says otherwise), started before the
+ *   suite's tests and dropped after them. `startTestApp` is for a test that needs an app of its own.
+ * - a realm: `createRealm` of actors.ts (rows written directly, named) or of grant-fixtures.ts
+ *   (through the API, a unique name).
+ * - users and clients: `createUser` / `createClient` of identities.ts (through the API, with a
+ *   password or secret and a Basic header); `insertUser` / `insertClient` / `actorWith` of
+ *   grant-fixtures.ts and `createActor` of actors.ts (rows written directly, holding exactly the
+ *   grants a test names).
+ * - tokens: `login` / `refresh` of sessions.ts (the password grant), `accessToken` of
+ *   check-fixtures.ts (any /token request).
+ */
 
 export const ADMIN = { name: 'admin', password: 'start123' };
 
@@ -69,4 +86,24 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
             await database.drop();
         },
     };
+}
+
+/**
+ * The suite's app (see the top of this file): registers the `beforeAll` that starts it and the
+ * `afterAll` that disposes of it, and returns a stand-in that forwards to the started app. Call it
+ * before the suite's own hooks, so they run with the app started.
+ */
+export function useTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<WireOptions, 'handle'> = {}): TestApp {
+    let started: TestApp | undefined;
+    beforeAll(async () => {
+        started = await startTestApp(dialect, overrides, wireOptions);
+    });
+    afterAll(async () => started?.dispose());
+    return new Proxy({} as TestApp, {
+        get(_target, key) {
+            if (!started) throw new Error(`the suite app was used before its beforeAll started it (reading ${String(key)})`);
+            const value: unknown = Reflect.get(started, key);
+            return typeof value === 'function' ? value.bind(started) : value;
+        },
+    });
 }

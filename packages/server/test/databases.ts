@@ -51,7 +51,7 @@ function requireEnv(name: 'TEST_POSTGRES_URL' | 'TEST_MYSQL_URL'): string {
 }
 
 /** The admin URL with its database replaced (query parameters kept). */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
     const parsed = new URL(url);
     parsed.pathname = `/${database}`;
     return parsed.toString();
@@ -111,7 +111,7 @@ export async function postgresAdmin(adminUrl: string, statement: string): Promis
     }
 }
 
-export async function mysqlAdmin(adminUrl: string, statement: string): Promise<void> {
+async function mysqlAdmin(adminUrl: string, statement: string): Promise<void> {
     const connection = await createConnection(adminUrl);
     try {
         await connection.query(statement);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DecisionStrategy, RealmScope } from '@realmgate/core';
 import fc from 'fast-check';
 
@@ -9,7 +8,7 @@ import fc from 'fast-check';
  * decides anything: verdicts come only from the server and from packages/access.
  */
 
-export const REALM_POOL = 3;
+const REALM_POOL = 3;
 export const NAME_POOL = 4;
 
 const scopes = fc.constantFrom(RealmScope.OWN, RealmScope.OWN_OR_NULL, RealmScope.ANY, RealmScope.NONE);
@@ -259,5 +258,3 @@ function timeWindow(window: TimeWindow, now: number): Record<string, unknown> {
     }
 }
 
-/** A fresh id for a generated row. */
-export const newId = (): string => randomUUID();

@@ -122,3 +122,16 @@ export async function countRows(app: TestApp, table: 'auth_policies' | 'auth_per
     const row = await app.deps.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
 }
+
+/** Where a row lives, seen from an actor of realm A: its realm, another realm, or no realm. */
+export type Where = 'A' | 'B' | 'global';
+
+/** Every realm reach a grant can carry, for the isolation suites to loop over. */
+export const REALM_SCOPES = [RealmScope.OWN, RealmScope.OWN_OR_NULL, RealmScope.ANY] as const;
+
+/** Spec "Realm reach values": whether a grant at `scope` held by an actor of realm A reaches a row at `where`. */
+export function reaches(scope: RealmScope, where: Where): boolean {
+    if (scope === RealmScope.ANY) return true;
+    if (scope === RealmScope.OWN_OR_NULL) return where !== 'B';
+    return where === 'A';
+}

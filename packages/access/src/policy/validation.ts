@@ -17,13 +17,6 @@ export function readOptionalBoolean(input: Record<string, unknown>, key: string,
     return value;
 }
 
-export function readOptionalString(input: Record<string, unknown>, key: string, path: PropertyPath): string | undefined {
-    const value = input[key];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string' || value.length === 0) throw invalidPolicy([...path, key], 'expected a non-empty string');
-    return value;
-}
-
 export function readOptionalInteger(
     input: Record<string, unknown>,
     key: string,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, SignJWT, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN, useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 import { toDbDate } from '../db/values.js';
 import { createTokenService } from '../tokens/service.js';
@@ -9,15 +9,13 @@ import { createTokenService } from '../tokens/service.js';
 type TokenAnswer = { access_token: string; refresh_token?: string; scope: string };
 
 describeEachDialect('bearer authentication and the session lifecycle', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: { id: string; name: string };
     let realmB: { id: string; name: string };
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'bearer-a' } }, 201)).data;
         realmB = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'bearer-b' } }, 201)).data;
     });
-    afterAll(async () => app?.dispose());
 
     const post = (payload: Record<string, unknown>) => app.request({ method: 'POST', url: '/token', payload, as: null });
     const login = async (payload: Record<string, unknown>): Promise<TokenAnswer> => {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../test/app.js';
+import { expect, it } from 'vitest';
+import { useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 import { CatalogCache } from './catalog-cache.js';
 
 describeEachDialect('CatalogCache', (dialect) => {
-    let app: TestApp;
-    beforeAll(async () => {
-        app = await startTestApp(dialect);
-    });
-    afterAll(async () => app?.dispose());
+    const app = useTestApp(dialect);
 
     it('keeps the same object across an unchanged rebuild and hands out a new one after a write on another replica', async () => {
         let now = 0;

@@ -77,6 +77,12 @@ export interface ConfigKey {
     description: string;
     /** the value is never echoed in error messages */
     secret?: boolean;
+    /**
+     * The feature that will read the key, when nothing reads it yet: the key is parsed and
+     * validated (a bad value still stops the boot, as API.md §6 lists it) but changes nothing, and
+     * the table says so instead of promising an effect.
+     */
+    notYetEffective?: string;
 }
 
 // Order matters: a default that refers to `$NAME` must come after NAME's row.
@@ -94,7 +100,7 @@ export const CONFIG_KEYS = [
         key: 'writableDirectoryPath',
         env: 'WRITABLE_DIRECTORY_PATH',
         default: './writable',
-        description: 'folder for the SQLite file, provisioning files and keys',
+        description: 'folder for the SQLite file (and, once they land, provisioning files and keys)',
     },
     { key: 'db.type', env: 'DB_TYPE', default: 'sqlite', description: 'database: `sqlite`, `postgres` or `mysql`' },
     {
@@ -113,10 +119,17 @@ export const CONFIG_KEYS = [
         key: 'redisUrl',
         env: 'REDIS_URL',
         default: null,
-        description: '`redis://` or `rediss://` URL of the shared cache, bus and rate-limit store; in-process when unset',
+        description: '`redis://` or `rediss://` URL of the shared rate-limit store (and, once they land, the cache and bus); in-process when unset',
         secret: true,
     },
-    { key: 'smtpUrl', env: 'SMTP_URL', default: null, description: '`smtp://` or `smtps://` URL of the mail relay', secret: true },
+    {
+        key: 'smtpUrl',
+        env: 'SMTP_URL',
+        default: null,
+        description: '`smtp://` or `smtps://` URL of the mail relay',
+        secret: true,
+        notYetEffective: 'mail delivery',
+    },
     { key: 'userAdmin.name', env: 'USER_ADMIN_NAME', default: 'admin', description: 'name of the bootstrap administrator' },
     {
         key: 'userAdmin.password',
@@ -140,8 +153,20 @@ export const CONFIG_KEYS = [
     },
     { key: 'tokenAccessMaxAge', env: 'TOKEN_ACCESS_MAX_AGE', default: '900', description: 'access-token lifetime in seconds' },
     { key: 'tokenRefreshMaxAge', env: 'TOKEN_REFRESH_MAX_AGE', default: '259200', description: 'refresh-token lifetime in seconds' },
-    { key: 'worker.enabled', env: 'WORKER_ENABLED', default: 'true', description: 'run the worker role (sweeps, aggregates)' },
-    { key: 'worker.port', env: 'WORKER_PORT', default: '$PORT', description: 'worker health listener port' },
+    {
+        key: 'worker.enabled',
+        env: 'WORKER_ENABLED',
+        default: 'true',
+        description: 'run the worker role (sweeps, aggregates)',
+        notYetEffective: 'the worker role',
+    },
+    {
+        key: 'worker.port',
+        env: 'WORKER_PORT',
+        default: '$PORT',
+        description: 'worker health listener port',
+        notYetEffective: 'the worker role',
+    },
     { key: 'migrationEnabled', env: 'MIGRATION_ENABLED', default: 'true', description: 'run migrations at boot under a database lock' },
     {
         key: 'trustProxy',
@@ -173,7 +198,8 @@ export function describeConfig(): string {
     const lines = ['| variable | key | default | meaning |', '|---|---|---|---|'];
     for (const entry of CONFIG_KEYS as readonly ConfigKey[]) {
         const fallback = entry.default === null ? 'unset' : `\`${entry.default}\``;
-        lines.push(`| \`${entry.env}\` | \`${entry.key}\` | ${cell(fallback)} | ${cell(entry.description)} |`);
+        const meaning = entry.notYetEffective ? `**not yet effective** (read once ${entry.notYetEffective} lands): ${entry.description}` : entry.description;
+        lines.push(`| \`${entry.env}\` | \`${entry.key}\` | ${cell(fallback)} | ${cell(meaning)} |`);
     }
     return `${lines.join('\n')}\n`;
 }

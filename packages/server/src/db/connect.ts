@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Dialect } from 'kysely';
 import type { createPool as createMysqlPool } from 'mysql2';
@@ -64,11 +64,14 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     return handle;
 }
 
-/** The server dialects' drivers are loaded only when chosen: an SQLite deployment boots without them. */
+/**
+ * Every driver, better-sqlite3 included, is loaded only when chosen: a deployment loads (and needs
+ * built) only its own database's native or pooled driver (db/drivers.test.ts checks it).
+ */
 async function buildDialect(options: DatabaseOptions): Promise<Dialect> {
     switch (options.type) {
         case 'sqlite':
-            return sqliteDialect(options);
+            return sqliteDialect(options, (await import('better-sqlite3')).default);
         case 'postgres':
             return postgresDialect(options, (await import('pg')).default);
         case 'mysql':
@@ -78,14 +81,14 @@ async function buildDialect(options: DatabaseOptions): Promise<Dialect> {
     }
 }
 
-function sqliteDialect(options: DatabaseOptions): Dialect {
+function sqliteDialect(options: DatabaseOptions, driver: typeof SqliteDatabase): Dialect {
     const raw = options.sqlitePath ?? options.url?.replace(/^(sqlite|file):(\/\/)?/, '');
     if (!raw) throw new DatabaseConfigError('DB_URL', 'SQLite needs a file path');
     const path = raw === ':memory:' ? raw : resolve(raw);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     return new SqliteDialect({
         database: async () => {
-            const database = new SqliteDatabase(path);
+            const database = new driver(path);
             // WAL lets readers run beside the one writer; foreign keys are off by default in
             // SQLite and the cascades of the schema depend on them; busy_timeout waits for a
             // writer in another process instead of failing at once.

@@ -18,7 +18,7 @@ export class DatabaseConfigError extends Error {
 }
 
 /** The zone every pooled PostgreSQL session runs in (libpq startup option). */
-export const PG_UTC_OPTION = '-c TimeZone=UTC';
+const PG_UTC_OPTION = '-c TimeZone=UTC';
 
 /** The zone every pooled MySQL session runs in (`SET time_zone`). */
 export const MYSQL_UTC_OFFSET = '+00:00';
@@ -31,7 +31,7 @@ const MYSQL_UTC_NAMES = new Set(['z', 'utc', '+00:00']);
  * Query parameters as written: `decodeURIComponent` keeps `+` (URLSearchParams would turn
  * `timezone=+02:00` into " 02:00", and the error should quote what the operator wrote).
  */
-export function rawQueryParams(url: string): [string, string][] {
+function rawQueryParams(url: string): [string, string][] {
     const query = /\?([^#]*)/.exec(url)?.[1] ?? '';
     const params: [string, string][] = [];
     for (const part of query.split('&')) {

@@ -2,8 +2,6 @@ import type { DbBool, DbDate } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
-export const DIALECT_NAMES: readonly DialectName[] = ['sqlite', 'postgres', 'mysql'];
-
 /**
  * A timestamp as the driver wants it. SQLite has no date type: an ISO-8601 UTC string with
  * milliseconds sorts lexically in time order and reads back unambiguously. PostgreSQL (timestamptz)

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../../test/actors.js';
-import { startTestApp, type TestApp } from '../../test/app.js';
+import { useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 import { countRows, createUser } from '../../test/identities.js';
 import { toDbDate } from '../db/values.js';
@@ -11,7 +11,7 @@ type Attribute = { id: string; name: string; value: unknown; realmId: string | n
 type List = { data: Attribute[]; meta: { total: number } };
 
 describeEachDialect('user and role attributes', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     let userA: string;
@@ -19,7 +19,6 @@ describeEachDialect('user and role attributes', (dialect) => {
     let roleA: string;
     let roleGlobal: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'attr-a');
         realmB = await createRealm(app, 'attr-b');
         userA = (await createUser(app, realmA, 'owner-a')).id;
@@ -27,7 +26,6 @@ describeEachDialect('user and role attributes', (dialect) => {
         roleA = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'attr-role', realmId: realmA } }, 201)).data.id;
         roleGlobal = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'attr-global', realmId: null } }, 201)).data.id;
     });
-    afterAll(async () => app?.dispose());
 
     const createAttribute = async (collection: string, payload: Record<string, unknown>, as?: string) =>
         (await app.json<{ data: Attribute }>({ method: 'POST', url: `/${collection}`, payload, ...(as ? { as } : {}) }, 201)).data;

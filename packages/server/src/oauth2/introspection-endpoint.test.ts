@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RealmScope } from '@realmgate/core';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN, useTestApp } from '../../test/app.js';
 import { createActor, type GrantSpec } from '../../test/actors.js';
 import { describeEachDialect } from '../../test/databases.js';
 import { toDbBool, toDbDate } from '../db/values.js';
@@ -14,7 +14,7 @@ type Grant = { name: string; realm_id: string | null; client_id: string | null; 
 type Answer = Record<string, unknown> & { active: boolean; permissions?: Grant[] };
 
 describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realm: { id: string; name: string };
     let other: { id: string; name: string };
     let web: Client;
@@ -25,7 +25,6 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
     let withPolicy: string;
     let expected: Grant[];
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         const createRealm = async (name: string) =>
             (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name } }, 201)).data;
         realm = await createRealm('introspect-realm');
@@ -103,7 +102,6 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
             { name: 'reports_read', realm_id: realm.id, client_id: null, realm_scope: 'any', policies: [] },
         ];
     });
-    afterAll(async () => app?.dispose());
 
     const issue = async (payload: Record<string, unknown>): Promise<{ access_token: string; refresh_token?: string }> => {
         const response = await app.request({ method: 'POST', url: '/token', payload, as: null });

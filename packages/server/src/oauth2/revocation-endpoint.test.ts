@@ -1,20 +1,19 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN, useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 
 type TokenAnswer = { access_token: string; refresh_token?: string };
 type Client = { id: string; name: string };
 
 describeEachDialect('POST /token/revoke (RFC 7009)', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realm: { id: string; name: string };
     let other: { id: string; name: string };
     let web: Client;
     let rival: Client;
     let spa: Client;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         const createRealm = async (name: string) =>
             (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name } }, 201)).data;
         realm = await createRealm('revoke-realm');
@@ -27,7 +26,6 @@ describeEachDialect('POST /token/revoke (RFC 7009)', (dialect) => {
         await app.json({ method: 'POST', url: '/users', payload: { name: 'alice', password: 'alice-password', realmId: realm.id } }, 201);
         await app.json({ method: 'POST', url: '/users', payload: { name: 'bob', password: 'bob-password', realmId: realm.id } }, 201);
     });
-    afterAll(async () => app?.dispose());
 
     const issue = async (payload: Record<string, unknown>, headers: Record<string, string> = {}): Promise<TokenAnswer> => {
         const response = await app.request({ method: 'POST', url: '/token', payload, headers, as: null });

@@ -1,22 +1,20 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADMIN, startTestApp, type TestApp } from '../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN, useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 
 type TokenAnswer = { access_token: string; token_type: string; expires_in: number; refresh_token?: string; scope: string };
 type Client = { id: string; name: string };
 
 describeEachDialect('POST /token: password and client_credentials grants', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmId: string;
     let confidential: Client;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         // through the API: a realm comes with its signing key
         realmId = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'token-realm' } }, 201)).data.id;
         confidential = await createClient({ name: 'service', secret: 'service-secret' });
     });
-    afterAll(async () => app?.dispose());
 
     async function createClient(payload: Record<string, unknown>): Promise<Client> {
         return (await app.json<{ data: Client }>({ method: 'POST', url: '/clients', payload: { realmId, ...payload } }, 201)).data;

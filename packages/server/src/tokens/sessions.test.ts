@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor, createRealm } from '../../test/actors.js';
-import { startTestApp, type TestApp } from '../../test/app.js';
+import { useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 import type { TokenSubject } from './claims.js';
 
 describeEachDialect('session store: logins arriving together', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let subject: TokenSubject;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         const realmId = await createRealm(app, `batch-${randomUUID().slice(0, 8)}`);
         const actor = await createActor(app, realmId, []);
         subject = { id: actor.userId, kind: 'user', realmId, realmName: 'batch' };
     });
-    afterAll(async () => app?.dispose());
 
     const session = (clientId: string | null) => ({
         subject, clientId, ipAddress: '192.0.2.1', userAgent: 'test', expiresAt: new Date(Date.now() + 60_000),

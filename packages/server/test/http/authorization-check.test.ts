@@ -1,7 +1,7 @@
 import { createAuthorizationCheckEvaluator } from '@realmgate/access';
 import { PermissionName, RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../app.js';
 import { createActor, createRealm } from '../actors.js';
 import { accessToken, bearer, grant, insertPermission, insertPolicy, permissionIdOf, systemDefaultId, unique } from '../check-fixtures.js';
 import { describeEachDialect } from '../databases.js';
@@ -12,16 +12,14 @@ type Entry = { name: string; realms: (string | null)[] };
 const HOUR = 3_600_000;
 
 describeEachDialect('POST /authorization/check (batch check)', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     const realmAName = unique('realm-a').replace(/_/g, '-');
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, realmAName);
         realmB = await createRealm(app, unique('realm-b').replace(/_/g, '-'));
     });
-    afterAll(async () => app?.dispose());
 
     const check = (payload: unknown, as: string | null) =>
         app.request({ method: 'POST', url: '/authorization/check', payload: payload as Record<string, unknown>, as });

@@ -1,15 +1,11 @@
 import { PERMISSION_NAMES } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { bootstrap } from '../../src/provisioning/bootstrap.js';
-import { ADMIN, basicHeader, startTestApp, type TestApp } from '../app.js';
+import { ADMIN, basicHeader, useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 describeEachDialect('bootstrap', (dialect) => {
-    let app: TestApp;
-    beforeAll(async () => {
-        app = await startTestApp(dialect);
-    });
-    afterAll(async () => app?.dispose());
+    const app = useTestApp(dialect);
 
     it('creates the master realm, the admin with role admin, every built-in permission bound to system.default', async () => {
         const { db } = app.deps;

@@ -7,9 +7,9 @@ import {
     type AuthorizationGrant,
 } from '@realmgate/access';
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { toDbBool, toDbDate } from '../../src/db/values.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { createRealm, globalId, grantRole } from '../grant-fixtures.js';
 
@@ -24,7 +24,7 @@ type Client = { id: string; name: string };
 type Introspection = { active: boolean; sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; permissions?: AuthorizationGrant[] };
 
 describeEachDialect('catalog consumer: a resource server decides like the server', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realm: string;
     let other: string;
     let server: Client;
@@ -44,7 +44,6 @@ describeEachDialect('catalog consumer: a resource server decides like the server
         }, 201);
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm = await createRealm(app);
         other = await createRealm(app);
         server = await createClient('resource-server', realm, 'server-secret');
@@ -60,7 +59,6 @@ describeEachDialect('catalog consumer: a resource server decides like the server
         await bind('user', alice, await globalId(app, 'auth_permissions', 'role_read'), RealmScope.OWN_OR_NULL);
         foreignRole = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'foreign-role', realmId: other } }, 201)).data.id;
     });
-    afterAll(async () => app?.dispose());
 
     const token = async (payload: Record<string, unknown>, authorization: string | null = null): Promise<string> => {
         const response = await app.request({ method: 'POST', url: '/token', payload: { realm_id: realm, ...payload }, as: authorization });

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 type Record = { id: string; name: string; realmId: string | null };
 
 describeEachDialect('realms, roles, permissions, scopes', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'realm-a');
         realmB = await createRealm(app, 'realm-b');
     });
-    afterAll(async () => app?.dispose());
 
     it('creates, reads by id and name, updates with POST, upserts with PUT and deletes a role, writing events', async () => {
         const created = await app.json<{ data: Record }>({ method: 'POST', url: '/roles', payload: { name: 'editor', realmId: realmA } }, 201);

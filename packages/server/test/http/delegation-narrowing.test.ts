@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { toDbBool, toDbDate } from '../../src/db/values.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import {
     assignRole, createPermission, createRealm, FIXTURE_PASSWORD, grantRole, grantUser, insertRole, insertUser, uniqueName, type FixtureActor,
@@ -14,7 +14,7 @@ import {
  * a token of the owning client, and with Basic (never narrowed).
  */
 describeEachDialect('delegation through a client-issued bearer (spec Authentication rule 8)', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realm: string;
     let actor: FixtureActor;
     let owner: { id: string };
@@ -23,7 +23,6 @@ describeEachDialect('delegation through a client-issued bearer (spec Authenticat
     let target: string;
     let grantee: FixtureActor;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm = await createRealm(app);
         const client = async (secret: string) =>
             (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: uniqueName('client'), secret, realmId: realm } }, 201)).data;
@@ -47,7 +46,6 @@ describeEachDialect('delegation through a client-issued bearer (spec Authenticat
         await grantRole(app, target, permission, RealmScope.OWN);
         app.deps.catalog.invalidate();
     });
-    afterAll(async () => app?.dispose());
 
     const bearerVia = async (client: { id: string }, secret: string) => {
         const response = await app.request({

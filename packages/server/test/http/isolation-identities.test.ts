@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /*
@@ -27,13 +27,11 @@ const ACTIONS = ['create', 'update', 'delete'] as const;
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 describeEachDialect('realm isolation of writes: users and clients', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realms: Record<Target, string>;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realms = { A: await createRealm(app, 'ident-a'), B: await createRealm(app, 'ident-b') };
     });
-    afterAll(async () => app?.dispose());
 
     const stored = (collection: Collection, id: string) =>
         app.deps.db.selectFrom(TABLES[collection]).selectAll().where('id', '=', id).executeTakeFirst();

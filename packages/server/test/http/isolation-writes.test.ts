@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /*
@@ -32,13 +32,11 @@ const REQUIRED_REACH: { scope: Scope; allowed: Target[] }[] = [
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 describeEachDialect('realm isolation of writes: roles, permissions, scopes, paths', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realms: Record<Target, string | null>;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realms = { A: await createRealm(app, 'iso-a'), B: await createRealm(app, 'iso-b'), global: null };
     });
-    afterAll(async () => app?.dispose());
 
     /** The stored row, every column, or undefined when absent. */
     const stored = (collection: Collection, id: string) =>

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 type Record = { id: string; name: string; realmId: string | null; parentId?: string | null };
 
 describeEachDialect('paths and bad input on every core collection', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'realm-a');
         realmB = await createRealm(app, 'realm-b');
     });
-    afterAll(async () => app?.dispose());
 
     it('builds a folder tree within one realm and refuses a foreign parent or a cycle', async () => {
         const root = (await app.json<{ data: Record }>({ method: 'POST', url: '/paths', payload: { name: 'sources', realmId: realmA } }, 201)).data;

@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 type Client = { id: string; name: string; secret?: string | null };
 
 describeEachDialect('relations on reads: fields[client]=+secret and the path relation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let client: Client;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'realm-a');
         client = (await app.json<{ data: Client }>({ method: 'POST', url: '/clients', payload: { name: 'api', realmId: realmA, secret: 's3cret-value' } }, 201)).data;
         const permission = await app.deps.db.selectFrom('auth_permissions').select('id').where('name', '=', 'user_read').executeTakeFirstOrThrow();
         await app.json({ method: 'POST', url: '/client-permissions', payload: { clientId: client.id, permissionId: permission.id, realmScope: 'own' } }, 201);
     });
-    afterAll(async () => app?.dispose());
 
     it('projects the related client secret for a reader who may update the client, and only then', async () => {
         const url = `/client-permissions?filter[clientId]=${client.id}&include=client&fields[client]=+secret`;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import { expect, it } from 'vitest';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /**
@@ -8,11 +8,7 @@ import { describeEachDialect } from '../databases.js';
  * request.
  */
 describeEachDialect('remembered secret verifications never outlive a change', (dialect) => {
-    let app: TestApp;
-    beforeAll(async () => {
-        app = await startTestApp(dialect);
-    });
-    afterAll(async () => app?.dispose());
+    const app = useTestApp(dialect);
 
     it('a user password: remembered after success, forgotten by a change and by deactivation', async () => {
         const user = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/users', payload: { name: 'remembered', password: 'old-password' } }, 201)).data;

@@ -1,6 +1,6 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../app.js';
 import { createActor, createRealm } from '../actors.js';
 import { accessToken, bearer, grant, insertPermission, insertPolicy, permissionIdOf, systemDefaultId, unique } from '../check-fixtures.js';
 import { describeEachDialect } from '../databases.js';
@@ -11,19 +11,17 @@ type Result = { status: 'allow' | 'deny' | 'error'; message?: string };
 const HOUR = 3_600_000;
 
 describeEachDialect('POST /permissions/:id/check and POST /policies/:id/check', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     let userRead: string;
     let systemDefault: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, unique('check-a').replace(/_/g, '-'));
         realmB = await createRealm(app, unique('check-b').replace(/_/g, '-'));
         userRead = await permissionIdOf(app, 'user_read');
         systemDefault = await systemDefaultId(app);
     });
-    afterAll(async () => app?.dispose());
 
     const checkPermission = (id: string, payload: unknown, as: string | null) =>
         app.request({ method: 'POST', url: `/permissions/${id}/check`, payload: payload as Record<string, unknown>, as });

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import { bootstrap } from '../../src/provisioning/bootstrap.js';
 import { createRealm } from '../actors.js';
-import { startTestApp, type TestApp } from '../app.js';
+import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 describeEachDialect('write rules: echoes, events, production warning', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'realm-a');
     });
-    afterAll(async () => app?.dispose());
 
     it('a field echoed back unchanged is not written (no update, no event)', async () => {
         const role = (await app.json<{ data: { id: string; name: string; updatedAt: string } }>({ method: 'POST', url: '/roles', payload: { name: 'echo', realmId: realmA } }, 201)).data;

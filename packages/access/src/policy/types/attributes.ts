@@ -85,7 +85,7 @@ function negate<T>(test: Test<T>): Test<T> {
     return (input) => !test(input);
 }
 
-export function compileQuery(node: QueryNode): Test<Row> {
+function compileQuery(node: QueryNode): Test<Row> {
     const parts = node.fields.map(compileField);
     if (node.and) parts.push(allOf(node.and.map(compileQuery)));
     if (node.or) parts.push(anyOf(node.or.map(compileQuery)));
@@ -175,7 +175,7 @@ function comparison(operator: 'gt' | 'gte' | 'lt' | 'lte', expected: string | nu
     }
 }
 
-export function lowerQuery(node: QueryNode): Lowered {
+function lowerQuery(node: QueryNode): Lowered {
     const parts = node.fields.map(({ name, tests }) => lowerTests(name, tests));
     if (node.and) parts.push(andLowered(node.and.map(lowerQuery)));
     if (node.or) parts.push(orLowered(node.or.map(lowerQuery)));

@@ -1,7 +1,7 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createClient, grantDirect } from '../../../test/identities.js';
 
@@ -16,19 +16,17 @@ const REACHES = [
 ];
 
 describeEachDialect('clients: realm reach, withheld secret and self-management', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     let clientA: Awaited<ReturnType<typeof createClient>>;
     let clientB: Awaited<ReturnType<typeof createClient>>;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'access-a');
         realmB = await createRealm(app, 'access-b');
         clientA = await createClient(app, realmA, 'app-a');
         clientB = await createClient(app, realmB, 'app-b');
     });
-    afterAll(async () => app?.dispose());
 
     for (const { scope, foreign } of REACHES) {
         describe(`client_read and client_update at ${scope}`, () => {

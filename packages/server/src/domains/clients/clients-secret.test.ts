@@ -1,20 +1,18 @@
 import { hash } from '@node-rs/bcrypt';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createRealm } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows } from '../../../test/identities.js';
 
 type Client = Record<string, unknown> & { id: string; name: string };
 
 describeEachDialect('clients: secret modes and rotation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'secrets-a');
     });
-    afterAll(async () => app?.dispose());
 
     const stored = async (id: string) => app.deps.db.selectFrom('auth_clients').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const createClient = async (payload: Record<string, unknown>) =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createRealm } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows, createClient } from '../../../test/identities.js';
 import { DEVICE_CODE_GRANT } from './uris.js';
@@ -9,15 +9,13 @@ import { DEVICE_CODE_GRANT } from './uris.js';
 type Client = Record<string, unknown> & { id: string; name: string };
 
 describeEachDialect('clients: fields', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'clients-a');
         realmB = await createRealm(app, 'clients-b');
     });
-    afterAll(async () => app?.dispose());
 
     const stored = async (id: string) => app.deps.db.selectFrom('auth_clients').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const create = (payload: Record<string, unknown>) => app.request({ method: 'POST', url: '/clients', payload: { realmId: realmA, ...payload } });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows, createRealm, globalId, insertClient, insertRole, insertUser } from '../../../test/grant-fixtures.js';
 
@@ -13,7 +13,7 @@ const HUGE = 'x'.repeat(20_000);
  * oversized and unknown members answer 400 with issues, and the database is unchanged afterwards.
  */
 describeEachDialect('junction bad input', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let valid: Record<string, Record<string, unknown>>;
     const tables: Record<string, Table> = {
         'role-permissions': 'auth_role_permissions',
@@ -25,7 +25,6 @@ describeEachDialect('junction bad input', (dialect) => {
     };
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         const realmId = await createRealm(app);
         const user = (await insertUser(app, realmId)).id;
         const client = await insertClient(app, realmId);
@@ -40,7 +39,6 @@ describeEachDialect('junction bad input', (dialect) => {
             'client-scopes': { clientId: client, scopeId: await globalId(app, 'auth_scopes', 'email') },
         };
     });
-    afterAll(async () => app?.dispose());
 
     /** Every body that must be refused, derived from a valid one. */
     function badBodies(body: Record<string, unknown>): Record<string, unknown>[] {

@@ -1,6 +1,6 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import {
     actorWith, assignRole, countRows, createPermission, createRealm, globalId, grantRole, insertRole, insertUser, type FixtureActor,
@@ -11,19 +11,17 @@ import {
  * never exceeds the actor's own reach, and realm_admin cannot change the bindings of global roles.
  */
 describeEachDialect('delegation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmB: string;
     let realmAdmin: FixtureActor;
     const permission = (name: string) => globalId(app, 'auth_permissions', name);
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmB = await createRealm(app);
         // a user of realm B holding the built-in global role realm_admin, assigned as the admin
         realmAdmin = await insertUser(app, realmB);
         await app.json({ method: 'POST', url: '/user-roles', payload: { userId: realmAdmin.id, roleId: await globalId(app, 'auth_roles', 'realm_admin') } }, 201);
     });
-    afterAll(async () => app?.dispose());
 
     const asRealmAdmin = (url: string, payload: Record<string, unknown>) => app.request({ method: 'POST', url, payload, as: realmAdmin.auth });
 

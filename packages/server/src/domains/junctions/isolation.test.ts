@@ -1,22 +1,12 @@
-import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import type { RealmScope } from '@realmgate/core';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import {
-    actorWith, createRealm, globalId, insertClient, insertRole, insertUser, type FixtureActor,
+    actorWith, createRealm, globalId, insertClient, insertRole, insertUser, reaches, REALM_SCOPES, type FixtureActor, type Where,
 } from '../../../test/grant-fixtures.js';
 
-type Where = 'A' | 'B' | 'global';
 type List = { data: { id: string }[]; meta: { total: number } };
-
-const SCOPES = [RealmScope.OWN, RealmScope.OWN_OR_NULL, RealmScope.ANY] as const;
-
-/** Spec "Realm reach values" for an actor of realm A; a junction's realm is its holder's. */
-function reaches(scope: RealmScope, where: Where): boolean {
-    if (scope === RealmScope.ANY) return true;
-    if (scope === RealmScope.OWN_OR_NULL) return where !== 'B';
-    return where === 'A';
-}
 
 interface Case {
     collection: string;
@@ -34,7 +24,7 @@ interface Case {
  * (scope_read) at any, and assigned roles carry nothing.
  */
 describeEachDialect('junction realm isolation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     const realm: Record<Where, string | null> = { A: null, B: null, global: null };
     const actors = new Map<RealmScope, FixtureActor>();
     const permission = () => globalId(app, 'auth_permissions', 'scope_read');
@@ -53,23 +43,21 @@ describeEachDialect('junction realm isolation', (dialect) => {
     ];
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm.A = await createRealm(app);
         realm.B = await createRealm(app);
         const names = CASES.flatMap((c) => [`${c.entity}_read`, `${c.entity}_create`, `${c.entity}_update`, `${c.entity}_delete`]);
-        for (const scope of SCOPES) {
+        for (const scope of REALM_SCOPES) {
             const actor = await actorWith(app, realm.A, names, scope);
             actors.set(scope, actor);
             await app.json({ method: 'POST', url: '/user-permissions', payload: { userId: actor.id, permissionId: await permission(), realmScope: 'any' } }, 201);
         }
     });
-    afterAll(async () => app?.dispose());
 
     const adminRow = async (c: Case, where: Where) => (await app.json<{ data: { id: string } }>({
         method: 'POST', url: `/${c.collection}`, payload: await c.body(app, realm[where]),
     }, 201)).data.id;
 
-    for (const scope of SCOPES) {
+    for (const scope of REALM_SCOPES) {
         it(`junction reads, lists, writes and deletes follow the reach table at ${scope}`, async () => {
             const as = actors.get(scope)!.auth;
             for (const c of CASES) {

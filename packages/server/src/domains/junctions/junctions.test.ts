@@ -1,6 +1,6 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import {
     actorWith, countRows, createPermission, createRealm, globalId, insertClient, insertRole, insertScope, insertUser, uniqueName,
@@ -10,16 +10,14 @@ type One = { data: Record<string, unknown> };
 type ErrorBody = { code: string; issues?: { path: (string | number)[] }[] };
 
 describeEachDialect('junctions', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app);
         realmB = await createRealm(app);
     });
-    afterAll(async () => app?.dispose());
 
     const post = (url: string, payload: Record<string, unknown>) => app.request({ method: 'POST', url, payload });
     const policy = async (realmId: string | null, extra: Record<string, unknown> = {}) => (await app.json<{ data: { id: string } }>({

@@ -1,9 +1,9 @@
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { PermissionName, RealmScope } from '@realmgate/core';
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows } from '../../../test/identities.js';
 import { createKeyStore } from '../../keys/store.js';
@@ -14,7 +14,7 @@ type Key = { id: string; use: string; algorithm: string; status: string; type: s
 const PRIVATE_MATERIAL = /"private_?key"\s*:|-----BEGIN|"d"\s*:/i;
 
 describeEachDialect('keys: the /keys resource', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     /** every answer body of this suite, checked for private material at the end */
@@ -33,11 +33,9 @@ describeEachDialect('keys: the /keys resource', (dialect) => {
     const keysOf = async (realm: string, use = 'sig') => (await expectStatus<{ data: Key[] }>({ method: 'GET', url: `/keys?filter[realmId]=${realm}&filter[use]=${use}` }, 200)).data;
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'keys-a' } }, 201)).data.id;
         realmB = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'keys-b' } }, 201)).data.id;
     });
-    afterAll(async () => app?.dispose());
 
     it('generates signing (ES256, RS256) and encryption keys; updates status and priority only', async () => {
         const es = await create({ realmId: realmA });

@@ -1,42 +1,32 @@
-import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import type { RealmScope } from '@realmgate/core';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
-import { actorWith, createPermission, createRealm, uniqueName, type FixtureActor } from '../../../test/grant-fixtures.js';
+import {
+    actorWith, createPermission, createRealm, reaches, REALM_SCOPES, uniqueName, type FixtureActor, type Where,
+} from '../../../test/grant-fixtures.js';
 
-type Where = 'A' | 'B' | 'global';
 type List = { data: { id: string }[]; meta: { total: number } };
-
-const SCOPES = [RealmScope.OWN, RealmScope.OWN_OR_NULL, RealmScope.ANY] as const;
-
-/** Spec "Realm reach values" for an actor of realm A. */
-function reaches(scope: RealmScope, where: Where): boolean {
-    if (scope === RealmScope.ANY) return true;
-    if (scope === RealmScope.OWN_OR_NULL) return where !== 'B';
-    return where === 'A';
-}
 
 /*
  * Realm isolation (issue 3 Tests): an actor of realm A holding the resource's permissions at own,
  * ownOrNull and any tries realm A's, realm B's and global rows; every outcome follows the reach table.
  */
 describeEachDialect('policy and permission-policy realm isolation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     const realm: Record<Where, string | null> = { A: null, B: null, global: null };
     const actors = new Map<RealmScope, FixtureActor>();
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm.A = await createRealm(app);
         realm.B = await createRealm(app);
-        for (const scope of SCOPES) {
+        for (const scope of REALM_SCOPES) {
             actors.set(scope, await actorWith(app, realm.A, [
                 'policy_read', 'policy_create', 'policy_update', 'policy_delete',
                 'permission_policy_read', 'permission_policy_create', 'permission_policy_delete',
             ], scope));
         }
     });
-    afterAll(async () => app?.dispose());
 
     const wheres: Where[] = ['A', 'B', 'global'];
     const adminPolicy = async (where: Where, type = 'identity') => (await app.json<{ data: { id: string } }>({
@@ -49,7 +39,7 @@ describeEachDialect('policy and permission-policy realm isolation', (dialect) =>
         }, 201)).data.id;
     };
 
-    for (const scope of SCOPES) {
+    for (const scope of REALM_SCOPES) {
         it(`policies: reads, lists and writes follow the reach table at ${scope}`, async () => {
             const as = actors.get(scope)!.auth;
             const ids = {} as Record<Where, string>;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows, createPermission, createRealm, globalId, uniqueName } from '../../../test/grant-fixtures.js';
 
@@ -7,16 +7,14 @@ type Body = { data: Record<string, unknown>; meta: Record<string, unknown> };
 type ErrorBody = { statusCode: number; code: string; issues?: { path: (string | number)[]; code: string }[] };
 
 describeEachDialect('policies', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app);
         realmB = await createRealm(app);
     });
-    afterAll(async () => app?.dispose());
 
     const create = (payload: Record<string, unknown>) => app.request({ method: 'POST', url: '/policies', payload });
     const created = async (payload: Record<string, unknown>) => {

@@ -1,7 +1,7 @@
 import { PermissionName, RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
 import { createClient } from '../../../test/identities.js';
@@ -9,13 +9,11 @@ import { login, probe, refresh } from '../../../test/sessions.js';
 
 /** Spec "States and transitions": the rows that end sessions when an identity changes. */
 describeEachDialect('session lifecycle: password reset and change, user and client deactivation', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realm: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realm = await createRealm(app);
     });
-    afterAll(async () => app?.dispose());
 
     const signedIn = async (count: number, grants: Parameters<typeof createActor>[2] = []) => {
         const actor = await createActor(app, realm, grants);

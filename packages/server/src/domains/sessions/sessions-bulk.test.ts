@@ -1,7 +1,7 @@
 import { PermissionName, RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
 import { del, issuePaths, login, probe, refresh } from '../../../test/sessions.js';
@@ -9,15 +9,13 @@ import { del, issuePaths, login, probe, refresh } from '../../../test/sessions.j
 type Counted = { data: { count: number } };
 
 describeEachDialect('DELETE /sessions and DELETE /session-tokens: self-service, force-logout, inapplicable filters', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app);
         realmB = await createRealm(app);
     });
-    afterAll(async () => app?.dispose());
 
     /** a user of `realm` holding `grants`, signed in `count` times */
     const signedIn = async (realm: string, count: number, grants: Parameters<typeof createActor>[2] = []) => {

@@ -1,7 +1,7 @@
 import { PermissionName, RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
 import { issuePaths, login, probe, type Login } from '../../../test/sessions.js';
@@ -9,7 +9,7 @@ import { issuePaths, login, probe, type Login } from '../../../test/sessions.js'
 type List = { data: Record<string, unknown>[]; meta: { total: number } };
 
 describeEachDialect('sessions and session tokens: reads, realm isolation, DELETE /sessions/:id', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     let userA: Awaited<ReturnType<typeof createActor>>;
@@ -17,7 +17,6 @@ describeEachDialect('sessions and session tokens: reads, realm isolation, DELETE
     let sessionA: Login;
     let sessionB: Login;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app);
         realmB = await createRealm(app);
         userA = await createActor(app, realmA, []);
@@ -25,7 +24,6 @@ describeEachDialect('sessions and session tokens: reads, realm isolation, DELETE
         sessionA = await login(app, realmA, userA.name, 'secret-password', {}, 'agent-a');
         sessionB = await login(app, realmB, userB.name, 'secret-password');
     });
-    afterAll(async () => app?.dispose());
 
     const ids = (list: List) => list.data.map((row) => row.id);
 

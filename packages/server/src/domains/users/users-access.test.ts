@@ -1,7 +1,7 @@
 import { RealmScope } from '@realmgate/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createUser, grantDirect } from '../../../test/identities.js';
 
@@ -16,19 +16,17 @@ const REACHES = [
 ];
 
 describeEachDialect('users: realm reach and self-management', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     let userA: { id: string; header: string };
     let userB: { id: string; header: string };
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'reach-a');
         realmB = await createRealm(app, 'reach-b');
         userA = await createUser(app, realmA, 'member-a', { email: 'a@example.com' });
         userB = await createUser(app, realmB, 'member-b', { email: 'b@example.com' });
     });
-    afterAll(async () => app?.dispose());
 
     for (const { scope, foreign } of REACHES) {
         describe(`user_read and user_update at ${scope}`, () => {

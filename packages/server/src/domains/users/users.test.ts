@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createRealm } from '../../../test/actors.js';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows, createClient, createUser } from '../../../test/identities.js';
 
 type User = Record<string, unknown> & { id: string; name: string };
 
 describeEachDialect('users', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'users-a');
         realmB = await createRealm(app, 'users-b');
     });
-    afterAll(async () => app?.dispose());
 
     const stored = async (id: string) => app.deps.db.selectFrom('auth_users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createAuthorizationEvaluator, type AuthorizationCatalog } from '@realmgate/access';
 import { RealmScope, SystemPolicyName } from '@realmgate/core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../test/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { actorWith, createRealm, globalId, insertUser, grantUser } from '../../../test/grant-fixtures.js';
 import { toDbBool, toDbDate } from '../../db/values.js';
@@ -35,7 +35,7 @@ const byKey = (a: Entry, b: Entry): number => {
 const skeleton = (catalog: Catalog) => catalog.permissions.map(({ policies: _policies, ...rest }) => rest);
 
 describeEachDialect('GET /authorization', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     let treeA: string;
@@ -70,7 +70,6 @@ describeEachDialect('GET /authorization', (dialect) => {
     };
 
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app);
         realmB = await createRealm(app);
         systemDefault = await globalId(app, 'auth_policies', SystemPolicyName.DEFAULT);
@@ -86,7 +85,6 @@ describeEachDialect('GET /authorization', (dialect) => {
         await insertPermission(names.refused, null, [systemDefault, refusedTree]);
         app.deps.catalog.invalidate();
     });
-    afterAll(async () => app?.dispose());
 
     const fetchCatalog = (as?: string) => app.request({ method: 'GET', url: '/authorization', ...(as ? { as } : {}) });
     const catalogOf = async (as?: string): Promise<Catalog> => {

@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { basicHeader, startTestApp, type TestApp } from '../app.js';
+import { basicHeader, useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 type Row = { id: string; name: string; realmId: string | null };
 
 describeEachDialect('hardening: input, built-ins, references, relation filters, name resolution', (dialect) => {
-    let app: TestApp;
+    const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;
     beforeAll(async () => {
-        app = await startTestApp(dialect);
         realmA = await createRealm(app, 'alpha');
         realmB = await createRealm(app, 'beta');
     });
-    afterAll(async () => app?.dispose());
 
     it('refuses NUL characters in bodies, paths, filters and Basic names with 400/401, never 500', async () => {
         const body = await app.request({ method: 'POST', url: '/roles', payload: { name: 'r\u0000x', realmId: realmA } });

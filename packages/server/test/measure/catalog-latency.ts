@@ -1,13 +1,13 @@
 /*
  * A first figure for GET /authorization with 1,000 definitions (issue 5 "Speed"), in process through
  * app.inject on SQLite, beside a bare Fastify route; the autocannon harness in bench/ is the real one.
- * Run: node --conditions=source --import tsx packages/server/test/catalog-latency.script.ts
+ * Run: node --conditions=source --import tsx packages/server/test/measure/catalog-latency.ts
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
-import { startTestApp } from './app.js';
-import { toDbBool, toDbDate } from '../src/db/values.js';
+import { startTestApp } from '../app.js';
+import { toDbBool, toDbDate } from '../../src/db/values.js';
 
 const app = await startTestApp('sqlite');
 const { db } = app.deps;

@@ -2,21 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { createRealm } from '../actors.js';
-import { basicHeader, startTestApp, type TestApp } from '../app.js';
+import { basicHeader, useTestApp } from '../app.js';
 import { migrateToLatest, migrationStatus } from '../../src/db/migrate.js';
 import { createTestDatabase, describeEachDialect } from '../databases.js';
 
 describeEachDialect('boot: key wrapping and the production warning', (dialect) => {
-    let app: TestApp;
-    beforeAll(async () => {
-        app = await startTestApp(dialect);
-    });
-    afterAll(async () => app?.dispose());
+    const app = useTestApp(dialect);
 
     it('wraps keys stored before SECRETS_ENCRYPTION_KEY was set; encrypted secrets still decrypt (spec Authentication rule 15)', async () => {
         const realm = await createRealm(app, 'late-key');
