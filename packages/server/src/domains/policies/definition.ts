@@ -5,8 +5,6 @@ import type { RequestContext } from '../../authz/request-context.js';
 import type { AnyDb, AnyTx, ResourceDefinition } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 import { canonicalConfiguration, configurationOf, storedConfiguration, withConfiguration } from './configuration.js';
-import type { RouteDeps } from '../../http/routes/resource.js';
-import { registerExpandedRoute } from '../../http/routes/policies.js';
 import { policySpec } from './spec.js';
 import { assertParent, assertUnreferenced, COMPOSITE, loadSubtree, policyData, policyRow } from './tree.js';
 
@@ -82,7 +80,7 @@ async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string
  * Policies (API.md §3, spec "Permission, policy and role routes"). The configuration is
  * validated by the access library's validators and stored in their canonical form.
  */
-export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
+export function policiesDefinition(): ResourceDefinition {
     return {
         spec: policySpec,
         fields: policySpec.fields,
@@ -99,6 +97,5 @@ export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
                 return null;
             },
         },
-        routes: (app, prefix) => registerExpandedRoute(app, deps, prefix),
     };
 }

@@ -1,8 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { DatabaseHandle } from '../../db/connect.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import type { EntityRecord, Row } from './records.js';
 import type { Action, FieldSpec, ResourceSpec } from './spec.js';
@@ -60,18 +58,10 @@ export interface AuthorizationSubject {
     attributeNames?: string[];
 }
 
-export interface ResourceDeps {
-    handle: DatabaseHandle;
-    db: Kysely<Database>;
-    catalog: { invalidate(): void };
-}
-
 export interface ResourceDefinition {
     spec: ResourceSpec;
     fields: FieldSpec[];
     hooks: ResourceHooks;
-    /** routes beyond the generic ones (`@me`, secret rotation), registered under each mount prefix */
-    routes?(app: FastifyInstance, prefix: string): void;
     /**
      * the generic write routes to mount; default all. A resource the API only reads and ends
      * (sessions: created by logins, revoked rather than deleted) leaves some out.
