@@ -1,14 +1,13 @@
 import type { RequestContext } from '../../authz/request-context.js';
 import { toDbDate } from '../../db/values.js';
-import { AppError } from '../../errors/app-error.js';
 import { callerRow } from '../identity/caller.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from '../resource/authorize.js';
-import { typed, type AnyDb, type AnyTx, type ResourceDefinition } from '../resource/context.js';
+import { typed, type AnyTx, type ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { toRecord, type EntityRecord, type Row } from '../resource/records.js';
 import { getRow } from '../resource/resolve.js';
-import { mapWriteError } from '../resource/write.js';
+import { writeTransaction } from '../../storage/write-transaction.js';
 import { defaultRotationMode, flagColumns, generateSecret, modeOfRow, type SecretMode, type SecretStore } from './secret.js';
 
 export interface RotateSecretDeps extends ResourceDeps {
@@ -36,40 +35,33 @@ export interface RotatedSecret {
  */
 export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: RotationInput): Promise<RotatedSecret> {
     const { spec, hooks } = definition;
-    // grants and catalog load before the transaction: SQLite has one connection, which the transaction holds
-    await ctx.authorizer();
-    try {
-        return await (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
-            const row = await getRow(tx, spec, ctx, key, { forUpdate: deps.handle.dialect !== 'sqlite' });
-            // client_update on the row, or client_self_manage on oneself; choosing a storage mode
-            // writes the denylisted secretHashed/secretEncrypted, so a client cannot change its own
-            await authorizeAction(ctx, spec, hooks, 'update', {
-                realmId: row.realm_id as string,
-                record: toRecord(definition.fields, row),
-                attributeNames: input.mode ? ['secret', 'secretHashed', 'secretEncrypted'] : ['secret'],
-            });
-            const previousMode = modeOfRow(row);
-            const mode = input.mode ?? defaultRotationMode(row);
-            const plaintext = input.secret ?? generateSecret();
-            await tx.updateTable(spec.table).set({
-                secret: await deps.store.store(tx, row.realm_id as string, mode, plaintext),
-                ...flagColumns(deps.handle.dialect, mode),
-                updated_at: toDbDate(deps.handle.dialect, new Date()),
-            }).where('id', '=', row.id).execute();
-            const stored = await tx.selectFrom(spec.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow() as Row;
-            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
-                name: 'clientSecretRotated',
-                refType: spec.entity,
-                refId: row.id as string,
-                realmId: row.realm_id as string,
-                data: { mode, previousMode },
-            });
-            return { data: toRecord(definition.fields, stored), meta: { secret: plaintext } };
+    return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: AnyTx, lock) => {
+        const row = await getRow(tx, spec, ctx, key, lock);
+        // client_update on the row, or client_self_manage on oneself; choosing a storage mode
+        // writes the denylisted secretHashed/secretEncrypted, so a client cannot change its own
+        await authorizeAction(ctx, spec, hooks, 'update', {
+            realmId: row.realm_id as string,
+            record: toRecord(definition.fields, row),
+            attributeNames: input.mode ? ['secret', 'secretHashed', 'secretEncrypted'] : ['secret'],
         });
-    } catch (error) {
-        if (error instanceof AppError) throw error;
-        return mapWriteError(error);
-    }
+        const previousMode = modeOfRow(row);
+        const mode = input.mode ?? defaultRotationMode(row);
+        const plaintext = input.secret ?? generateSecret();
+        await tx.updateTable(spec.table).set({
+            secret: await deps.store.store(tx, row.realm_id as string, mode, plaintext),
+            ...flagColumns(deps.handle.dialect, mode),
+            updated_at: toDbDate(deps.handle.dialect, new Date()),
+        }).where('id', '=', row.id).execute();
+        const stored = await tx.selectFrom(spec.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow() as Row;
+        await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+            name: 'clientSecretRotated',
+            refType: spec.entity,
+            refId: row.id as string,
+            realmId: row.realm_id as string,
+            data: { mode, previousMode },
+        });
+        return { data: toRecord(definition.fields, stored), meta: { secret: plaintext } };
+    });
 }
 
 /** `POST /clients/@me/secret`: the calling client rotates its own secret (client_self_manage). */

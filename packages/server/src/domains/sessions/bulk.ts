@@ -7,12 +7,13 @@ import { QUERY_ISSUE } from '../../query/raw.js';
 import type { QueryCondition } from '../../query/types.js';
 import { applyCondition } from '../../storage/list-query/sql.js';
 import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
-import type { AnyDb, AnyTx, ResourceDefinition } from '../resource/context.js';
+import type { AnyTx, ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { lowerable, querySpecOf, rowData } from '../resource/read.js';
 import type { Row } from '../resource/records.js';
 import { selectRows, withReferencedRealmColumn } from '../resource/referenced.js';
 import { relationVerdicts, withRelationColumns, type RelationVerdicts } from '../resource/relation-columns.js';
+import { writeTransaction } from '../../storage/write-transaction.js';
 import { hasRealmColumn, permissionFor, realmAttributeOf } from '../resource/spec.js';
 
 /*
@@ -114,7 +115,8 @@ export async function bulkEnd(
     }
     const where: Where = (eb) => eb.and(parts.map((part) => part(eb)));
 
-    return (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
+    // the authorizer was loaded above, before the transaction (writeTransaction preloads it again, a no-op)
+    return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: AnyTx) => {
         if (!post) return options.apply(tx, where);
         const candidates = await selectRows(tx, spec).where(where).limit(POST_EVALUATION_CAP + 1).execute() as Row[];
         if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This request needs a narrower filter: its policies must be evaluated row by row.');

@@ -2,6 +2,7 @@ import { ErrorCode } from '@realmgate/core';
 import type { RequestContext } from '../../authz/request-context.js';
 import { AppError } from '../../errors/app-error.js';
 import type { SessionStore } from '../../tokens/sessions.js';
+import { writeTransaction } from '../../storage/write-transaction.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from '../resource/authorize.js';
 import { typed, type AnyDb, type AnyTx, type ResourceDefinition } from '../resource/context.js';
@@ -40,10 +41,8 @@ export async function readCurrentSession(deps: Pick<ResourceDeps, 'db'>, definit
  */
 export async function revokeSession(deps: RevokeSessionDeps, definition: ResourceDefinition, ctx: RequestContext, key: string): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    // grants and catalog load before the transaction: SQLite has one connection, which the transaction holds
-    await ctx.authorizer();
-    return (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
-        const row = await getRow(tx, spec, ctx, currentSessionKey(ctx, key), { forUpdate: deps.handle.dialect !== 'sqlite' });
+    return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: AnyTx, lock) => {
+        const row = await getRow(tx, spec, ctx, currentSessionKey(ctx, key), lock);
         const record = recordOf(definition, row);
         if (!ownsSession(ctx, row)) await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
         if (row.revoked_at !== null && row.revoked_at !== undefined) return record;
