@@ -3,7 +3,7 @@ import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from '../fields.js';
-import type { AnyDb, ResourceDefinition } from '../resource/context.js';
+import type { Db, ResourceDefinition } from '../resource/context.js';
 import { readValue, type Row } from '../resource/records.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
@@ -107,7 +107,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
             strippedBody: ['scope', 'rootUrl'],
             authorize: selfManageAuthorizer('client', PermissionName.CLIENT_SELF_MANAGE),
             async revealWithheld(field, row) {
-                if (field.name === 'secret') return store.reveal(deps.db as AnyDb, row.secret as string | null);
+                if (field.name === 'secret') return store.reveal(deps.db as Db, row.secret as string | null);
                 return readValue(field, row[field.column]);
             },
             async prepareCreate(_ctx, input, tx) {

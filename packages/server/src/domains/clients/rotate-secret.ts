@@ -3,11 +3,12 @@ import { toDbDate } from '../../db/values.js';
 import { callerRow } from '../identity/caller.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from '../resource/authorize.js';
-import { typed, type AnyTx, type ResourceDefinition } from '../resource/context.js';
+import { type Tx, type ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
-import { toRecord, type EntityRecord, type Row } from '../resource/records.js';
+import { toRecord, type EntityRecord } from '../resource/records.js';
 import { getRow } from '../resource/resolve.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
+import { selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { defaultRotationMode, flagColumns, generateSecret, modeOfRow, type SecretMode, type SecretStore } from './secret.js';
 
 export interface RotateSecretDeps extends ResourceDeps {
@@ -35,7 +36,7 @@ export interface RotatedSecret {
  */
 export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: RotationInput): Promise<RotatedSecret> {
     const { spec, hooks } = definition;
-    return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: AnyTx, lock) => {
+    return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: Tx, lock) => {
         const row = await getRow(tx, spec, ctx, key, lock);
         // client_update on the row, or client_self_manage on oneself; choosing a storage mode
         // writes the denylisted secretHashed/secretEncrypted, so a client cannot change its own
@@ -47,13 +48,13 @@ export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceD
         const previousMode = modeOfRow(row);
         const mode = input.mode ?? defaultRotationMode(row);
         const plaintext = input.secret ?? generateSecret();
-        await tx.updateTable(spec.table).set({
+        await updateRowById(tx, spec, row.id, {
             secret: await deps.store.store(tx, row.realm_id as string, mode, plaintext),
             ...flagColumns(deps.handle.dialect, mode),
             updated_at: toDbDate(deps.handle.dialect, new Date()),
-        }).where('id', '=', row.id).execute();
-        const stored = await tx.selectFrom(spec.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow() as Row;
-        await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+        });
+        const stored = await selectRowById(tx, spec, row.id);
+        await recordEvent(tx, deps.handle.dialect, ctx, {
             name: 'clientSecretRotated',
             refType: spec.entity,
             refId: row.id as string,

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../authz/request-context.js';
-import type { AnyDb } from '../resource/context.js';
+import type { Db } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { toRecord, type EntityRecord, type Row } from '../resource/records.js';
 import { getRow } from '../resource/resolve.js';
@@ -27,7 +27,7 @@ async function expand(ctx: RequestContext, row: Row, children: ReadonlyMap<strin
 
 /** `GET /policies/:id/expanded` (spec "Permission, policy and role routes"): the policy and its subtree. */
 export async function readExpandedPolicy(deps: Pick<ResourceDeps, 'db'>, ctx: RequestContext, key: string): Promise<EntityRecord> {
-    const db = deps.db as AnyDb;
+    const db = deps.db as Db;
     const row = await getRow(db, policySpec, ctx, key);
     const { children } = await loadSubtree(db, row.id as string);
     return expand(ctx, row, children);

@@ -1,7 +1,7 @@
 import { isUuid } from '@realmgate/core';
 import type { RequestContext } from '../../authz/request-context.js';
 import { badRequest } from '../../errors/app-error.js';
-import type { AnyDb, ResourceDefinition } from './context.js';
+import type { Db, ResourceDefinition } from './context.js';
 import type { ResourceDeps } from './deps.js';
 import type { EntityRecord } from './records.js';
 import { findRow } from './resolve.js';
@@ -19,7 +19,7 @@ export interface Upserted {
  */
 export async function upsertEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, body: Record<string, unknown>): Promise<Upserted> {
     const { spec } = definition;
-    const existing = await findRow(deps.db as AnyDb, spec, ctx, key);
+    const existing = await findRow(deps.db as Db, spec, ctx, key);
     if (existing) {
         return { created: false, data: await updateEntity(deps, definition, ctx, existing.id as string, body) };
     }

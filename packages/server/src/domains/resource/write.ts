@@ -5,10 +5,11 @@ import { toDbDate } from '../../db/values.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from './authorize.js';
-import { typed, type AnyDb, type AnyTx, type ResourceDefinition } from './context.js';
+import { type Db, type Tx, type ResourceDefinition } from './context.js';
 import type { ResourceDeps } from './deps.js';
 import { recordOf, writeValue, type EntityRecord, type Row } from './records.js';
-import { referencedRealmOfInput, selectRows } from './referenced.js';
+import { referencedRealmOfInput } from './referenced.js';
+import { deleteRowById, insertRow, selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { getRow } from './resolve.js';
 import { hasRealmColumn, realmOfRow, type ResourceSpec } from './spec.js';
 
@@ -51,8 +52,8 @@ function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: Re
 
 export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, input: Record<string, unknown>, forcedId?: string): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db as AnyDb) :
-        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db as AnyDb, spec, definition.fields, input) :
+    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db as Db) :
+        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db as Db, spec, definition.fields, input) :
             resolveCreateRealm(ctx, definition, input);
     const subject = { ...input, ...(hasRealmColumn(spec) ? { realmId } : {}) };
     await ctx.authorizer();
@@ -67,13 +68,13 @@ export async function createEntity(deps: ResourceDeps, definition: ResourceDefin
         created_at: now,
         updated_at: now,
     };
-    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: AnyTx) => {
+    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx) => {
         Object.assign(row, await hooks.prepareCreate?.(ctx, { ...input, realmId }, tx));
-        await tx.insertInto(spec.table).values(row).execute();
-        const stored = await selectRows(tx, spec).where('id', '=', row.id).executeTakeFirstOrThrow();
+        await insertRow(tx, spec, row);
+        const stored = await selectRowById(tx, spec, row.id);
         await hooks.afterCreate?.(ctx, stored, tx);
         const record = recordOf(definition, stored);
-        await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+        await recordEvent(tx, deps.handle.dialect, ctx, {
             name: `${spec.entity}.created`, refType: spec.entity, refId: row.id as string, realmId: eventRealm(spec, stored), data: record,
         });
         return record;
@@ -94,7 +95,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: Record<string, unknown>): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: AnyTx, lock) => {
+    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
         const row = await getRow(tx, spec, ctx, key, lock);
         const current = recordOf(definition, row);
         await authorizeAction(ctx, spec, hooks, 'update', {
@@ -125,11 +126,11 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
         }
         if (Object.keys(values).length === 0) return current;
         values.updated_at = toDbDate(deps.handle.dialect, new Date());
-        await tx.updateTable(spec.table).set(values).where('id', '=', row.id).execute();
-        const stored = await selectRows(tx, spec).where('id', '=', row.id).executeTakeFirstOrThrow();
+        await updateRowById(tx, spec, row.id, values);
+        const stored = await selectRowById(tx, spec, row.id);
         await hooks.afterUpdate?.(ctx, row, stored, tx);
         const record = recordOf(definition, stored);
-        await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+        await recordEvent(tx, deps.handle.dialect, ctx, {
             name: `${spec.entity}.updated`,
             refType: spec.entity,
             refId: row.id as string,
@@ -148,15 +149,15 @@ export async function deleteEntity(
     query: Record<string, unknown> = {},
 ): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: AnyTx, lock) => {
+    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
         const row = await getRow(tx, spec, ctx, key, lock);
         const record = recordOf(definition, row);
         await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
         if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
         const refusal = await hooks.refuseDelete?.(row, tx, ctx, query);
         if (refusal) throw badRequest(refusal);
-        await tx.deleteFrom(spec.table).where('id', '=', row.id).execute();
-        await recordEvent(typed(tx), deps.handle.dialect, ctx, {
+        await deleteRowById(tx, spec, row.id);
+        await recordEvent(tx, deps.handle.dialect, ctx, {
             name: `${spec.entity}.deleted`,
             refType: spec.entity,
             refId: row.id as string,

@@ -1,8 +1,10 @@
 import type { RequestContext } from '../../authz/request-context.js';
 import { toDbDate } from '../../db/values.js';
+import { deleteSessionTokensWhere, otherSessionsOf, revokeSessionsWhere, tokensOfSessions } from '../../storage/sessions-admin.js';
+import type { RowCondition } from '../../storage/resource/rows.js';
 import type { ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
-import { bulkEnd, type Where } from './bulk.js';
+import { bulkEnd } from './bulk.js';
 
 /** Spec "Client, user and session routes": the flat keys that make DELETE /sessions a force-logout. */
 export const SESSION_TARGET_KEYS = ['id', 'sub', 'subKind', 'userId', 'clientId', 'realmId'] as const;
@@ -10,13 +12,9 @@ export const SESSION_TARGET_KEYS = ['id', 'sub', 'subKind', 'userId', 'clientId'
 export const SESSION_TOKEN_TARGET_KEYS = ['id', 'sessionId'] as const;
 
 /** The caller's sessions except the one the request came through (none for Basic). */
-function ownOtherSessions(ctx: RequestContext): Where {
+function ownOtherSessions(ctx: RequestContext): RowCondition {
     const identity = ctx.actor.identity!;
-    return (eb) => eb.and([
-        eb('auth_sessions.sub', '=', identity.id),
-        eb('auth_sessions.sub_kind', '=', identity.type),
-        ...(ctx.actor.sessionId ? [eb('auth_sessions.id', '!=', ctx.actor.sessionId)] : []),
-    ]);
+    return otherSessionsOf(identity, ctx.actor.sessionId ?? null);
 }
 
 /**
@@ -28,12 +26,7 @@ export function endSessions(deps: ResourceDeps, definition: ResourceDefinition, 
     return bulkEnd(deps, definition, ctx, query, {
         targetKeys: SESSION_TARGET_KEYS,
         ownRows: ownOtherSessions,
-        async apply(tx, where) {
-            const now = toDbDate(deps.handle.dialect, new Date());
-            const result = await tx.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-                .where(where).where('auth_sessions.revoked_at', 'is', null).executeTakeFirst();
-            return Number(result.numUpdatedRows);
-        },
+        apply: (tx, where) => revokeSessionsWhere(tx, where, toDbDate(deps.handle.dialect, new Date())),
     });
 }
 
@@ -44,13 +37,7 @@ export function endSessions(deps: ResourceDeps, definition: ResourceDefinition, 
 export function endSessionTokens(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, query: Record<string, unknown>): Promise<number> {
     return bulkEnd(deps, definition, ctx, query, {
         targetKeys: SESSION_TOKEN_TARGET_KEYS,
-        ownRows: (context) => {
-            const own = ownOtherSessions(context);
-            return (eb) => eb('auth_session_tokens.session_id', 'in', eb.selectFrom('auth_sessions').select('auth_sessions.id').where(own));
-        },
-        async apply(tx, where) {
-            const result = await tx.deleteFrom('auth_session_tokens').where(where).executeTakeFirst();
-            return Number(result.numDeletedRows);
-        },
+        ownRows: (context) => tokensOfSessions(ownOtherSessions(context)),
+        apply: deleteSessionTokensWhere,
     });
 }
