@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { DbBool } from '../../db/schema.js';
 import { fromDbBool, toDbBool, type DialectName } from '../../db/values.js';
 import { isBcryptHash, type PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
-import { typed, type AnyDb, type AnyTx } from '../resource/context.js';
-import type { Row } from '../resource/records.js';
+import type { Db, Tx } from '../resource/context.js';
+import type { Columns } from '../../storage/resource/table.js';
 
 /** Storage modes of a client secret (spec "Other resource fields", beta.65 items 2 and 4). */
 export const SECRET_MODES = ['plain', 'hashed', 'encrypted'] as const;
@@ -23,9 +24,15 @@ export function generateSecret(): string {
     return randomBytes(GENERATED_SECRET_BYTES).toString('base64url');
 }
 
-export function modeOfRow(row: Row): SecretMode {
-    if (fromDbBool(row.secret_hashed as boolean | number)) return 'hashed';
-    if (fromDbBool(row.secret_encrypted as boolean | number)) return 'encrypted';
+/** The storage flags of a client row. */
+interface SecretFlags {
+    secret_hashed: DbBool;
+    secret_encrypted: DbBool;
+}
+
+export function modeOfRow(row: SecretFlags): SecretMode {
+    if (fromDbBool(row.secret_hashed)) return 'hashed';
+    if (fromDbBool(row.secret_encrypted)) return 'encrypted';
     return 'plain';
 }
 
@@ -34,7 +41,7 @@ export function modeOfRow(row: Row): SecretMode {
  * plaintext moves to encrypted. A plaintext written by an earlier release and one written in plain
  * mode now are the same row, so both move; a caller who wants plain again says `mode: 'plain'`.
  */
-export function defaultRotationMode(row: Row): SecretMode {
+export function defaultRotationMode(row: SecretFlags): SecretMode {
     const mode = modeOfRow(row);
     return mode === 'plain' ? 'encrypted' : mode;
 }
@@ -45,15 +52,15 @@ export function modeOfFlags(hashed: unknown, encrypted: unknown): SecretMode {
     return 'plain';
 }
 
-export function flagColumns(dialect: DialectName, mode: SecretMode): Row {
+export function flagColumns(dialect: DialectName, mode: SecretMode): Columns {
     return { secret_hashed: toDbBool(dialect, mode === 'hashed'), secret_encrypted: toDbBool(dialect, mode === 'encrypted') };
 }
 
 export interface SecretStore {
     /** the column value for a plaintext in a mode, inside the writing transaction */
-    store(tx: AnyTx, realmId: string, mode: SecretMode, plaintext: string): Promise<string>;
+    store(tx: Tx, realmId: string, mode: SecretMode, plaintext: string): Promise<string>;
     /** the value a reader allowed to see the secret gets: encrypted ones decrypted, others as stored */
-    reveal(db: AnyDb, stored: string | null): Promise<string | null>;
+    reveal(db: Db, stored: string | null): Promise<string | null>;
 }
 
 export function createSecretStore(deps: { passwords: PasswordHasher; secrets: SecretBox }): SecretStore {
@@ -62,13 +69,13 @@ export function createSecretStore(deps: { passwords: PasswordHasher; secrets: Se
             // beta.65 item 4: a bcrypt value is kept verbatim; anything else, hash-like or not, is hashed
             if (mode === 'hashed') return isBcryptHash(plaintext) ? plaintext : deps.passwords.hash(plaintext);
             // AES-256-GCM under the realm's encryption key (spec Authentication rule 15)
-            if (mode === 'encrypted') return deps.secrets.encrypt(typed(tx), realmId, plaintext);
+            if (mode === 'encrypted') return deps.secrets.encrypt(tx, realmId, plaintext);
             return plaintext;
         },
         async reveal(db, stored) {
             if (stored === null || !deps.secrets.isEnvelope(stored)) return stored;
             try {
-                return await deps.secrets.decrypt(typed(db), stored);
+                return await deps.secrets.decrypt(db, stored);
             } catch {
                 // spec States: with the realm key disabled the secret cannot be recovered; the read
                 // still answers (a list must not fail for one row), with no value to show

@@ -8,11 +8,16 @@ import type { RequestContext } from '../../authz/request-context.js';
 import { importSigningMaterial, generateSigningMaterial, KeyMaterialError, SIGNING_ALGORITHMS, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '../../keys/material.js';
 import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, publicJwkOf, signingKeyColumns } from '../../keys/store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
-import { typed, type AnyTx, type ResourceDefinition } from '../resource/context.js';
-import type { EntityRecord, Row } from '../resource/records.js';
+import { clearClientSecrets, clientsEncryptedUnder } from '../../storage/clients-admin.js';
+import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
+import { defineResource, type Input, type ResourceDefinition, type Tx } from '../resource/context.js';
+import type { EntityRecord } from '../resource/records.js';
 import { commonFields, realmMatchOf, type ResourceSpec } from '../resource/spec.js';
+import type { Columns, TableRow } from '../../storage/resource/table.js';
 
-const spec: ResourceSpec = {
+type KeyRow = TableRow<'auth_keys'>;
+
+const spec: ResourceSpec<'auth_keys'> = {
     entity: 'key',
     collection: 'keys',
     table: 'auth_keys',
@@ -55,8 +60,13 @@ async function assertImportReach(ctx: RequestContext, record: EntityRecord): Pro
     }
 }
 
+/** A requested signing algorithm (the body schema admits SIGNING_ALGORITHMS and A256GCM, refused above). */
+function signingAlgorithmOf(value: unknown): SigningAlgorithm | undefined {
+    return SIGNING_ALGORITHMS.find((algorithm) => algorithm === value);
+}
+
 /** The columns of a new key: generated, or imported and validated (400 with issues when unusable). */
-async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>): Promise<Row> {
+async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>): Promise<Columns> {
     if (input.use === 'enc') {
         const issues = [
             ...(input.privateKey !== undefined ? [issue(['privateKey'], 'not_importable', 'encryption keys are generated, never imported')] : []),
@@ -66,7 +76,7 @@ async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>)
         return encryptionKeyColumns(secrets);
     }
     if (input.algorithm === ENCRYPTION_ALGORITHM) throw validationFailed([issue(['algorithm'], 'invalid_algorithm', `a signing key uses one of ${SIGNING_ALGORITHMS.join(', ')}`)]);
-    const algorithm = input.algorithm as SigningAlgorithm | undefined;
+    const algorithm = signingAlgorithmOf(input.algorithm);
     if (input.privateKey === undefined) return signingKeyColumns(secrets, await generateSigningMaterial(algorithm ?? DEFAULT_SIGNING_ALGORITHM));
     try {
         return signingKeyColumns(secrets, importSigningMaterial(input.privateKey, algorithm));
@@ -89,15 +99,13 @@ function forceOf(query: Record<string, unknown>): boolean {
  * than passing for forgeries (spec States, Errors). Tombstones older than the longest token
  * lifetime can vouch for nothing unexpired and are pruned on the way.
  */
-async function buryKey(dialect: DialectName, row: Row, tx: AnyTx, tokenMaxAge: number): Promise<void> {
+async function buryKey(dialect: DialectName, row: KeyRow, tx: Tx, tokenMaxAge: number): Promise<void> {
     if (typeof row.public_key !== 'string') return;
-    const db = typed(tx);
     const now = new Date();
-    await db.deleteFrom('auth_key_tombstones').where('deleted_at', '<', toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000))).execute();
-    await db.insertInto('auth_key_tombstones').values({
-        id: row.id as string, algorithm: row.algorithm as string, public_key: row.public_key, realm_id: row.realm_id as string,
+    await buryKeyTombstone(tx, {
+        id: row.id, algorithm: row.algorithm, public_key: row.public_key, realm_id: row.realm_id,
         deleted_at: toDbDate(dialect, now),
-    }).execute();
+    }, toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000)));
 }
 
 /**
@@ -105,21 +113,19 @@ async function buryKey(dialect: DialectName, row: Row, tx: AnyTx, tokenMaxAge: n
  * (their envelope names it: enc:v1:<keyId>:…); forced, those secrets are destroyed in the
  * delete's transaction, since nothing could decrypt them afterwards.
  */
-async function releaseDependents(dialect: DialectName, row: Row, tx: AnyTx, query: Record<string, unknown>, tokenMaxAge: number): Promise<null> {
+async function releaseDependents(dialect: DialectName, row: KeyRow, tx: Tx, query: Input, tokenMaxAge: number): Promise<null> {
     const force = forceOf(query);
     if (row.use === 'sig') {
         await buryKey(dialect, row, tx, tokenMaxAge);
         return null;
     }
     if (row.use !== 'enc') return null;
-    const db = typed(tx);
-    const dependents = await db.selectFrom('auth_clients').select('id').where('secret', 'like', `enc:v1:${row.id as string}:%`).execute();
+    const dependents = await clientsEncryptedUnder(tx, row.id);
     if (dependents.length === 0) return null;
     if (!force) {
         throw new AppError(ErrorCode.ENTITY_CONFLICT, `${dependents.length} client secret(s) are encrypted under this key; delete with ?force=true to destroy them.`);
     }
-    await db.updateTable('auth_clients').set({ secret: null, updated_at: toDbDate(dialect, new Date()) })
-        .where('id', 'in', dependents.map((client) => client.id)).execute();
+    await clearClientSecrets(tx, dependents, toDbDate(dialect, new Date()));
     return null;
 }
 
@@ -131,9 +137,9 @@ export function keysDefinition(deps: {
     secrets: SecretBox;
     handle: { dialect: DialectName };
     config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number };
-}): ResourceDefinition {
+}): ResourceDefinition<'auth_keys'> {
     const tokenMaxAge = Math.max(deps.config.tokenAccessMaxAge, deps.config.tokenRefreshMaxAge);
-    return {
+    return defineResource<'auth_keys'>({
         spec,
         fields: spec.fields,
         hooks: {
@@ -143,15 +149,15 @@ export function keysDefinition(deps: {
                 if (action === 'create' && subject.record.privateKey !== undefined) await assertImportReach(ctx, subject.record);
             },
             decorateRecord(record, row) {
-                if (row.use === 'sig' && row.public_key) record.publicKey = publicJwkOf(row as Parameters<typeof publicJwkOf>[0]);
+                if (row.use === 'sig' && row.public_key) record.publicKey = publicJwkOf(row);
                 return record;
             },
             prepareCreate: async (_ctx, input) => newKeyColumns(deps.secrets, input),
             async afterCreate(_ctx, row, tx) {
                 // the stored JWK names its kid (the row id, known only once the row exists)
                 if (row.use !== 'sig') return;
-                const publicKey = JSON.stringify(publicJwkOf(row as Parameters<typeof publicJwkOf>[0]));
-                await typed(tx).updateTable('auth_keys').set({ public_key: publicKey }).where('id', '=', row.id as string).execute();
+                const publicKey = JSON.stringify(publicJwkOf(row));
+                await setKeyPublicJwk(tx, row.id, publicKey);
             },
             async prepareUpdate(_ctx, row, input) {
                 // key material is fixed for the life of a kid: a new key is a new row
@@ -162,5 +168,5 @@ export function keysDefinition(deps: {
             },
             refuseDelete: (row, tx, _ctx, query) => releaseDependents(deps.handle.dialect, row, tx, query, tokenMaxAge),
         },
-    };
+    });
 }

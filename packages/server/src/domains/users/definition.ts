@@ -4,14 +4,13 @@ import { fromDbBool, toDbBool } from '../../db/values.js';
 import { issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import { displayNameField, foreignKey, nameField } from '../fields.js';
-import type { ResourceDefinition } from '../resource/context.js';
-import type { Row } from '../resource/records.js';
+import { defineResource, type Input, type ResourceDefinition } from '../resource/context.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from './identity-rules.js';
-import { registerUserRoutes } from '../../http/routes/users.js';
-import type { RouteDeps } from '../../http/routes/resource.js';
+import type { ResourceDeps } from '../resource/deps.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
+import type { Columns, TableRow } from '../../storage/resource/table.js';
 
 /**
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
@@ -25,7 +24,7 @@ const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 
 const text = (name: string, column: string): FieldSpec => ({ name, column, type: 'string', nullable: true, maxLength: 255, create: 'optional', update: true });
 
-const spec: ResourceSpec = {
+const spec: ResourceSpec<'auth_users'> = {
     entity: 'user',
     collection: 'users',
     table: 'auth_users',
@@ -55,20 +54,20 @@ spec.fields = [
 
 export const userSpec = spec;
 
-export interface UserDeps extends RouteDeps {
+export interface UserDeps extends ResourceDeps {
     passwords: PasswordHasher;
     sessions: SessionStore;
 }
 
 /** The column values a password member writes: a bcrypt hash, or null (no password login). */
-async function passwordColumn(passwords: PasswordHasher, value: unknown): Promise<Row> {
+async function passwordColumn(passwords: PasswordHasher, value: unknown): Promise<Columns> {
     if (value === undefined) return {};
     return { password: typeof value === 'string' ? await passwords.hash(value) : null };
 }
 
-function lockedAfter(row: Row, input: Record<string, unknown>): boolean {
+function lockedAfter(row: TableRow<'auth_users'>, input: Input): boolean {
     if (typeof input.nameLocked === 'boolean') return input.nameLocked;
-    return fromDbBool(row.name_locked as boolean | number);
+    return fromDbBool(row.name_locked);
 }
 
 /**
@@ -76,9 +75,9 @@ function lockedAfter(row: Row, input: Record<string, unknown>): boolean {
  * reset and activation hashes are no field at all, so no read, list, include or event can carry
  * them. email is withheld (spec Events 5: not in events either).
  */
-export function usersDefinition(deps: UserDeps): ResourceDefinition {
+export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'> {
     const dialect = deps.handle.dialect;
-    const definition: ResourceDefinition = {
+    return defineResource<'auth_users'>({
         spec,
         fields: spec.fields,
         hooks: {
@@ -101,7 +100,7 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition {
                     assertNameNotUuid(input.name);
                 }
                 await assertFolderOfRealm(tx, input.pathId, row.realm_id);
-                const values: Row = await passwordColumn(deps.passwords, input.password);
+                const values: Columns = await passwordColumn(deps.passwords, input.password);
                 if (input.email !== undefined && input.email !== row.email && input.emailVerified === undefined) {
                     // spec "Other resource fields": cleared automatically when the email changes
                     values.email_verified = toDbBool(dialect, false);
@@ -111,7 +110,5 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition {
             // spec States: a password reset, a password change and a deactivation end sessions
             afterUpdate: endUserSessions(deps.sessions),
         },
-    };
-    definition.routes = (app, prefix) => registerUserRoutes(app, deps, definition, prefix);
-    return definition;
+    });
 }
