@@ -97,7 +97,7 @@ function loginAccountOf(request: FastifyRequest): string | null {
  * The request limits of spec Limits, in two stages. Before authentication an address that
  * reached the failed-authentication limit is refused as a whole (no I/O: see
  * RateLimiter.refusal). After authentication each request is charged once: requests without
- * credentials here, to their address; authenticated ones by `contextOf`, to their identity; the
+ * credentials here, to their address; authenticated ones by the authentication step (http/authentication-step.ts), to their identity; the
  * token routes charge the client that authenticated, else the address, before the grant runs.
  * Requests that end uncharged (credentials a route never authenticated, input refused before
  * authentication) are charged to their address when they end; counted failures are not.
@@ -121,7 +121,9 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits): voi
             await limits.chargeRequest(request, null);
         }
     });
-    app.addHook('preHandler', async (request) => {
+    // the gate holds its slot before the credential is verified: the HTTP authentication step runs
+    // at preValidation after this hook, and the endpoints of the token routes in their handler
+    app.addHook('preValidation', async (request) => {
         const account = loginAccountOf(request);
         if (account === null) return;
         const key = loginGateKey(account, request.ip);

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../../authz/request-context.js';
 import { AppError } from '../../errors/app-error.js';
-import { contextOf } from '../request-context.js';
 import { recordEvent } from '../../domains/events.js';
 import { authorizeAction } from '../../domains/resource/authorize.js';
 import { typed, type AnyDb, type AnyTx, type ResourceDefinition } from '../../domains/resource/context.js';
@@ -81,21 +82,33 @@ async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
 /** `GET /clients/@me`, `POST /clients/:id/secret` and `POST /clients/@me/secret` (API.md §1). */
 export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps, definition: ResourceDefinition, prefix: string): void {
     const base = `${prefix}/${definition.spec.collection}`;
-    const options = { schema: { body: RotationBody }, preValidation: emptyBodyAsObject };
+    const tags = [definition.spec.collection];
+    const record = recordSchema(definition);
+    const mountParams = prefix ? { params: idParams(prefix, []) } : {};
+    const rotated = Type.Object({ data: record, meta: Type.Object({ secret: Type.String({ description: 'The new plaintext secret, answered once.' }) }) }, {
+        description: 'The client and its new secret.',
+    });
+    const rotation = (summary: string, params: ReturnType<typeof idParams> | undefined) => ({
+        ...contract({ auth: 'required', tags, summary, ...(params ? { params } : {}), body: RotationBody, response: { 200: rotated }, errors: [409] }),
+        preValidation: emptyBodyAsObject,
+    });
 
     // reading oneself needs no client_read grant (the caller proved it is this client); the
     // secret follows the usual rule, so fields=+secret shows a client its own secret
-    app.get(`${base}/@me`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.get(`${base}/@me`, contract({
+        auth: 'required', tags, summary: 'The calling client', ...mountParams, querystring: ReadQuery,
+        response: { 200: singleEnvelope(record, 'The caller\'s own client record.') },
+    }), async (request) => {
+        const ctx = request.context;
         const row = await callerRow(deps, definition, ctx, 'client');
         return { data: await shapeRow(ctx, definition, row, request.query as Record<string, unknown>), meta: {} };
     });
-    app.post<{ Params: { id: string }; Body: RotationBody }>(`${base}/:id/secret`, options, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.post<{ Params: { id: string }; Body: RotationBody }>(`${base}/:id/secret`, rotation('Rotate a client\'s secret', idParams(prefix)), async (request) => {
+        const ctx = request.context;
         return rotate(deps, definition, ctx, request.params.id, request.body);
     });
-    app.post<{ Body: RotationBody }>(`${base}/@me/secret`, options, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.post<{ Body: RotationBody }>(`${base}/@me/secret`, rotation('Rotate the calling client\'s secret', prefix ? idParams(prefix, []) : undefined), async (request) => {
+        const ctx = request.context;
         const row = await callerRow(deps, definition, ctx, 'client');
         return rotate(deps, definition, ctx, row.id as string, request.body);
     });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../wire.js';
-import { contextOf } from '../request-context.js';
+import { Type } from '@sinclair/typebox';
+import { contract, ProtocolObject } from '../contracts/route-contract.js';
+import type { AppDeps } from '../deps.js';
 
 /**
  * `GET /sessions/@me/introspect` (spec Endpoints): the introspection response of the request's own
@@ -8,8 +9,11 @@ import { contextOf } from '../request-context.js';
  * bare response object, never cached (RFC 7662 §2.2 answers alike).
  */
 export function registerSelfIntrospectionRoute(app: FastifyInstance, deps: AppDeps): void {
-    app.get('/sessions/@me/introspect', async (request, reply) => {
-        const context = await contextOf(deps, request);
+    app.get('/sessions/@me/introspect', contract({
+        auth: 'required', tags: ['sessions'], summary: 'Introspect the request\'s own credential',
+        response: { 200: ProtocolObject('The introspection response (RFC 7662 §2.2).', { active: Type.Boolean() }) },
+    }), async (request, reply) => {
+        const context = request.context;
         const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
         const answer = await deps.introspectionEndpoint.introspectSelf(context.actor, bearer ? bearer[1]! : null);
         return reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(answer);

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { contextOf } from '../request-context.js';
+import { Type } from '@sinclair/typebox';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import type { AnyDb } from '../../domains/resource/context.js';
 import { toRecord, type EntityRecord, type Row } from '../../domains/resource/records.js';
@@ -29,8 +31,11 @@ async function expand(ctx: RequestContext, row: Row, children: ReadonlyMap<strin
 
 /** `GET /policies/:id/expanded` (spec "Permission, policy and role routes"), under each mount prefix. */
 export function registerExpandedRoute(app: FastifyInstance, deps: RouteDeps, prefix: string): void {
-    app.get<{ Params: { id: string; realmId?: string } }>(`${prefix}/${policySpec.collection}/:id/expanded`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.get<{ Params: { id: string; realmId?: string } }>(`${prefix}/${policySpec.collection}/:id/expanded`, contract({
+        auth: 'required', tags: [policySpec.collection], summary: 'A policy with its tree expanded', params: idParams(prefix),
+        response: { 200: singleEnvelope(Type.Object({}, { additionalProperties: true, description: 'The policy record; a composite carries `children`, recursively.' }), 'The expanded tree.') },
+    }), async (request) => {
+        const ctx = request.context;
         const db = deps.db as AnyDb;
         const row = await getRow(db, policySpec, ctx, request.params.id);
         const { children } = await loadSubtree(db, row.id as string);

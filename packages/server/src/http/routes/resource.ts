@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { contextOf, type ContextDeps } from '../request-context.js';
+import { Type } from '@sinclair/typebox';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, listEnvelope, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import { bodySchemas } from '../../domains/resource/body-schema.js';
 import type { ResourceDefinition, ResourceDeps } from '../../domains/resource/context.js';
 import { listEntities, readEntity } from '../../domains/resource/read.js';
@@ -9,7 +11,7 @@ import { findRow } from '../../domains/resource/resolve.js';
 import { badRequest } from '../../errors/app-error.js';
 import { createEntity, deleteEntity, updateEntity } from '../../domains/resource/write.js';
 
-export type RouteDeps = ResourceDeps & ContextDeps;
+export type RouteDeps = ResourceDeps;
 
 type Params = { id: string; realmId?: string };
 
@@ -31,33 +33,55 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
     const prefixes = spec.realm === 'required' || spec.realm === 'nullable' ? ['', '/realms/:realmId'] : [''];
 
     const writes = new Set(definition.writes ?? ['create', 'update', 'delete']);
+    // the contracts, generated from the field specs (API.md §1 envelopes)
+    const record = recordSchema(definition);
+    const tags = [spec.collection];
+    const one = (description: string) => singleEnvelope(record, description);
+    const writeBody = <T extends object>(options: T) => (preValidation ? { ...options, preValidation } : options);
 
     for (const prefix of prefixes) {
         const base = `${prefix}/${spec.collection}`;
+        const params = idParams(prefix);
+        const mountParams = prefix ? idParams(prefix, []) : undefined;
         definition.routes?.(app, prefix);
-        app.get(base, async (request) => {
-            const ctx = await contextOf(deps, request);
+        app.get(base, contract({
+            auth: 'required', tags, summary: `List ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
+            querystring: listQuery(definition), response: { 200: listEnvelope(record, 'The page of rows the caller may read.') },
+        }), async (request) => {
+            const ctx = request.context;
             return listEntities(deps, definition, ctx, request.query as Record<string, unknown>);
         });
-        app.get(`${base}/@schema`, async (request) => {
-            await contextOf(deps, request);
+        app.get(`${base}/@schema`, contract({
+            auth: 'required', tags, summary: `The query vocabulary of ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
+            response: { 200: singleEnvelope(Type.Object({}, { additionalProperties: true }), 'Fields, operators, relations and pagination (spec "Schema and statistics facets").') },
+        }), async () => {
             return { data: describeResource(definition), meta: {} };
         });
-        app.get<{ Params: Params }>(`${base}/:id`, async (request) => {
-            const ctx = await contextOf(deps, request);
+        app.get<{ Params: Params }>(`${base}/:id`, contract({
+            auth: 'required', tags, summary: `Read one of ${spec.collection}`, params, querystring: ReadQuery, response: { 200: one('The row.') },
+        }), async (request) => {
+            const ctx = request.context;
             return { data: await readEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });
-        if (writes.has('create')) app.post(base, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply: FastifyReply) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('create')) app.post(base, writeBody(contract({
+            auth: 'required', tags, summary: `Create one of ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
+            body: schemas.create, response: { 201: one('The created row.') }, errors: [409],
+        })), async (request, reply: FastifyReply) => {
+            const ctx = request.context;
             const data = await createEntity(deps, definition, ctx, request.body as Record<string, unknown>);
             return reply.status(201).send({ data, meta: {} });
         });
-        if (writes.has('update')) app.post<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.update }, ...(preValidation ? { preValidation } : {}) }, async (request) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('update')) app.post<{ Params: Params }>(`${base}/:id`, writeBody(contract({
+            auth: 'required', tags, summary: `Update one of ${spec.collection}`, params, body: schemas.update, response: { 200: one('The updated row.') }, errors: [409],
+        })), async (request) => {
+            const ctx = request.context;
             return { data: await updateEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>), meta: {} };
         });
-        if (writes.has('create') && writes.has('update')) app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: putSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('create') && writes.has('update')) app.put<{ Params: Params }>(`${base}/:id`, writeBody(contract({
+            auth: 'required', tags, summary: `Create or update one of ${spec.collection}`, params, body: putSchema,
+            response: { 200: one('The updated row.'), 201: one('The created row.') }, errors: [409],
+        })), async (request, reply) => {
+            const ctx = request.context;
             const body = request.body as Record<string, unknown>;
             const existing = await findRow(deps.db as never, spec, ctx, request.params.id);
             if (existing) {
@@ -75,8 +99,11 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             const data = await createEntity(deps, definition, ctx, input, isId ? request.params.id.toLowerCase() : undefined);
             return reply.status(201).send({ data, meta: {} });
         });
-        if (writes.has('delete')) app.delete<{ Params: Params }>(`${base}/:id`, async (request) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('delete')) app.delete<{ Params: Params }>(`${base}/:id`, contract({
+            auth: 'required', tags, summary: `Delete one of ${spec.collection}`, params, querystring: ReadQuery,
+            response: { 200: one('The deleted row.') }, errors: [409],
+        }), async (request) => {
+            const ctx = request.context;
             return { data: await deleteEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });
     }

@@ -1,8 +1,10 @@
 import { ErrorCode } from '@realmgate/core';
+import { Type } from '@sinclair/typebox';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { FastifyInstance } from 'fastify';
 import type { RequestContext } from '../../authz/request-context.js';
 import { AppError } from '../../errors/app-error.js';
-import { contextOf } from '../request-context.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { recordEvent } from '../../domains/events.js';
 import { authorizeAction } from '../../domains/resource/authorize.js';
@@ -30,6 +32,9 @@ export const SESSION_TOKEN_TARGET_KEYS = ['id', 'sessionId'] as const;
  * not the rows: a realm-wide force-logout may end more sessions than a page holds.
  */
 const counted = (count: number) => ({ data: { count }, meta: {} });
+const CountAnswer = Type.Object({ data: Type.Object({ count: Type.Integer({ minimum: 0 }) }), meta: Type.Object({}) }, {
+    description: 'How many sessions were revoked (or tokens deleted).',
+});
 
 /** The caller's sessions except the one the request came through (none for Basic). */
 function ownOtherSessions(ctx: RequestContext): Where {
@@ -76,19 +81,31 @@ async function revokeOne(deps: SessionRouteDeps, definition: ResourceDefinition,
 
 export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDeps, definition: ResourceDefinition, prefix: string): void {
     const base = `${prefix}/${definition.spec.collection}`;
+    const tags = [definition.spec.collection];
+    const record = recordSchema(definition);
+    const mountParams = prefix ? { params: idParams(prefix, []) } : {};
     // the caller's current session: reading oneself needs no session_read, like GET /users/@me
-    app.get(`${base}/@me`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.get(`${base}/@me`, contract({
+        auth: 'required', tags, summary: 'The session of the request\'s bearer token', ...mountParams, querystring: ReadQuery,
+        response: { 200: singleEnvelope(record, 'The current session.') },
+    }), async (request) => {
+        const ctx = request.context;
         const row = await findRow(deps.db as AnyDb, definition.spec, ctx, currentSessionKey(ctx, '@me'));
         if (!row) throw new AppError(ErrorCode.ENTITY_NOT_FOUND, 'The session was not found.');
         return { data: await shapeRow(ctx, definition, row, request.query as Record<string, unknown>), meta: {} };
     });
-    app.delete<{ Params: { id: string } }>(`${base}/:id`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.delete<{ Params: { id: string } }>(`${base}/:id`, contract({
+        auth: 'required', tags, summary: 'End a session (a logout, or a force-logout with session_delete)', params: idParams(prefix),
+        response: { 200: singleEnvelope(record, 'The ended session.') },
+    }), async (request) => {
+        const ctx = request.context;
         return { data: await revokeOne(deps, definition, ctx, request.params.id), meta: {} };
     });
-    app.delete(base, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.delete(base, contract({
+        auth: 'required', tags, summary: 'End sessions in bulk: the caller\'s other sessions, or those a filter names', ...mountParams,
+        querystring: listQuery(definition), response: { 200: CountAnswer },
+    }), async (request) => {
+        const ctx = request.context;
         const count = await bulkEnd(deps, definition, ctx, request.query as Record<string, unknown>, {
             targetKeys: SESSION_TARGET_KEYS,
             ownRows: ownOtherSessions,
@@ -108,8 +125,11 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
  * the caller's other sessions. Deleting a refresh token's row revokes it (the refresh grant needs it).
  */
 export function registerSessionTokenRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition, prefix: string): void {
-    app.delete(`${prefix}/${definition.spec.collection}`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.delete(`${prefix}/${definition.spec.collection}`, contract({
+        auth: 'required', tags: [definition.spec.collection], summary: 'Delete session tokens in bulk, by the filter rules of DELETE /sessions',
+        ...(prefix ? { params: idParams(prefix, []) } : {}), querystring: listQuery(definition), response: { 200: CountAnswer },
+    }), async (request) => {
+        const ctx = request.context;
         const count = await bulkEnd(deps, definition, ctx, request.query as Record<string, unknown>, {
             targetKeys: SESSION_TOKEN_TARGET_KEYS,
             ownRows: (context) => {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { AppError } from '../../errors/app-error.js';
 import { ErrorCode } from '@realmgate/core';
-import { contextOf } from '../request-context.js';
 import type { AnyDb, ResourceDefinition } from '../../domains/resource/context.js';
 import { shapeRow } from '../../domains/resource/read.js';
 import type { Row } from '../../domains/resource/records.js';
@@ -30,8 +31,11 @@ export async function callerRow(deps: RouteDeps, definition: ResourceDefinition,
  * follow the usual rule, so `fields=+email` works (the reader is the row).
  */
 export function registerUserRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition, prefix: string): void {
-    app.get(`${prefix}/${definition.spec.collection}/@me`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    app.get(`${prefix}/${definition.spec.collection}/@me`, contract({
+        auth: 'required', tags: [definition.spec.collection], summary: 'The calling user', ...(prefix ? { params: idParams(prefix, []) } : {}),
+        querystring: ReadQuery, response: { 200: singleEnvelope(recordSchema(definition), 'The caller\'s own user record.') },
+    }), async (request) => {
+        const ctx = request.context;
         const row = await callerRow(deps, definition, ctx, 'user');
         return { data: await shapeRow(ctx, definition, row, request.query as Record<string, unknown>), meta: {} };
     });
