@@ -1,7 +1,7 @@
 import { issue, validationFailed } from '../errors/app-error.js';
 import type { TableName } from '../db/schema.js';
-import type { AnyDb, ResourceDefinition } from './resource/context.js';
-import type { Row } from './resource/records.js';
+import { findOwnerRealm, type AttributeOwnerTable } from '../storage/attributes.js';
+import type { Db, ResourceDefinition } from './resource/context.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { foreignKey } from './fields.js';
 
@@ -11,7 +11,7 @@ export const ATTRIBUTE_VALUE_MAX_BYTES = 16 * 1024;
 interface Owner {
     /** `user` or `role` */
     kind: string;
-    table: TableName;
+    table: AttributeOwnerTable;
     /** REST member and column naming the owner */
     key: string;
     column: string;
@@ -33,11 +33,10 @@ function assertValueSize(input: Record<string, unknown>): void {
  * It is never taken from the body; a body realmId (or route realm) naming another realm is refused.
  */
 function ownerRealm(owner: Owner) {
-    return async (ctx: { routeRealmId: string | null }, input: Record<string, unknown>, db: AnyDb): Promise<string | null> => {
-        const found = await db.selectFrom(owner.table).select('realm_id')
-            .where('id', '=', String(input[owner.key]).toLowerCase()).executeTakeFirst() as Row | undefined;
+    return async (ctx: { routeRealmId: string | null }, input: Record<string, unknown>, db: Db): Promise<string | null> => {
+        const found = await findOwnerRealm(db, owner.table, String(input[owner.key]).toLowerCase());
         if (!found) throw validationFailed([issue([owner.key], 'invalid_reference', `names no ${owner.kind}`)]);
-        const realmId = (found.realm_id as string | null) ?? null;
+        const realmId = found.realm_id ?? null;
         if (input.realmId !== undefined && input.realmId !== realmId) {
             throw validationFailed([issue(['realmId'], 'invalid_value', `must be the realm of the ${owner.kind} (or be omitted)`)]);
         }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { insertEvent } from '../storage/events.js';
 import { toDbDate, type DialectName } from '../db/values.js';
 import type { RequestContext } from '../authz/request-context.js';
 
@@ -20,7 +21,7 @@ export async function recordEvent(
     ctx: RequestContext | null,
     event: EventInput,
 ): Promise<void> {
-    await db.insertInto('auth_events').values({
+    await insertEvent(db, {
         id: randomUUID(),
         name: event.name,
         scope: 'api',
@@ -34,5 +35,5 @@ export async function recordEvent(
         request_path: ctx?.request.path ?? null,
         data: event.data ? JSON.stringify(event.data) : null,
         created_at: toDbDate(dialect, new Date()),
-    }).execute();
+    });
 }

@@ -1,4 +1,5 @@
 import { badRequest } from '../errors/app-error.js';
+import { findPathPlace } from '../storage/paths.js';
 import type { ResourceDefinition } from './resource/context.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { foreignKey, nameField } from './fields.js';
@@ -24,16 +25,16 @@ export const pathsDefinition: ResourceDefinition = {
     hooks: {
         async prepareCreate(_ctx, input, tx) {
             if (input.parentId) {
-                const parent = await tx.selectFrom('auth_paths').select('realm_id').where('id', '=', input.parentId as string).executeTakeFirst();
+                const parent = await findPathPlace(tx, String(input.parentId));
                 if (!parent || parent.realm_id !== input.realmId) throw badRequest('parentId must name a folder of the same realm.');
             }
             return {};
         },
         async prepareUpdate(_ctx, row, input, tx) {
-            let cursor = input.parentId as string | null | undefined;
+            let cursor = typeof input.parentId === 'string' ? input.parentId : null;
             for (let depth = 0; cursor && depth < 64; depth++) {
                 if (cursor === row.id) throw badRequest('A folder cannot be moved under itself.');
-                const parent = await tx.selectFrom('auth_paths').select(['parent_id', 'realm_id']).where('id', '=', cursor).executeTakeFirst();
+                const parent = await findPathPlace(tx, cursor);
                 if (!parent || parent.realm_id !== row.realm_id) throw badRequest('parentId must name a folder of the same realm.');
                 cursor = parent.parent_id;
             }

@@ -6,7 +6,8 @@ import { assertClientOfRealm } from './client-owner.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from './fields.js';
 import type { DialectName } from '../db/values.js';
-import type { AnyTx } from './resource/context.js';
+import type { Tx } from './resource/context.js';
+import { findRootPolicyId, insertPermissionPolicy } from '../storage/policies.js';
 
 const spec: ResourceSpec = {
     entity: 'permission',
@@ -30,15 +31,10 @@ spec.fields = [
 ];
 
 /** Bind the built-in global `system.default` to a permission (spec model line 3; POST /permissions rule). */
-export async function bindSystemDefault(tx: AnyTx, dialect: DialectName, permissionId: string): Promise<void> {
-    const policy = await tx.selectFrom('auth_policies').select('id')
-        .where('name', '=', SystemPolicyName.DEFAULT).where('realm_id', 'is', null).where('parent_id', 'is', null)
-        .executeTakeFirst();
-    if (!policy) return;
-    const now = toDbDate(dialect, new Date());
-    await tx.insertInto('auth_permission_policies').values({
-        id: randomUUID(), permission_id: permissionId, policy_id: policy.id, created_at: now, updated_at: now,
-    }).execute();
+export async function bindSystemDefault(tx: Tx, dialect: DialectName, permissionId: string): Promise<void> {
+    const policyId = await findRootPolicyId(tx, SystemPolicyName.DEFAULT, null);
+    if (!policyId) return;
+    await insertPermissionPolicy(tx, { id: randomUUID(), permissionId, policyId, createdAt: toDbDate(dialect, new Date()) });
 }
 
 export function permissionsDefinition(dialect: DialectName): ResourceDefinition {

@@ -1,5 +1,5 @@
 import { MASTER_REALM } from '@realmgate/core';
-import { typed, type ResourceDefinition } from './resource/context.js';
+import { type ResourceDefinition } from './resource/context.js';
 import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -31,8 +31,8 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDe
             // every realm gets its encryption key (secrets stored encrypted depend on it) and its
             // ES256 signing key (API.md §5) with it, in the creating transaction
             async afterCreate(_ctx, row, tx) {
-                await secrets.ensureRealmKey(typed(tx), row.id as string);
-                await keys.ensureSigningKey(typed(tx), row.id as string);
+                await secrets.ensureRealmKey(tx, row.id as string);
+                await keys.ensureSigningKey(tx, row.id as string);
             },
             refuseDelete: (row) => (row.name === MASTER_REALM ? 'The master realm cannot be deleted.' : null),
         },

@@ -1,4 +1,8 @@
-import type { AppDeps } from '../wire.js';
+import type { KeyStore } from '../keys/store.js';
+import type { PasswordHasher } from '../secrets/passwords.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { SessionStore } from '../tokens/sessions.js';
+import type { ResourceDeps } from './resource/deps.js';
 import type { ResourceDefinition } from './resource/context.js';
 import { pathsDefinition } from './paths.js';
 import { permissionsDefinition } from './permissions.js';
@@ -14,8 +18,17 @@ import { junctionDefinitions } from './junctions/definitions.js';
 import { keysDefinition } from './keys/definition.js';
 import { sessionsDefinition, sessionTokensDefinition } from './sessions/definition.js';
 
+/** What the administered resources need, beyond the engine's own deps. */
+export interface DomainDeps extends ResourceDeps {
+    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number };
+    passwords: PasswordHasher;
+    secrets: SecretBox;
+    keys: KeyStore;
+    sessions: SessionStore;
+}
+
 /** Every administered resource, explicitly listed. */
-export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
+export function resourceDefinitions(deps: DomainDeps): ResourceDefinition[] {
     return [
         realmsDefinition(deps.secrets, deps.keys),
         rolesDefinition,
@@ -26,12 +39,12 @@ export function resourceDefinitions(deps: AppDeps): ResourceDefinition[] {
         clientsDefinition(deps),
         userAttributesDefinition,
         roleAttributesDefinition,
-        policiesDefinition(deps),
+        policiesDefinition(),
         permissionPoliciesDefinition,
         ...junctionDefinitions(deps),
         keysDefinition(deps),
-        sessionsDefinition(deps),
-        sessionTokensDefinition(deps),
+        sessionsDefinition(),
+        sessionTokensDefinition(),
     ];
 }
 

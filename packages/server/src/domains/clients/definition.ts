@@ -3,12 +3,11 @@ import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from '../fields.js';
-import type { AnyDb, ResourceDefinition } from '../resource/context.js';
+import type { Db, ResourceDefinition } from '../resource/context.js';
 import { readValue, type Row } from '../resource/records.js';
-import type { RouteDeps } from '../../http/routes/resource.js';
+import type { ResourceDeps } from '../resource/deps.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from '../users/identity-rules.js';
-import { registerClientRoutes } from '../../http/routes/clients.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { endClientSessions } from '../sessions/lifecycle.js';
 import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
@@ -58,7 +57,7 @@ spec.fields = [
 
 export const clientSpec = spec;
 
-export interface ClientDeps extends RouteDeps {
+export interface ClientDeps extends ResourceDeps {
     passwords: PasswordHasher;
     secrets: SecretBox;
     sessions: SessionStore;
@@ -108,7 +107,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
             strippedBody: ['scope', 'rootUrl'],
             authorize: selfManageAuthorizer('client', PermissionName.CLIENT_SELF_MANAGE),
             async revealWithheld(field, row) {
-                if (field.name === 'secret') return store.reveal(deps.db as AnyDb, row.secret as string | null);
+                if (field.name === 'secret') return store.reveal(deps.db as Db, row.secret as string | null);
                 return readValue(field, row[field.column]);
             },
             async prepareCreate(_ctx, input, tx) {
@@ -135,6 +134,5 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
             afterUpdate: endClientSessions(deps.sessions),
         },
     };
-    definition.routes = (app, prefix) => registerClientRoutes(app, { ...deps, store }, definition, prefix);
     return definition;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { fromDbBool, toDbBool, type DialectName } from '../../db/values.js';
 import { isBcryptHash, type PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
-import { typed, type AnyDb, type AnyTx } from '../resource/context.js';
+import { type Db, type Tx } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 
 /** Storage modes of a client secret (spec "Other resource fields", beta.65 items 2 and 4). */
@@ -51,9 +51,9 @@ export function flagColumns(dialect: DialectName, mode: SecretMode): Row {
 
 export interface SecretStore {
     /** the column value for a plaintext in a mode, inside the writing transaction */
-    store(tx: AnyTx, realmId: string, mode: SecretMode, plaintext: string): Promise<string>;
+    store(tx: Tx, realmId: string, mode: SecretMode, plaintext: string): Promise<string>;
     /** the value a reader allowed to see the secret gets: encrypted ones decrypted, others as stored */
-    reveal(db: AnyDb, stored: string | null): Promise<string | null>;
+    reveal(db: Db, stored: string | null): Promise<string | null>;
 }
 
 export function createSecretStore(deps: { passwords: PasswordHasher; secrets: SecretBox }): SecretStore {
@@ -62,13 +62,13 @@ export function createSecretStore(deps: { passwords: PasswordHasher; secrets: Se
             // beta.65 item 4: a bcrypt value is kept verbatim; anything else, hash-like or not, is hashed
             if (mode === 'hashed') return isBcryptHash(plaintext) ? plaintext : deps.passwords.hash(plaintext);
             // AES-256-GCM under the realm's encryption key (spec Authentication rule 15)
-            if (mode === 'encrypted') return deps.secrets.encrypt(typed(tx), realmId, plaintext);
+            if (mode === 'encrypted') return deps.secrets.encrypt(tx, realmId, plaintext);
             return plaintext;
         },
         async reveal(db, stored) {
             if (stored === null || !deps.secrets.isEnvelope(stored)) return stored;
             try {
-                return await deps.secrets.decrypt(typed(db), stored);
+                return await deps.secrets.decrypt(db, stored);
             } catch {
                 // spec States: with the realm key disabled the secret cannot be recovered; the read
                 // still answers (a list must not fail for one row), with no value to show

@@ -1,5 +1,6 @@
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
-import type { AnyTx } from '../resource/context.js';
+import type { Tx } from '../resource/context.js';
+import { findPolicy } from '../../storage/policies.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -65,9 +66,9 @@ export function assertClientFields(input: Record<string, unknown>): void {
  * Spec: accessPolicyId must be global or of the client's own realm (400 otherwise); a policy of
  * another realm would deny every login to the client (spec Next release).
  */
-export async function assertAccessPolicy(tx: AnyTx, policyId: unknown, realmId: unknown): Promise<void> {
+export async function assertAccessPolicy(tx: Tx, policyId: unknown, realmId: unknown): Promise<void> {
     if (typeof policyId !== 'string') return;
-    const policy = await tx.selectFrom('auth_policies').select('realm_id').where('id', '=', policyId.toLowerCase()).executeTakeFirst() as { realm_id: string | null } | undefined;
+    const policy = await findPolicy(tx, policyId.toLowerCase());
     if (!policy) throw validationFailed([issue(['accessPolicyId'], 'invalid_reference', 'names no policy')]);
     if (policy.realm_id !== null && policy.realm_id !== realmId) {
         throw validationFailed([issue(['accessPolicyId'], 'invalid_reference', 'must name a global policy or one of the client\'s realm')]);

@@ -1,7 +1,7 @@
 import { RealmScope } from '@realmgate/core';
 import { assertCanAssignRole, assertCanGrant } from '../../authz/delegation.js';
 import type { RequestContext } from '../../authz/request-context.js';
-import type { AnyTx, ResourceDefinition, ResourceHooks } from '../resource/context.js';
+import type { Tx, ResourceDefinition, ResourceHooks } from '../resource/context.js';
 import { realmOfRow, type ResourceSpec } from '../resource/spec.js';
 import { assertGrantPolicy, assertRoleAssignable, assertScopeBindable, carriedGrants, grantedDefinition } from './rules.js';
 import {
@@ -28,7 +28,7 @@ function holderRealmOf(input: Record<string, unknown>): string | null {
  * the actor must itself reach the granted definition wherever the grant will reach.
  */
 function grantHooks(spec: ResourceSpec, deps: JunctionDeps): ResourceHooks {
-    const check = async (ctx: RequestContext, tx: AnyTx, grant: { permissionId: string; realmScope: RealmScope; policyId: string | null }, holderRealm: string | null) => {
+    const check = async (ctx: RequestContext, tx: Tx, grant: { permissionId: string; realmScope: RealmScope; policyId: string | null }, holderRealm: string | null) => {
         if (grant.policyId) await assertGrantPolicy(tx, grant.policyId, holderRealm);
         const definition = await grantedDefinition(tx, grant.permissionId);
         assertCanGrant(await ctx.authorizer(), { definition, realmScope: grant.realmScope }, holderRealm);

@@ -8,7 +8,9 @@ import type { RequestContext } from '../../authz/request-context.js';
 import { importSigningMaterial, generateSigningMaterial, KeyMaterialError, SIGNING_ALGORITHMS, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '../../keys/material.js';
 import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, publicJwkOf, signingKeyColumns } from '../../keys/store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
-import { typed, type AnyTx, type ResourceDefinition } from '../resource/context.js';
+import { clearClientSecrets, clientsEncryptedUnder } from '../../storage/clients-admin.js';
+import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
+import { type Tx, type ResourceDefinition } from '../resource/context.js';
 import type { EntityRecord, Row } from '../resource/records.js';
 import { commonFields, realmMatchOf, type ResourceSpec } from '../resource/spec.js';
 
@@ -89,15 +91,13 @@ function forceOf(query: Record<string, unknown>): boolean {
  * than passing for forgeries (spec States, Errors). Tombstones older than the longest token
  * lifetime can vouch for nothing unexpired and are pruned on the way.
  */
-async function buryKey(dialect: DialectName, row: Row, tx: AnyTx, tokenMaxAge: number): Promise<void> {
+async function buryKey(dialect: DialectName, row: Row, tx: Tx, tokenMaxAge: number): Promise<void> {
     if (typeof row.public_key !== 'string') return;
-    const db = typed(tx);
     const now = new Date();
-    await db.deleteFrom('auth_key_tombstones').where('deleted_at', '<', toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000))).execute();
-    await db.insertInto('auth_key_tombstones').values({
+    await buryKeyTombstone(tx, {
         id: row.id as string, algorithm: row.algorithm as string, public_key: row.public_key, realm_id: row.realm_id as string,
         deleted_at: toDbDate(dialect, now),
-    }).execute();
+    }, toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000)));
 }
 
 /**
@@ -105,21 +105,19 @@ async function buryKey(dialect: DialectName, row: Row, tx: AnyTx, tokenMaxAge: n
  * (their envelope names it: enc:v1:<keyId>:…); forced, those secrets are destroyed in the
  * delete's transaction, since nothing could decrypt them afterwards.
  */
-async function releaseDependents(dialect: DialectName, row: Row, tx: AnyTx, query: Record<string, unknown>, tokenMaxAge: number): Promise<null> {
+async function releaseDependents(dialect: DialectName, row: Row, tx: Tx, query: Record<string, unknown>, tokenMaxAge: number): Promise<null> {
     const force = forceOf(query);
     if (row.use === 'sig') {
         await buryKey(dialect, row, tx, tokenMaxAge);
         return null;
     }
     if (row.use !== 'enc') return null;
-    const db = typed(tx);
-    const dependents = await db.selectFrom('auth_clients').select('id').where('secret', 'like', `enc:v1:${row.id as string}:%`).execute();
+    const dependents = await clientsEncryptedUnder(tx, row.id as string);
     if (dependents.length === 0) return null;
     if (!force) {
         throw new AppError(ErrorCode.ENTITY_CONFLICT, `${dependents.length} client secret(s) are encrypted under this key; delete with ?force=true to destroy them.`);
     }
-    await db.updateTable('auth_clients').set({ secret: null, updated_at: toDbDate(dialect, new Date()) })
-        .where('id', 'in', dependents.map((client) => client.id)).execute();
+    await clearClientSecrets(tx, dependents, toDbDate(dialect, new Date()));
     return null;
 }
 
@@ -151,7 +149,7 @@ export function keysDefinition(deps: {
                 // the stored JWK names its kid (the row id, known only once the row exists)
                 if (row.use !== 'sig') return;
                 const publicKey = JSON.stringify(publicJwkOf(row as Parameters<typeof publicJwkOf>[0]));
-                await typed(tx).updateTable('auth_keys').set({ public_key: publicKey }).where('id', '=', row.id as string).execute();
+                await setKeyPublicJwk(tx, row.id as string, publicKey);
             },
             async prepareUpdate(_ctx, row, input) {
                 // key material is fixed for the life of a kid: a new key is a new row

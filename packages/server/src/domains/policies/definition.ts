@@ -2,23 +2,19 @@ import { PermissionName } from '@realmgate/core';
 import { fromDbBool } from '../../db/values.js';
 import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
 import type { RequestContext } from '../../authz/request-context.js';
-import type { AnyDb, AnyTx, ResourceDefinition } from '../resource/context.js';
+import type { Tx, ResourceDefinition } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 import { canonicalConfiguration, configurationOf, storedConfiguration, withConfiguration } from './configuration.js';
-import type { RouteDeps } from '../../http/routes/resource.js';
-import { registerExpandedRoute } from '../../http/routes/policies.js';
 import { policySpec } from './spec.js';
+import { hasChildPolicy } from '../../storage/policies.js';
 import { assertParent, assertUnreferenced, COMPOSITE, loadSubtree, policyData, policyRow } from './tree.js';
 
 /** Built-in trees are what bootstrap finds them by (name, realm) and what every permission uses. */
 const BUILT_IN_FIXED = ['type', 'name', 'realmId', 'parentId'] as const;
 const BUILT_IN_COLUMNS: Record<(typeof BUILT_IN_FIXED)[number], string> = { type: 'type', name: 'name', realmId: 'realm_id', parentId: 'parent_id' };
 
-async function hasChildren(db: AnyDb, id: string): Promise<boolean> {
-    return Boolean(await db.selectFrom('auth_policies').select('id').where('parent_id', '=', id).limit(1).executeTakeFirst());
-}
 
-async function prepareCreate(ctx: RequestContext, input: Record<string, unknown>, tx: AnyTx): Promise<Row> {
+async function prepareCreate(ctx: RequestContext, input: Record<string, unknown>, tx: Tx): Promise<Row> {
     const written = configurationOf(input);
     const config = canonicalConfiguration(input.type as string, (input.invert as boolean | undefined) ?? false, written, written);
     if (typeof input.parentId === 'string') {
@@ -36,13 +32,13 @@ function refuseBuiltInChange(row: Row, input: Record<string, unknown>): void {
     }
 }
 
-async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string, unknown>, tx: AnyTx): Promise<Row> {
+async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string, unknown>, tx: Tx): Promise<Row> {
     const written = configurationOf(input);
     refuseBuiltInChange(row, input);
     const id = row.id as string;
     const type = (input.type as string | undefined) ?? (row.type as string);
     const typeChanged = type !== row.type;
-    if (typeChanged && row.type === COMPOSITE && await hasChildren(tx, id)) {
+    if (typeChanged && row.type === COMPOSITE && await hasChildPolicy(tx, id)) {
         throw validationFailed([issue(['type'], 'has_children', 'a composite with children must stay a composite; delete or move its children first')]);
     }
     const values: Row = {};
@@ -59,7 +55,7 @@ async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string
     const realmChanged = realmId !== (row.realm_id ?? null);
     const parentChanged = parentId !== (row.parent_id ?? null);
     if (realmChanged) {
-        if (await hasChildren(tx, id)) throw badRequest('A composite with children cannot move to another realm; its children would be left behind.');
+        if (await hasChildPolicy(tx, id)) throw badRequest('A composite with children cannot move to another realm; its children would be left behind.');
         await assertUnreferenced(tx, id, 'move to another realm');
     }
     if (parentId !== null && (parentChanged || realmChanged)) {
@@ -82,7 +78,7 @@ async function prepareUpdate(ctx: RequestContext, row: Row, input: Record<string
  * Policies (API.md §3, spec "Permission, policy and role routes"). The configuration is
  * validated by the access library's validators and stored in their canonical form.
  */
-export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
+export function policiesDefinition(): ResourceDefinition {
     return {
         spec: policySpec,
         fields: policySpec.fields,
@@ -99,6 +95,5 @@ export function policiesDefinition(deps: RouteDeps): ResourceDefinition {
                 return null;
             },
         },
-        routes: (app, prefix) => registerExpandedRoute(app, deps, prefix),
     };
 }

@@ -2,8 +2,9 @@ import { BuiltInPolicyType, type PolicyData } from '@realmgate/access';
 import { PermissionName } from '@realmgate/core';
 import { conflict, issue, validationFailed } from '../../errors/app-error.js';
 import type { RequestContext } from '../../authz/request-context.js';
-import type { AnyDb } from '../resource/context.js';
+import type { Db } from '../resource/context.js';
 import { toRecord, type Row } from '../resource/records.js';
+import { findPolicy, policyChildren, policyReferences } from '../../storage/policies.js';
 import { withConfiguration } from './configuration.js';
 import { policyFields } from './spec.js';
 
@@ -15,8 +16,8 @@ export const MAX_TREE_DEPTH = 32;
 
 export const COMPOSITE = 'composite';
 
-export async function policyRow(db: AnyDb, id: string): Promise<Row | undefined> {
-    return await db.selectFrom('auth_policies').selectAll().where('id', '=', id).executeTakeFirst() as Row | undefined;
+export async function policyRow(db: Db, id: string): Promise<Row | undefined> {
+    return findPolicy(db, id);
 }
 
 /** Decision data about one stored policy: its realm and its record (configuration included). */
@@ -31,13 +32,12 @@ export function policyData(row: Row): PolicyData {
  * Every descendant of a node, grouped by parent and ordered by creation, level by level (one query
  * per level, bounded by MAX_TREE_DEPTH), and the height of the subtree (a leaf has height 0).
  */
-export async function loadSubtree(db: AnyDb, rootId: string): Promise<{ children: Map<string, Row[]>; height: number }> {
+export async function loadSubtree(db: Db, rootId: string): Promise<{ children: Map<string, Row[]>; height: number }> {
     const children = new Map<string, Row[]>();
     let level = [rootId];
     let height = 0;
     while (level.length > 0 && height <= MAX_TREE_DEPTH) {
-        const rows = await db.selectFrom('auth_policies').selectAll().where('parent_id', 'in', level)
-            .orderBy('created_at', 'asc').orderBy('id', 'asc').execute() as Row[];
+        const rows: Row[] = await policyChildren(db, level);
         if (rows.length === 0) break;
         height++;
         for (const row of rows) {
@@ -59,7 +59,7 @@ export async function loadSubtree(db: AnyDb, rootId: string): Promise<{ children
  */
 export async function assertParent(
     ctx: RequestContext,
-    db: AnyDb,
+    db: Db,
     parentId: string,
     realmId: string | null,
     self: { id: string; height: number } | null,
@@ -84,24 +84,12 @@ export async function assertParent(
  * client access policies. Such a policy must stay a root of its realm, and deleting it would
  * silently widen what the references restrict (grants and clients would fall back to NULL).
  */
-export async function referencesOf(db: AnyDb, id: string): Promise<string[]> {
-    const sources: [string, string, string][] = [
-        ['permission-policies', 'auth_permission_policies', 'policy_id'],
-        ['role-permissions', 'auth_role_permissions', 'policy_id'],
-        ['user-permissions', 'auth_user_permissions', 'policy_id'],
-        ['client-permissions', 'auth_client_permissions', 'policy_id'],
-        ['clients', 'auth_clients', 'access_policy_id'],
-    ];
-    const found: string[] = [];
-    // one after another: inside a transaction they share a single connection anyway
-    for (const [name, table, column] of sources) {
-        if (await db.selectFrom(table).select('id').where(column, '=', id).limit(1).executeTakeFirst()) found.push(name);
-    }
-    return found;
+export async function referencesOf(db: Db, id: string): Promise<string[]> {
+    return policyReferences(db, id);
 }
 
 /** 409 while something names the policy (API.md §1: 409 for a key in use). */
-export async function assertUnreferenced(db: AnyDb, id: string, change: string): Promise<void> {
+export async function assertUnreferenced(db: Db, id: string, change: string): Promise<void> {
     const references = await referencesOf(db, id);
     if (references.length > 0) throw conflict(`The policy is in use (${references.join(', ')}); it cannot ${change}.`);
 }

@@ -1,16 +1,14 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { DatabaseHandle } from '../../db/connect.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import type { EntityRecord, Row } from './records.js';
 import type { Action, FieldSpec, ResourceSpec } from './spec.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic repository over every table
-export type AnyDb = Kysely<any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyTx = Transaction<any>;
+/** The database as the engine and its hooks read it, typed by the schema. */
+export type Db = Kysely<Database>;
+/** The transaction of a write (storage/write-transaction.ts): hooks given it query through it. */
+export type Tx = Transaction<Database>;
 
 /**
  * Per-resource behaviour beyond plain columns: secrets, passwords, tree validation, delegation.
@@ -23,11 +21,11 @@ export interface ResourceHooks {
     /** body members accepted and silently dropped (spec: client scope/rootUrl) */
     strippedBody?: string[];
     /** the realm of a row being created when a parent decides it (attributes: the owner's realm), replacing route/body/caller resolution */
-    createRealm?(ctx: RequestContext, input: Record<string, unknown>, db: AnyDb): Promise<string | null>;
+    createRealm?(ctx: RequestContext, input: Record<string, unknown>, db: Db): Promise<string | null>;
     /** column values to insert for a validated create body (after defaults and realm resolution) */
-    prepareCreate?(ctx: RequestContext, input: Record<string, unknown>, tx: AnyTx): Promise<Row>;
+    prepareCreate?(ctx: RequestContext, input: Record<string, unknown>, tx: Tx): Promise<Row>;
     /** column values to write for a validated update body; `row` is the locked current row */
-    prepareUpdate?(ctx: RequestContext, row: Row, input: Record<string, unknown>, tx: AnyTx): Promise<Row>;
+    prepareUpdate?(ctx: RequestContext, row: Row, input: Record<string, unknown>, tx: Tx): Promise<Row>;
     /** replaces the default permission check of an action (self-manage fallbacks, delegation) */
     authorize?(ctx: RequestContext, action: Action, subject: AuthorizationSubject, fallback: () => Promise<void>): Promise<void>;
     /** may this reader see withheld `field` of this row? default: it may update the row, or it is the row */
@@ -35,8 +33,8 @@ export interface ResourceHooks {
     /** the REST value of a withheld field the reader may see (e.g. an encrypted secret, decrypted); default: the column */
     revealWithheld?(field: FieldSpec, row: Row): Promise<unknown>;
     /** after the row is written, in the same transaction (bindings, events of side effects) */
-    afterCreate?(ctx: RequestContext, row: Row, tx: AnyTx): Promise<void>;
-    afterUpdate?(ctx: RequestContext, before: Row, after: Row, tx: AnyTx): Promise<void>;
+    afterCreate?(ctx: RequestContext, row: Row, tx: Tx): Promise<void>;
+    afterUpdate?(ctx: RequestContext, before: Row, after: Row, tx: Tx): Promise<void>;
     /**
      * the body accepts members beyond the fields (policies: the type's configuration keys at the
      * top level, API.md §3); the resource vets them itself in prepareCreate/prepareUpdate
@@ -48,7 +46,7 @@ export interface ResourceHooks {
      * a reason to refuse deleting this row (400), or throw an AppError of its own (e.g. 409 while in
      * use); `query` is the request's query string (keys: `?force=true` destroys dependents instead)
      */
-    refuseDelete?(row: Row, tx: AnyTx, ctx: RequestContext, query: Record<string, unknown>): string | null | Promise<string | null>;
+    refuseDelete?(row: Row, tx: Tx, ctx: RequestContext, query: Record<string, unknown>): string | null | Promise<string | null>;
 }
 
 export interface AuthorizationSubject {
@@ -60,18 +58,10 @@ export interface AuthorizationSubject {
     attributeNames?: string[];
 }
 
-export interface ResourceDeps {
-    handle: DatabaseHandle;
-    db: Kysely<Database>;
-    catalog: { invalidate(): void };
-}
-
 export interface ResourceDefinition {
     spec: ResourceSpec;
     fields: FieldSpec[];
     hooks: ResourceHooks;
-    /** routes beyond the generic ones (`@me`, secret rotation), registered under each mount prefix */
-    routes?(app: FastifyInstance, prefix: string): void;
     /**
      * the generic write routes to mount; default all. A resource the API only reads and ends
      * (sessions: created by logins, revoked rather than deleted) leaves some out.
@@ -79,9 +69,4 @@ export interface ResourceDefinition {
     writes?: readonly ('create' | 'update' | 'delete')[];
     /** the definitions behind `spec.relations`, linked once at registration */
     related?: Map<string, ResourceDefinition>;
-}
-
-/** A dynamic transaction seen through the typed schema (same connection, typed table access). */
-export function typed(tx: AnyTx | AnyDb): Kysely<Database> {
-    return tx as unknown as Kysely<Database>;
 }

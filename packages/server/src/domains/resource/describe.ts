@@ -1,6 +1,6 @@
 import type { ResourceDefinition } from './context.js';
 import type { CollectionQuerySpec } from '../../query/types.js';
-import { querySpecOf } from './read.js';
+import { querySpecOf } from './query-spec.js';
 
 /** One entity's query vocabulary (spec "Schema and statistics facets": GET /<collection>/@schema). */
 export function describeResource(definition: ResourceDefinition) {

@@ -4,41 +4,19 @@ import { forbidden } from '../../errors/app-error.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { defaultFields } from '../../query/parse-fields.js';
 import { parseListQuery } from '../../query/parse.js';
-import type { CollectionQuerySpec, ListQuery, QueryCondition } from '../../query/types.js';
-import { applyCondition, applySort } from '../../storage/list-query/sql.js';
-import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
-import type { AnyDb, ResourceDefinition, ResourceDeps } from './context.js';
+import type { ListQuery, QueryCondition } from '../../query/types.js';
+import { querySpecOf } from './query-spec.js';
+import { listCandidates, listPage, type ListSelection } from '../../storage/resource/list.js';
+import { selectRowsByIds } from '../../storage/resource/rows.js';
+import type { ResourceDefinition } from './context.js';
+import type { ResourceDeps } from './deps.js';
 import { recordOf, type EntityRecord, type Row } from './records.js';
-import { withReferencedRealm, withReferencedRealmColumn } from './referenced.js';
 import { getRow } from './resolve.js';
-import { relationVerdicts, withRelationColumns } from './relation-columns.js';
-import { hasRealmColumn, permissionFor, realmAttributeOf, realmMatchOf, realmOfRow, type FieldSpec } from './spec.js';
+import { listColumns, relationVerdicts } from './relation-columns.js';
+import { permissionFor, realmAttributeOf, realmMatchOf, realmOfRow, type FieldSpec } from './spec.js';
 
 /** Rows a `post` verdict may evaluate in memory before paging; beyond it the read is refused. */
 const POST_EVALUATION_CAP = 5_000;
-
-export function querySpecOf(definition: ResourceDefinition, withRelations = true): CollectionQuerySpec {
-    const fields: CollectionQuerySpec['fields'] = {};
-    for (const field of definition.fields) {
-        if ((field.read ?? 'default') === 'never') continue;
-        fields[field.name] = {
-            column: field.column,
-            type: field.type === 'integer' ? 'number' : field.type === 'stringList' || field.type === 'json' ? 'string' : field.type,
-            ...(field.values ? { values: [...field.values] } : {}),
-            filter: field.filter ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
-            sort: field.sort ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
-            ...(field.read === 'withheld' ? { withheld: true } : {}),
-            // a nullable date (a session's revokedAt) also takes `null` / `!null`
-            ...(field.type === 'date' && field.nullable ? { nullable: true } : {}),
-        };
-    }
-    if (!withRelations || !definition.related?.size) return { fields };
-    // relations are loadable with include and filterable through (relation-columns.ts), each gated
-    // by the related resource's own read permission
-    const relations: NonNullable<CollectionQuerySpec['relations']> = {};
-    for (const [name, related] of definition.related) relations[name] = querySpecOf(related, false);
-    return { fields, relations };
-}
 
 function conditionFields(condition: QueryCondition, out: string[] = []): string[] {
     if ('conditions' in condition) condition.conditions.forEach((item) => conditionFields(item as QueryCondition, out));
@@ -112,7 +90,7 @@ async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition
         const related = definition.related?.get(name);
         if (!relation || !related) continue;
         const ids = [...new Set(rows.map((row) => row[relation.column]).filter((id): id is string => typeof id === 'string'))];
-        const relatedRows = ids.length === 0 ? [] : await (deps.db as AnyDb).selectFrom(related.spec.table).selectAll().where('id', 'in', ids).execute() as Row[];
+        const relatedRows = await selectRowsByIds(deps.db, related.spec.table, ids);
         // `fields[client]=+secret` on junction collections (spec "Other resource fields"): the
         // related record's withheld fields, each under the related resource's own rule
         const relatedQuery: ListQuery = { ...query, fields: { base: [], added: query.perRelationFields?.[name]?.added ?? [] }, include: [] };
@@ -131,7 +109,7 @@ async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition
 
 export async function readEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, rawQuery: Record<string, unknown>): Promise<EntityRecord> {
     const query = parseListQuery(pick(rawQuery, ['fields', 'include']), querySpecOf(definition));
-    const row = await getRow(deps.db as AnyDb, definition.spec, ctx, key);
+    const row = await getRow(deps.db, definition.spec, ctx, key);
     const authorizer = await ctx.authorizer();
     await authorizer.assert(permissionFor(definition.spec, 'read'), rowData(definition, row));
     const record = await shape(ctx, definition, row, query, true);
@@ -163,20 +141,18 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
     const realmNames = spec.realm === 'referenced' ? ['realmId'] : [];
     const post = verdict.type === 'post' || (verdict.type === 'conditional' && !lowerable(verdict.condition, definition.fields, realmNames));
     const verdicts = await relationVerdicts(ctx, definition, query.filter);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
-    const columnOf = withRelationColumns(withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition, false)), spec), definition, verdicts, deps.handle.dialect);
-    const sqlOptions = { dialect: deps.handle.dialect };
-
-    const db = deps.db as AnyDb;
-    let base = db.selectFrom(spec.table);
-    if (ctx.routeRealmId !== null && hasRealmColumn(spec)) base = base.where('realm_id', '=', ctx.routeRealmId);
-    if (query.filter) base = base.where((eb) => applyCondition(eb, query.filter!, columnOf, sqlOptions));
-    if (verdict.type === 'conditional' && !post) base = base.where((eb) => applyCondition(eb, verdict.condition, columnOf, sqlOptions));
-
-    const rows = applySort(withReferencedRealm(base.selectAll(), spec), query.sort, columnOf);
+    const columnOf = listColumns(definition, verdicts, deps.handle.dialect);
+    const selection: ListSelection = {
+        table: spec,
+        routeRealmId: ctx.routeRealmId,
+        conditions: [...(query.filter ? [query.filter] : []), ...(verdict.type === 'conditional' && !post ? [verdict.condition] : [])],
+        sort: query.sort,
+        columnOf,
+        dialect: deps.handle.dialect,
+    };
 
     if (post) {
-        const candidates = await rows.limit(POST_EVALUATION_CAP + 1).execute() as Row[];
+        const candidates = await listCandidates(deps.db, selection, POST_EVALUATION_CAP + 1);
         if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This read needs a narrower filter: its policies must be evaluated row by row.');
         const allowed = candidates.filter((row) => authorizer.allows(permissionFor(spec, 'read'), rowData(definition, row)));
         const page = allowed.slice(offset, offset + limit);
@@ -185,13 +161,8 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
         return { data, meta: { total: allowed.length, limit, offset } };
     }
 
-    const [countRow, pageRows] = await Promise.all([
-        base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
-        rows.limit(limit).offset(offset).execute() as Promise<Row[]>,
-    ]);
-    const total = Number((countRow as { total?: unknown } | undefined)?.total ?? 0);
+    const { rows: pageRows, total } = await listPage(deps.db, selection, { limit, offset });
     const data = await Promise.all(pageRows.map((row) => shape(ctx, definition, row, query, false)));
     await attachIncludes(deps, definition, ctx, pageRows, data, query);
     return { data, meta: { total, limit, offset } };
 }
-

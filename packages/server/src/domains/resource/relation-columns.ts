@@ -1,9 +1,8 @@
 import type { Condition } from '@realmgate/access';
-import { sql } from 'kysely';
-import type { ColumnResolver, SqlDialect } from '../../storage/list-query/sql-column.js';
-import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
-import { applyCondition } from '../../storage/list-query/sql.js';
-import { querySpecOf } from './read.js';
+import { columnsFromSpec, type SqlDialect } from '../../storage/list-query/sql-column.js';
+import { withRelationColumns, type RelationTarget } from '../../storage/resource/relation-columns.js';
+import { withReferencedRealmColumn } from '../../storage/resource/rows.js';
+import { querySpecOf } from './query-spec.js';
 import type { QueryCondition } from '../../query/types.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { forbidden } from '../../errors/app-error.js';
@@ -14,39 +13,18 @@ import { permissionFor, realmAttributeOf } from './spec.js';
 export type RelationVerdicts = Map<string, Condition | null>;
 
 /**
- * `filter[relation.field]` (API.md §2): the related row's column as a correlated scalar subquery,
- * `(SELECT r.col FROM related r WHERE r.id = base.fk AND <caller may read r>)`. A related row the
- * caller may not read yields NULL, so a filter never reveals anything about it; the filter
- * composes with the authorization condition and the count stays exact. The alias keeps a
- * self-relation (a folder's parent) unambiguous.
+ * The columns a list or bulk filter may name: the resource's own, its referenced realm, and the
+ * related rows' columns reached through relations, each guarded by the reader's verdict on them.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
-export function withRelationColumns(resolve: ColumnResolver<any, string>, definition: ResourceDefinition, verdicts: RelationVerdicts, dialect: SqlDialect): ColumnResolver<any, string> {
+export function listColumns(definition: ResourceDefinition, verdicts: RelationVerdicts, dialect: SqlDialect): ReturnType<typeof withRelationColumns> {
     const { spec } = definition;
-    return (field) => {
-        const dot = field.indexOf('.');
-        if (dot === -1) return resolve(field);
-        const name = field.slice(0, dot);
+    const own = withReferencedRealmColumn(columnsFromSpec(querySpecOf(definition, false)), spec);
+    return withRelationColumns(own, spec.table, (name): RelationTarget | undefined => {
         const relation = spec.relations?.[name];
         const related = definition.related?.get(name);
-        if (!relation || !related || !verdicts.has(name)) return null;
-        const alias = `rel_${name}`;
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const relatedColumns = columnsFromSpec<any, string>(querySpecOf(related, false), alias);
-        const target = relatedColumns(field.slice(dot + 1));
-        if (target === null || typeof target !== 'object' || !('ref' in target)) return null;
-        const condition = verdicts.get(name) ?? null;
-        return {
-            ref: (eb) => {
-                let query = eb.selectFrom(`${related.spec.table} as ${alias}`)
-                    .select(sql.ref(String(target.ref)).as('value'))
-                    .whereRef(`${alias}.id`, '=', `${spec.table}.${relation.column}`);
-                if (condition) query = query.where((inner) => applyCondition(inner, condition, relatedColumns, { dialect }));
-                return query.limit(1);
-            },
-            ...(target.type ? { type: target.type } : {}),
-        };
-    };
+        if (!relation || !related || !verdicts.has(name)) return undefined;
+        return { table: related.spec.table, foreignKey: relation.column, querySpec: querySpecOf(related, false), condition: verdicts.get(name) ?? null };
+    }, dialect);
 }
 
 function relationsOf(condition: QueryCondition | null, out = new Set<string>()): Set<string> {

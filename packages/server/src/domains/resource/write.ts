@@ -1,33 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, AppError } from '../../errors/app-error.js';
-import { classifyDbError } from '../../db/errors.js';
+import { badRequest } from '../../errors/app-error.js';
+import { writeTransaction } from '../../storage/write-transaction.js';
 import { toDbDate } from '../../db/values.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from './authorize.js';
-import { typed, type AnyDb, type AnyTx, type ResourceDefinition, type ResourceDeps } from './context.js';
+import { type Db, type Tx, type ResourceDefinition } from './context.js';
+import type { ResourceDeps } from './deps.js';
 import { recordOf, writeValue, type EntityRecord, type Row } from './records.js';
-import { referencedRealmOfInput, selectRows } from './referenced.js';
+import { referencedRealmOfInput } from './referenced.js';
+import { deleteRowById, insertRow, selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { getRow } from './resolve.js';
 import { hasRealmColumn, realmOfRow, type ResourceSpec } from './spec.js';
 
 /** A realm's own created and deleted entries are deployment-wide (spec Events 3): they outlive the realm. */
 function eventRealm(spec: ResourceSpec, row: Row): string | null {
     return spec.realm === 'self' ? null : realmOfRow(spec, row) ?? null;
-}
-
-/** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
-export function mapWriteError(error: unknown): never {
-    const classified = classifyDbError(error);
-    if (classified?.kind === 'unique') throw conflict();
-    if (classified?.kind === 'foreign_key') {
-        const path = classified.columns?.[0] ? [classified.columns[0].replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] : ['body'];
-        throw badRequest('A referenced entity does not exist (or is still referenced).', [{ path, code: 'invalid_reference', message: 'references no existing entity' }]);
-    }
-    if (classified?.kind === 'not_null' || classified?.kind === 'check') {
-        throw badRequest('A required value is missing or invalid.', [{ path: classified.columns?.length ? classified.columns : ['body'], code: 'invalid_value', message: 'is missing or invalid' }]);
-    }
-    throw error;
 }
 
 /** Create: route realm overrides the body; absent realm → the caller's realm (API.md §3 nested mounts). */
@@ -64,8 +52,8 @@ function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: Re
 
 export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, input: Record<string, unknown>, forcedId?: string): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db as AnyDb) :
-        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db as AnyDb, spec, definition.fields, input) :
+    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db as Db) :
+        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db as Db, spec, definition.fields, input) :
             resolveCreateRealm(ctx, definition, input);
     const subject = { ...input, ...(hasRealmColumn(spec) ? { realmId } : {}) };
     await ctx.authorizer();
@@ -80,29 +68,22 @@ export async function createEntity(deps: ResourceDeps, definition: ResourceDefin
         created_at: now,
         updated_at: now,
     };
-    try {
-        return await committed(deps, definition, (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
-            Object.assign(row, await hooks.prepareCreate?.(ctx, { ...input, realmId }, tx));
-            await tx.insertInto(spec.table).values(row).execute();
-            const stored = await selectRows(tx, spec).where('id', '=', row.id).executeTakeFirstOrThrow();
-            await hooks.afterCreate?.(ctx, stored, tx);
-            const record = recordOf(definition, stored);
-            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
-                name: `${spec.entity}.created`, refType: spec.entity, refId: row.id as string, realmId: eventRealm(spec, stored), data: record,
-            });
-            return record;
-        }));
-    } catch (error) {
-        if (error instanceof AppError) throw error;
-        return mapWriteError(error);
-    }
+    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx) => {
+        Object.assign(row, await hooks.prepareCreate?.(ctx, { ...input, realmId }, tx));
+        await insertRow(tx, spec, row);
+        const stored = await selectRowById(tx, spec, row.id);
+        await hooks.afterCreate?.(ctx, stored, tx);
+        const record = recordOf(definition, stored);
+        await recordEvent(tx, deps.handle.dialect, ctx, {
+            name: `${spec.entity}.created`, refType: spec.entity, refId: row.id as string, realmId: eventRealm(spec, stored), data: record,
+        });
+        return record;
+    });
 }
 
-/** After commit, never before: a catalog rebuilt mid-transaction would cache the old definitions. */
-async function committed<T>(deps: ResourceDeps, definition: ResourceDefinition, work: Promise<T>): Promise<T> {
-    const result = await work;
-    if (definition.spec.invalidatesCatalog) deps.catalog.invalidate();
-    return result;
+/** The request's authorizer loads before the transaction; the catalog is invalidated after a write to its tables. */
+function writeOptions(definition: ResourceDefinition, ctx: RequestContext) {
+    return { preload: () => ctx.authorizer(), invalidatesCatalog: definition.spec.invalidatesCatalog === true };
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -114,59 +95,50 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: Record<string, unknown>): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    const lock = deps.handle.dialect !== 'sqlite';
-    // load grants and catalog before the transaction: SQLite has one connection, which the transaction holds
-    await ctx.authorizer();
-    try {
-        return await committed(deps, definition, (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
-            // spec beta.64 item 2: the write runs under a row lock on the two server dialects
-            const row = await getRow(tx, spec, ctx, key, { forUpdate: lock });
-            const current = recordOf(definition, row);
-            await authorizeAction(ctx, spec, hooks, 'update', {
-                realmId: realmOfRow(spec, row),
-                record: current,
-                attributeNames: Object.keys(input),
-            });
-            if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined && input.realmId !== row.realm_id) {
-                if (input.realmId === null && spec.realm === 'required') throw badRequest(`A ${spec.entity} needs a realm.`);
-                // moving a row needs the permission in the target realm too
-                await authorizeAction(ctx, spec, hooks, 'update', { realmId: input.realmId as string | null, record: { ...current, ...input } });
-            }
-            if (spec.hasBuiltIn && row.built_in) {
-                // a built-in row keeps its identity: bootstrap and every login find it by name
-                for (const frozen of ['name', 'realmId', 'clientId']) {
-                    const column = definition.fields.find((field) => field.name === frozen)?.column;
-                    if (column && input[frozen] !== undefined && input[frozen] !== row[column]) {
-                        throw badRequest(`A built-in ${spec.entity} keeps its ${frozen}.`, [{ path: [frozen], code: 'built_in', message: 'cannot change on a built-in row' }]);
-                    }
+    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
+        const row = await getRow(tx, spec, ctx, key, lock);
+        const current = recordOf(definition, row);
+        await authorizeAction(ctx, spec, hooks, 'update', {
+            realmId: realmOfRow(spec, row),
+            record: current,
+            attributeNames: Object.keys(input),
+        });
+        if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined && input.realmId !== row.realm_id) {
+            if (input.realmId === null && spec.realm === 'required') throw badRequest(`A ${spec.entity} needs a realm.`);
+            // moving a row needs the permission in the target realm too
+            await authorizeAction(ctx, spec, hooks, 'update', { realmId: input.realmId as string | null, record: { ...current, ...input } });
+        }
+        if (spec.hasBuiltIn && row.built_in) {
+            // a built-in row keeps its identity: bootstrap and every login find it by name
+            for (const frozen of ['name', 'realmId', 'clientId']) {
+                const column = definition.fields.find((field) => field.name === frozen)?.column;
+                if (column && input[frozen] !== undefined && input[frozen] !== row[column]) {
+                    throw badRequest(`A built-in ${spec.entity} keeps its ${frozen}.`, [{ path: [frozen], code: 'built_in', message: 'cannot change on a built-in row' }]);
                 }
             }
-            const values: Row = columnsOf(deps, definition, input, 'update');
-            if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined) values.realm_id = input.realmId;
-            Object.assign(values, await hooks.prepareUpdate?.(ctx, row, input, tx));
-            // a field echoed back unchanged is not written (spec beta.64 item 2)
-            for (const column of Object.keys(values)) {
-                if (sameValue(values[column], row[column])) delete values[column];
-            }
-            if (Object.keys(values).length === 0) return current;
-            values.updated_at = toDbDate(deps.handle.dialect, new Date());
-            await tx.updateTable(spec.table).set(values).where('id', '=', row.id).execute();
-            const stored = await selectRows(tx, spec).where('id', '=', row.id).executeTakeFirstOrThrow();
-            await hooks.afterUpdate?.(ctx, row, stored, tx);
-            const record = recordOf(definition, stored);
-            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
-                name: `${spec.entity}.updated`,
-                refType: spec.entity,
-                refId: row.id as string,
-                realmId: eventRealm(spec, stored),
-                data: record,
-            });
-            return record;
-        }));
-    } catch (error) {
-        if (error instanceof AppError) throw error;
-        return mapWriteError(error);
-    }
+        }
+        const values: Row = columnsOf(deps, definition, input, 'update');
+        if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined) values.realm_id = input.realmId;
+        Object.assign(values, await hooks.prepareUpdate?.(ctx, row, input, tx));
+        // a field echoed back unchanged is not written (spec beta.64 item 2)
+        for (const column of Object.keys(values)) {
+            if (sameValue(values[column], row[column])) delete values[column];
+        }
+        if (Object.keys(values).length === 0) return current;
+        values.updated_at = toDbDate(deps.handle.dialect, new Date());
+        await updateRowById(tx, spec, row.id, values);
+        const stored = await selectRowById(tx, spec, row.id);
+        await hooks.afterUpdate?.(ctx, row, stored, tx);
+        const record = recordOf(definition, stored);
+        await recordEvent(tx, deps.handle.dialect, ctx, {
+            name: `${spec.entity}.updated`,
+            refType: spec.entity,
+            refId: row.id as string,
+            realmId: eventRealm(spec, stored),
+            data: record,
+        });
+        return record;
+    });
 }
 
 export async function deleteEntity(
@@ -177,27 +149,21 @@ export async function deleteEntity(
     query: Record<string, unknown> = {},
 ): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    await ctx.authorizer();
-    try {
-        return await committed(deps, definition, (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
-            const row = await getRow(tx, spec, ctx, key, { forUpdate: deps.handle.dialect !== 'sqlite' });
-            const record = recordOf(definition, row);
-            await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
-            if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
-            const refusal = await hooks.refuseDelete?.(row, tx, ctx, query);
-            if (refusal) throw badRequest(refusal);
-            await tx.deleteFrom(spec.table).where('id', '=', row.id).execute();
-            await recordEvent(typed(tx), deps.handle.dialect, ctx, {
-                name: `${spec.entity}.deleted`,
-                refType: spec.entity,
-                refId: row.id as string,
-                realmId: eventRealm(spec, row),
-                data: record,
-            });
-            return record;
-        }));
-    } catch (error) {
-        if (error instanceof AppError) throw error;
-        return mapWriteError(error);
-    }
+    return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
+        const row = await getRow(tx, spec, ctx, key, lock);
+        const record = recordOf(definition, row);
+        await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
+        if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
+        const refusal = await hooks.refuseDelete?.(row, tx, ctx, query);
+        if (refusal) throw badRequest(refusal);
+        await deleteRowById(tx, spec, row.id);
+        await recordEvent(tx, deps.handle.dialect, ctx, {
+            name: `${spec.entity}.deleted`,
+            refType: spec.entity,
+            refId: row.id as string,
+            realmId: eventRealm(spec, row),
+            data: record,
+        });
+        return record;
+    });
 }

@@ -1,4 +1,3 @@
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { ErrorCode } from '@realmgate/core';
 import type { RequestContext } from '../../authz/request-context.js';
 import { forbidden, AppError, issue, validationFailed, type Issue } from '../../errors/app-error.js';
@@ -6,12 +5,13 @@ import { parseListQuery } from '../../query/parse.js';
 import { QUERY_ISSUE } from '../../query/raw.js';
 import type { QueryCondition } from '../../query/types.js';
 import { applyCondition } from '../../storage/list-query/sql.js';
-import { columnsFromSpec } from '../../storage/list-query/sql-column.js';
-import type { AnyDb, AnyTx, ResourceDefinition, ResourceDeps } from '../resource/context.js';
-import { lowerable, querySpecOf, rowData } from '../resource/read.js';
-import type { Row } from '../resource/records.js';
-import { selectRows, withReferencedRealmColumn } from '../resource/referenced.js';
-import { relationVerdicts, withRelationColumns, type RelationVerdicts } from '../resource/relation-columns.js';
+import type { Tx, ResourceDefinition } from '../resource/context.js';
+import type { ResourceDeps } from '../resource/deps.js';
+import { lowerable, rowData } from '../resource/read.js';
+import { querySpecOf } from '../resource/query-spec.js';
+import { selectRowsWhere, type RowCondition } from '../../storage/resource/rows.js';
+import { listColumns, relationVerdicts, type RelationVerdicts } from '../resource/relation-columns.js';
+import { writeTransaction } from '../../storage/write-transaction.js';
 import { hasRealmColumn, permissionFor, realmAttributeOf } from '../resource/spec.js';
 
 /*
@@ -21,16 +21,13 @@ import { hasRealmColumn, permissionFor, realmAttributeOf } from '../resource/spe
  * filter that cannot be applied as written answers 400 — never a silently wider or narrower write.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic over both tables, like AnyDb
-export type Where = (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
-
 export interface BulkOptions {
     /** flat filter keys that name whose sessions end (spec: id, sub, subKind, userId, clientId, realmId) */
     targetKeys: readonly string[];
     /** the rows of the caller's own other sessions (self-service) */
-    ownRows(ctx: RequestContext): Where;
+    ownRows(ctx: RequestContext): RowCondition;
     /** end the matching rows in `tx`; the number ended */
-    apply(tx: AnyTx, where: Where): Promise<number>;
+    apply(tx: Tx, where: RowCondition): Promise<number>;
 }
 
 /** Rows a `post` verdict may evaluate in memory; beyond it the request needs a narrower filter. */
@@ -93,10 +90,9 @@ export async function bulkEnd(
     const verdicts = await verdictsOf(ctx, definition, fields);
     const authorizer = await ctx.authorizer();
 
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generic repository spans every table
-    const columnOf = withRelationColumns(withReferencedRealmColumn(columnsFromSpec<any, string>(querySpecOf(definition, false)), spec), definition, verdicts, deps.handle.dialect);
+    const columnOf = listColumns(definition, verdicts, deps.handle.dialect);
     const sqlOptions = { dialect: deps.handle.dialect };
-    const parts: Where[] = [];
+    const parts: RowCondition[] = [];
     if (filter) parts.push((eb) => applyCondition(eb, filter, columnOf, sqlOptions));
     if (ctx.routeRealmId !== null && hasRealmColumn(spec)) parts.push((eb) => eb('realm_id', '=', ctx.routeRealmId));
 
@@ -111,11 +107,12 @@ export async function bulkEnd(
     } else {
         parts.push(options.ownRows(ctx));
     }
-    const where: Where = (eb) => eb.and(parts.map((part) => part(eb)));
+    const where: RowCondition = (eb) => eb.and(parts.map((part) => part(eb)));
 
-    return (deps.db as AnyDb).transaction().execute(async (tx: AnyTx) => {
+    // the authorizer was loaded above, before the transaction (writeTransaction preloads it again, a no-op)
+    return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: Tx) => {
         if (!post) return options.apply(tx, where);
-        const candidates = await selectRows(tx, spec).where(where).limit(POST_EVALUATION_CAP + 1).execute() as Row[];
+        const candidates = await selectRowsWhere(tx, spec, where, POST_EVALUATION_CAP + 1);
         if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This request needs a narrower filter: its policies must be evaluated row by row.');
         const ids = candidates.filter((row) => authorizer.allows(permission, rowData(definition, row))).map((row) => row.id as string);
         let ended = 0;

@@ -1,8 +1,6 @@
 import { TOKEN_KINDS } from '@realmgate/core';
 import type { ResourceDefinition } from '../resource/context.js';
-import type { RouteDeps } from '../../http/routes/resource.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
-import { registerSessionRoutes, registerSessionTokenRoutes, type SessionRouteDeps } from '../../http/routes/sessions.js';
 
 /** Every session and token field is written by logins and refreshes, never through the API. */
 const readOnly = (name: string, column: string, type: FieldSpec['type'], extra: Partial<FieldSpec> = {}): FieldSpec => ({
@@ -62,20 +60,16 @@ export { sessionSpec, tokenSpec };
 /**
  * Sessions (API.md §3: read, delete). A login creates the row and every token names it; the API
  * reads them and ends them (revoked_at), it never creates or edits one. DELETE revokes instead
- * of deleting, so the generic delete is replaced by routes.ts.
+ * of deleting, so the generic delete is replaced by revoke.ts (mounted by the HTTP layer).
  */
-export function sessionsDefinition(deps: SessionRouteDeps): ResourceDefinition {
-    const definition: ResourceDefinition = { spec: sessionSpec, fields: sessionSpec.fields, hooks: {}, writes: [] };
-    definition.routes = (app, prefix) => registerSessionRoutes(app, deps, definition, prefix);
-    return definition;
+export function sessionsDefinition(): ResourceDefinition {
+    return { spec: sessionSpec, fields: sessionSpec.fields, hooks: {}, writes: [] };
 }
 
 /**
  * Session tokens (API.md §3): the stored refresh tokens. Deleting a row is the revocation of that
  * refresh token (its session lives on), so the generic delete applies as it is.
  */
-export function sessionTokensDefinition(deps: RouteDeps): ResourceDefinition {
-    const definition: ResourceDefinition = { spec: tokenSpec, fields: tokenSpec.fields, hooks: {}, writes: ['delete'] };
-    definition.routes = (app, prefix) => registerSessionTokenRoutes(app, deps, definition, prefix);
-    return definition;
+export function sessionTokensDefinition(): ResourceDefinition {
+    return { spec: tokenSpec, fields: tokenSpec.fields, hooks: {}, writes: ['delete'] };
 }

@@ -1,7 +1,7 @@
 import { fromDbBool } from '../../db/values.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import type { SessionStore } from '../../tokens/sessions.js';
-import { typed, type AnyTx } from '../resource/context.js';
+import { type Tx } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 
 /*
@@ -9,7 +9,7 @@ import type { Row } from '../resource/records.js';
  * update's afterUpdate hook, in its transaction, so the change and the end commit together.
  */
 
-type AfterUpdate = (ctx: RequestContext, before: Row, after: Row, tx: AnyTx) => Promise<void>;
+type AfterUpdate = (ctx: RequestContext, before: Row, after: Row, tx: Tx) => Promise<void>;
 
 const deactivated = (before: Row, after: Row): boolean =>
     fromDbBool(before.active as boolean | number) && !fromDbBool(after.active as boolean | number);
@@ -23,19 +23,19 @@ export function endUserSessions(sessions: SessionStore): AfterUpdate {
     return async (ctx, before, after, tx) => {
         const subject = { kind: 'user' as const, id: after.id as string };
         if (deactivated(before, after)) {
-            await sessions.endOfSubject(typed(tx), subject);
+            await sessions.endOfSubject(tx, subject);
             return;
         }
         if (before.password === after.password) return;
         const identity = ctx.actor.identity;
         const self = identity?.type === 'user' && identity.id === subject.id;
-        await sessions.endOfSubject(typed(tx), subject, self ? ctx.actor.sessionId ?? null : null);
+        await sessions.endOfSubject(tx, subject, self ? ctx.actor.sessionId ?? null : null);
     };
 }
 
 /** A deactivated client loses the sessions it is the subject of and those issued through it. */
 export function endClientSessions(sessions: SessionStore): AfterUpdate {
     return async (_ctx, before, after, tx) => {
-        if (deactivated(before, after)) await sessions.endOfClient(typed(tx), after.id as string);
+        if (deactivated(before, after)) await sessions.endOfClient(tx, after.id as string);
     };
 }

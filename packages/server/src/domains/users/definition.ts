@@ -8,8 +8,7 @@ import type { ResourceDefinition } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from './identity-rules.js';
-import { registerUserRoutes } from '../../http/routes/users.js';
-import type { RouteDeps } from '../../http/routes/resource.js';
+import type { ResourceDeps } from '../resource/deps.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
 
@@ -55,7 +54,7 @@ spec.fields = [
 
 export const userSpec = spec;
 
-export interface UserDeps extends RouteDeps {
+export interface UserDeps extends ResourceDeps {
     passwords: PasswordHasher;
     sessions: SessionStore;
 }
@@ -112,6 +111,5 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition {
             afterUpdate: endUserSessions(deps.sessions),
         },
     };
-    definition.routes = (app, prefix) => registerUserRoutes(app, deps, definition, prefix);
     return definition;
 }

@@ -2,9 +2,10 @@ import { BuiltInPolicyType } from '@realmgate/access';
 import { ErrorCode, isUuid } from '@realmgate/core';
 import type { RequestContext } from '../../authz/request-context.js';
 import { AppError, issue, validationFailed } from '../../errors/app-error.js';
-import type { AnyTx, ResourceHooks } from '../resource/context.js';
+import type { Tx, ResourceHooks } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
 import { realmMatchOf } from '../resource/spec.js';
+import { findPathPlace } from '../../storage/paths.js';
 
 /*
  * Rules users and clients share: both are identities a caller names in Basic credentials and in
@@ -28,9 +29,9 @@ export function assertNameNotUuid(name: unknown): void {
  * pathId names a folder of the row's own realm (spec "Other resource fields": a nullable reference
  * to a folder; folders are realm-bound).
  */
-export async function assertFolderOfRealm(tx: AnyTx, pathId: unknown, realmId: unknown): Promise<void> {
+export async function assertFolderOfRealm(tx: Tx, pathId: unknown, realmId: unknown): Promise<void> {
     if (typeof pathId !== 'string') return;
-    const folder = await tx.selectFrom('auth_paths').select('realm_id').where('id', '=', pathId.toLowerCase()).executeTakeFirst() as Row | undefined;
+    const folder = await findPathPlace(tx, pathId.toLowerCase());
     if (!folder || folder.realm_id !== realmId) {
         throw validationFailed([issue(['pathId'], 'invalid_reference', 'must name a folder of the same realm')]);
     }

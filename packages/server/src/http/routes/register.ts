@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
+import type { ResourceDefinition } from '../../domains/resource/context.js';
 import { describeResource } from '../../domains/resource/describe.js';
+import { createSecretStore } from '../../domains/clients/secret.js';
 import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
@@ -10,12 +12,33 @@ import { registerDiscoveryRoutes } from './discovery.js';
 import { registerSelfIntrospectionRoute } from './introspection.js';
 import { registerAuthorizationCheckRoutes } from './authorization-check.js';
 import { registerAuthorizationCatalogRoute } from './authorization.js';
+import { registerClientRoutes } from './clients.js';
+import { registerUserRoutes } from './users.js';
+import { registerSessionRoutes, registerSessionTokenRoutes } from './sessions.js';
+import { registerExpandedRoute } from './policies.js';
 import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
+
+type ExtraRoutes = (app: FastifyInstance, deps: AppDeps, definition: ResourceDefinition, prefix: string) => void;
+
+/**
+ * Routes a resource has beyond the generic ones (`@me`, secret rotation, session revocation, the
+ * expanded policy tree), keyed by collection and mounted under each of the resource's prefixes.
+ */
+const extraRoutes: Readonly<Record<string, ExtraRoutes>> = {
+    clients: (app, deps, definition, prefix) => registerClientRoutes(app, { ...deps, store: createSecretStore(deps) }, definition, prefix),
+    users: registerUserRoutes,
+    sessions: registerSessionRoutes,
+    'session-tokens': registerSessionTokenRoutes,
+    policies: (app, deps, _definition, prefix) => registerExpandedRoute(app, deps, prefix),
+};
 
 export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     const definitions = resourceDefinitions(deps);
     linkRelations(definitions);
-    for (const definition of definitions) registerResourceRoutes(app, deps, definition);
+    for (const definition of definitions) {
+        const extra = extraRoutes[definition.spec.collection];
+        registerResourceRoutes(app, deps, definition, extra ? (prefix) => extra(app, deps, definition, prefix) : undefined);
+    }
     registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
     registerTokenRoutes(app, {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,

@@ -3,12 +3,11 @@ import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
 import { idParams, listEnvelope, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import { bodySchemas } from '../../domains/resource/body-schema.js';
-import type { ResourceDefinition, ResourceDeps } from '../../domains/resource/context.js';
+import type { ResourceDefinition } from '../../domains/resource/context.js';
+import type { ResourceDeps } from '../../domains/resource/deps.js';
+import { upsertEntity } from '../../domains/resource/upsert.js';
 import { listEntities, readEntity } from '../../domains/resource/read.js';
 import { describeResource } from '../../domains/resource/describe.js';
-import { isUuid } from '@realmgate/core';
-import { findRow } from '../../domains/resource/resolve.js';
-import { badRequest } from '../../errors/app-error.js';
 import { createEntity, deleteEntity, updateEntity } from '../../domains/resource/write.js';
 
 export type RouteDeps = ResourceDeps;
@@ -23,8 +22,11 @@ function stripper(names: readonly string[]) {
     };
 }
 
-/** Mount one resource at /<collection> and, when realm-bound, at /realms/:realmId/<collection>. */
-export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition): void {
+/**
+ * Mount one resource at /<collection> and, when realm-bound, at /realms/:realmId/<collection>;
+ * `extraRoutes` mounts the resource's own routes (`@me`, secret rotation…) under each prefix.
+ */
+export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition, extraRoutes?: (prefix: string) => void): void {
     const { spec, hooks } = definition;
     const schemas = bodySchemas(spec, definition.fields, hooks.extraBody, hooks.openBody);
     const preValidation = hooks.strippedBody?.length ? stripper(hooks.strippedBody) : undefined;
@@ -43,7 +45,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
         const base = `${prefix}/${spec.collection}`;
         const params = idParams(prefix);
         const mountParams = prefix ? idParams(prefix, []) : undefined;
-        definition.routes?.(app, prefix);
+        extraRoutes?.(prefix);
         app.get(base, contract({
             auth: 'required', tags, summary: `List ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
             querystring: listQuery(definition), response: { 200: listEnvelope(record, 'The page of rows the caller may read.') },
@@ -82,21 +84,8 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             response: { 200: one('The updated row.'), 201: one('The created row.') }, errors: [409],
         })), async (request, reply) => {
             const ctx = request.context;
-            const body = request.body as Record<string, unknown>;
-            const existing = await findRow(deps.db as never, spec, ctx, request.params.id);
-            if (existing) {
-                return { data: await updateEntity(deps, definition, ctx, existing.id as string, body), meta: {} };
-            }
-            // upsert: an id key becomes the new row's id; a name key its name (API.md §1)
-            const isId = isUuid(request.params.id);
-            if (!isId && body.name !== undefined && body.name !== request.params.id) {
-                throw badRequest('The body name differs from the name in the path.', [{ path: ['name'], code: 'name_mismatch', message: 'must equal the name in the path' }]);
-            }
-            if (isId && spec.named && body.name === undefined) {
-                throw badRequest('A new row needs a name.', [{ path: ['name'], code: 'required', message: "must have required property 'name'" }]);
-            }
-            const input = isId ? body : { ...body, name: request.params.id };
-            const data = await createEntity(deps, definition, ctx, input, isId ? request.params.id.toLowerCase() : undefined);
+            const { created, data } = await upsertEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>);
+            if (!created) return { data, meta: {} };
             return reply.status(201).send({ data, meta: {} });
         });
         if (writes.has('delete')) app.delete<{ Params: Params }>(`${base}/:id`, contract({

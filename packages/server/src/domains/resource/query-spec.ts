@@ -1,0 +1,26 @@
+import type { CollectionQuerySpec } from '../../query/types.js';
+import type { ResourceDefinition } from './context.js';
+
+/** The list-query description of a resource: its readable fields and, optionally, its relations. */
+export function querySpecOf(definition: ResourceDefinition, withRelations = true): CollectionQuerySpec {
+    const fields: CollectionQuerySpec['fields'] = {};
+    for (const field of definition.fields) {
+        if ((field.read ?? 'default') === 'never') continue;
+        fields[field.name] = {
+            column: field.column,
+            type: field.type === 'integer' ? 'number' : field.type === 'stringList' || field.type === 'json' ? 'string' : field.type,
+            ...(field.values ? { values: [...field.values] } : {}),
+            filter: field.filter ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
+            sort: field.sort ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
+            ...(field.read === 'withheld' ? { withheld: true } : {}),
+            // a nullable date (a session's revokedAt) also takes `null` / `!null`
+            ...(field.type === 'date' && field.nullable ? { nullable: true } : {}),
+        };
+    }
+    if (!withRelations || !definition.related?.size) return { fields };
+    // relations are loadable with include and filterable through (relation-columns.ts), each gated
+    // by the related resource's own read permission
+    const relations: NonNullable<CollectionQuerySpec['relations']> = {};
+    for (const [name, related] of definition.related) relations[name] = querySpecOf(related, false);
+    return { fields, relations };
+}

@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { ListQuery, QueryCondition } from '../../query/types.js';
+import { applyCondition, applySort } from '../list-query/sql.js';
+import type { ColumnResolver, SqlDialect } from '../list-query/sql-column.js';
+import { withReferencedRealm } from './rows.js';
+import { dynamic, hasRealmColumn, type ResourceTable, type StoredRow } from './table.js';
+
+/** A list read of a resource's table: the route realm, the caller's filter and the compiled read verdict. */
+export interface ListSelection {
+    table: ResourceTable;
+    routeRealmId: string | null;
+    /** every condition must hold (the filter, a lowerable verdict); each goes into the WHERE */
+    conditions: readonly QueryCondition[];
+    sort: ListQuery['sort'];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic over every table
+    columnOf: ColumnResolver<any, string>;
+    dialect: SqlDialect;
+}
+
+function selection(db: Kysely<Database>, list: ListSelection) {
+    let base = dynamic(db).selectFrom(list.table.table);
+    if (list.routeRealmId !== null && hasRealmColumn(list.table)) base = base.where('realm_id', '=', list.routeRealmId);
+    for (const condition of list.conditions) base = base.where((eb) => applyCondition(eb, condition, list.columnOf, { dialect: list.dialect }));
+    return base;
+}
+
+function sortedRows(db: Kysely<Database>, list: ListSelection) {
+    return applySort(withReferencedRealm(selection(db, list).selectAll(), list.table), list.sort, list.columnOf);
+}
+
+/** Sorted rows up to `limit`, for a verdict evaluated row by row before paging. */
+export async function listCandidates(db: Kysely<Database>, list: ListSelection, limit: number): Promise<StoredRow[]> {
+    return sortedRows(db, list).limit(limit).execute();
+}
+
+/** One page and the exact total, the verdict being part of the WHERE. */
+export async function listPage(db: Kysely<Database>, list: ListSelection, page: { limit: number; offset: number }): Promise<{ rows: StoredRow[]; total: number }> {
+    const [countRow, rows] = await Promise.all([
+        selection(db, list).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
+        sortedRows(db, list).limit(page.limit).offset(page.offset).execute(),
+    ]);
+    return { rows, total: Number(countRow?.total ?? 0) };
+}

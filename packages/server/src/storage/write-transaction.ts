@@ -1,0 +1,73 @@
+import type { Kysely, Transaction } from 'kysely';
+import { classifyDbError } from '../db/errors.js';
+import type { Database } from '../db/schema.js';
+import type { DialectName } from '../db/values.js';
+import { AppError, badRequest, conflict } from '../errors/app-error.js';
+
+/** The transaction a write runs in: every query of the write goes through it. */
+export type WriteTx = Transaction<Database>;
+
+/** How to read the row being written: `forUpdate` locks it on the server dialects. */
+export interface RowLock {
+    forUpdate: boolean;
+}
+
+export interface WriteTransactionDeps {
+    handle: { dialect: DialectName };
+    db: Kysely<Database>;
+    catalog: { invalidate(): void };
+}
+
+export interface WriteTransactionOptions {
+    /**
+     * Loads what the write's authorization needs outside the transaction (the request's grants
+     * and the catalog: `RequestContext.authorizer`). Awaited BEFORE the transaction opens: SQLite
+     * has one connection, which the transaction holds, so loading inside it would wait forever.
+     */
+    preload(): Promise<unknown>;
+    /**
+     * The write changes what the authorization catalog caches (permissions, policies): the cache
+     * is invalidated after the commit — never before (a catalog rebuilt mid-transaction would cache
+     * the old definitions) and never after a rollback.
+     */
+    invalidatesCatalog?: boolean;
+}
+
+/** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
+export function mapWriteError(error: unknown): never {
+    const classified = classifyDbError(error);
+    if (classified?.kind === 'unique') throw conflict();
+    if (classified?.kind === 'foreign_key') {
+        const path = classified.columns?.[0] ? [classified.columns[0].replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] : ['body'];
+        throw badRequest('A referenced entity does not exist (or is still referenced).', [{ path, code: 'invalid_reference', message: 'references no existing entity' }]);
+    }
+    if (classified?.kind === 'not_null' || classified?.kind === 'check') {
+        throw badRequest('A required value is missing or invalid.', [{ path: classified.columns?.length ? classified.columns : ['body'], code: 'invalid_value', message: 'is missing or invalid' }]);
+    }
+    throw error;
+}
+
+/**
+ * The one way the administrative API writes (issue 11 item 4): preload, open the transaction, hand
+ * `work` the transaction and the row lock of the dialect (spec beta.64 item 2: writes run under a
+ * row lock on PostgreSQL and MySQL; SQLite serialises writers anyway), map constraint violations
+ * (db/errors.ts) to 409/400 while an AppError passes as thrown, and invalidate the catalog only
+ * once the commit succeeded.
+ */
+export async function writeTransaction<T>(
+    deps: WriteTransactionDeps,
+    options: WriteTransactionOptions,
+    work: (tx: WriteTx, lock: RowLock) => Promise<T>,
+): Promise<T> {
+    await options.preload();
+    const lock: RowLock = { forUpdate: deps.handle.dialect !== 'sqlite' };
+    let result: T;
+    try {
+        result = await deps.db.transaction().execute((tx) => work(tx, lock));
+    } catch (error) {
+        if (error instanceof AppError) throw error;
+        return mapWriteError(error);
+    }
+    if (options.invalidatesCatalog) deps.catalog.invalidate();
+    return result;
+}
