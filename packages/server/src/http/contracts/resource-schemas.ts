@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { FieldSpec } from '../../domains/resource/spec.js';
 import { describeResource } from '../../domains/resource/describe.js';
@@ -68,10 +68,13 @@ export function listQuery(definition: ResourceDefinition): TSchema {
     }, { additionalProperties: true, description: '`filter[relation.field]` filters through an allowed relation.' });
 }
 
+/** The params of a route: `:id`-like names, plus `realmId` on a realm mount. */
+type IdParams<N extends string> = TObject<{ [K in N]: TString } & { realmId: TOptional<TString> }>;
+
 /** `:id`: a UUID or, for named entities, a name (API.md §1); `:realmId` of a realm mount likewise. */
-export function idParams(prefix: string, names: string[] = ['id']): TSchema {
-    const properties: Record<string, TSchema> = {};
+export function idParams<const N extends string = 'id'>(prefix: string, names: readonly N[] = ['id' as N]): IdParams<N> {
+    const properties: Record<string, TString> = {};
     if (prefix.includes(':realmId')) properties.realmId = Type.String({ description: 'The realm of the mount, by id or name.' });
     for (const name of names) properties[name] = Type.String({ description: 'A UUID, or a name for named entities.' });
-    return Type.Object(properties);
+    return Type.Object(properties) as unknown as IdParams<N>;
 }

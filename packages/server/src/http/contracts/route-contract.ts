@@ -29,17 +29,17 @@ function defaultErrors(auth: RouteAuth, clientAuthentication: boolean): number[]
 export interface RouteContract {
     auth: RouteAuth;
     summary: string;
-    tags: string[];
+    tags: readonly string[];
     description?: string;
     params?: TSchema;
     querystring?: TSchema;
     body?: TSchema;
     /** media types the body may come in; default JSON */
-    consumes?: string[];
+    consumes?: readonly string[];
     /** the success answers, by status; the error answers are added */
     response: Record<number, TSchema>;
     /** error statuses beyond the defaults (409 on writes) */
-    errors?: number[];
+    errors?: readonly number[];
     /**
      * an OAuth 2.0 protocol route (API.md §1): errors carry `error`/`error_description`, and the
      * client may authenticate with Basic or in the body (RFC 6749 §2.3.1)
@@ -55,21 +55,28 @@ export interface RouteContract {
  * security requirement that follows from the authentication. The options go straight into the
  * route declaration; @fastify/swagger builds the OpenAPI document from them at boot.
  */
-export function contract(route: RouteContract): { config: FastifyContextConfig; schema: FastifySchema } {
+/** The declared input schemas, kept with their TypeBox types so the type provider types the handler. */
+type Declared<C, K extends string> = C extends Record<K, infer S> ? S : undefined;
+export interface ContractOptions<C extends RouteContract> {
+    config: FastifyContextConfig;
+    schema: FastifySchema & { params: Declared<C, 'params'>; querystring: Declared<C, 'querystring'>; body: Declared<C, 'body'> };
+}
+
+export function contract<const C extends RouteContract>(route: C): ContractOptions<C> {
     const oauth = route.oauth === true;
     const statuses = [...new Set([...defaultErrors(route.auth, oauth), ...(route.errors ?? [])])].sort();
     const schema: FastifySchema & Record<string, unknown> = {
         summary: route.summary,
-        tags: route.tags,
+        tags: [...route.tags],
         ...(route.description ? { description: route.description } : {}),
         ...(route.params ? { params: route.params } : {}),
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.body ? { body: route.body } : {}),
-        ...(route.consumes ? { consumes: route.consumes } : {}),
+        ...(route.consumes ? { consumes: [...route.consumes] } : {}),
         response: { ...route.response, ...errorResponses(statuses, oauth ? OAuthErrorBody : undefined) },
         security: securityOf(route.auth, oauth),
     };
-    return { config: { ...route.config, auth: route.auth }, schema };
+    return { config: { ...route.config, auth: route.auth }, schema: schema as ContractOptions<C>['schema'] };
 }
 
 /** A success answer without a body (RFC 7009 §2.2). */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import { idParams } from '../contracts/resource-schemas.js';
@@ -19,7 +20,8 @@ function cacheControl(maxAge: number | null): string {
  * so the router keeps them apart.
  */
 export function registerAuthorizationCheckRoutes(app: FastifyInstance, deps: AppDeps): void {
-    app.post('/authorization/check', contract({
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.post('/authorization/check', contract({
         auth: 'optional', tags: ['authorization'], summary: 'Batch check (spec "Authorization routes")',
         body: Type.Unknown({ description: 'The batch-check request; authz/batch-check.ts parses it.' }),
         response: { 200: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'One verdict per entry.' }) },
@@ -31,7 +33,7 @@ export function registerAuthorizationCheckRoutes(app: FastifyInstance, deps: App
     });
 
     for (const [collection, check] of [['permissions', checkPermission], ['policies', checkPolicy]] as const) {
-        app.post<{ Params: { id: string } }>(`/${collection}/:id/check`, contract({
+        routes.post(`/${collection}/:id/check`, contract({
             auth: 'optional', tags: ['authorization'], summary: `Check a ${collection === 'permissions' ? 'permission' : 'policy'} for a subject`,
             params: idParams(''), body: Type.Unknown({ description: 'The subject check request; authz/subject-check.ts parses it.' }),
             response: { 200: ProtocolObject('The verdict `{ status, … }`.', { status: Type.String() }) },

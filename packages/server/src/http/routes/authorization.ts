@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import { catalogBodyForCaller } from '../../authz/catalog-projection.js';
 import type { AppDeps } from '../deps.js';
@@ -10,7 +11,8 @@ import type { AppDeps } from '../deps.js';
  * credentials (consumer rule 14: cache per credential).
  */
 export function registerAuthorizationCatalogRoute(app: FastifyInstance, deps: AppDeps): void {
-    app.get('/authorization', contract({
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.get('/authorization', contract({
         auth: 'required', tags: ['authorization'], summary: 'The authorization catalog (spec "Authorization catalog")',
         response: { 200: ProtocolObject('The catalog object, narrowed to the caller\'s realm reach.') },
     }), async (request, reply) => {

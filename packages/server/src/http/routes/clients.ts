@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { contract } from '../contracts/route-contract.js';
 import { idParams, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -25,6 +26,7 @@ async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
 
 /** `GET /clients/@me`, `POST /clients/:id/secret` and `POST /clients/@me/secret` (API.md §1). */
 export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps, definition: ResourceDefinition, prefix: string): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = `${prefix}/${definition.spec.collection}`;
     const tags = [definition.spec.collection];
     const record = recordSchema(definition);
@@ -32,25 +34,26 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
     const rotated = Type.Object({ data: record, meta: Type.Object({ secret: Type.String({ description: 'The new plaintext secret, answered once.' }) }) }, {
         description: 'The client and its new secret.',
     });
-    const rotation = (summary: string, params: ReturnType<typeof idParams> | undefined) => ({
-        ...contract({ auth: 'required', tags, summary, ...(params ? { params } : {}), body: RotationBody, response: { 200: rotated }, errors: [409] }),
-        preValidation: emptyBodyAsObject,
-    });
+    const rotation = { auth: 'required', tags, body: RotationBody, response: { 200: rotated }, errors: [409] } as const;
 
     // reading oneself needs no client_read grant (the caller proved it is this client); the
     // secret follows the usual rule, so fields=+secret shows a client its own secret
-    app.get(`${base}/@me`, contract({
+    routes.get(`${base}/@me`, contract({
         auth: 'required', tags, summary: 'The calling client', ...mountParams, querystring: ReadQuery,
         response: { 200: singleEnvelope(record, 'The caller\'s own client record.') },
     }), async (request) => {
         const ctx = request.context;
         return { data: await readCaller(deps, definition, ctx, 'client', request.query as Record<string, unknown>), meta: {} };
     });
-    app.post<{ Params: { id: string }; Body: RotationBody }>(`${base}/:id/secret`, rotation('Rotate a client\'s secret', idParams(prefix)), async (request) => {
+    routes.post(`${base}/:id/secret`, {
+        ...contract({ ...rotation, summary: 'Rotate a client\'s secret', params: idParams(prefix) }), preValidation: emptyBodyAsObject,
+    }, async (request) => {
         const ctx = request.context;
         return rotateSecret(deps, definition, ctx, request.params.id, request.body);
     });
-    app.post<{ Body: RotationBody }>(`${base}/@me/secret`, rotation('Rotate the calling client\'s secret', prefix ? idParams(prefix, []) : undefined), async (request) => {
+    routes.post(`${base}/@me/secret`, {
+        ...contract({ ...rotation, summary: 'Rotate the calling client\'s secret', ...mountParams }), preValidation: emptyBodyAsObject,
+    }, async (request) => {
         const ctx = request.context;
         return rotateOwnSecret(deps, definition, ctx, request.body);
     });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -9,7 +10,8 @@ import type { AppDeps } from '../deps.js';
  * bare response object, never cached (RFC 7662 §2.2 answers alike).
  */
 export function registerSelfIntrospectionRoute(app: FastifyInstance, deps: AppDeps): void {
-    app.get('/sessions/@me/introspect', contract({
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.get('/sessions/@me/introspect', contract({
         auth: 'required', tags: ['sessions'], summary: 'Introspect the request\'s own credential',
         response: { 200: ProtocolObject('The introspection response (RFC 7662 §2.2).', { active: Type.Boolean() }) },
     }), async (request, reply) => {

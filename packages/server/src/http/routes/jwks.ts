@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import type { Kysely } from 'kysely';
@@ -28,7 +29,8 @@ async function realmIdOf(db: Kysely<Database>, value: string): Promise<string> {
 const realmParams = Type.Object({ realmId: Type.String({ description: 'The realm, by id or name.' }) });
 
 export function registerJwksRoutes(app: FastifyInstance, deps: { db: Kysely<Database>; keys: KeyStore }): void {
-    app.get<{ Params: { realmId: string } }>('/realms/:realmId/jwks', contract({
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.get('/realms/:realmId/jwks', contract({
         auth: 'none', tags: ['oauth2'], summary: 'The realm\'s public keys (RFC 7517 JWK Set)', params: realmParams,
         response: { 200: ProtocolObject('The JWK Set.', { keys: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
     }), async (request, reply) => {
@@ -36,7 +38,7 @@ export function registerJwksRoutes(app: FastifyInstance, deps: { db: Kysely<Data
         const jwks = await deps.keys.publicJwks(deps.db, realmId);
         return reply.header('cache-control', CACHE_CONTROL).send(jwks);
     });
-    app.get<{ Params: { realmId: string; kid: string } }>('/realms/:realmId/jwks/:kid', contract({
+    routes.get('/realms/:realmId/jwks/:kid', contract({
         auth: 'none', tags: ['oauth2'], summary: 'One public key (RFC 7517 JWK)',
         params: Type.Object({ ...realmParams.properties, kid: Type.String({ description: 'The key id, a UUID.' }) }),
         response: { 200: ProtocolObject('The JWK.', { kid: Type.String() }) },

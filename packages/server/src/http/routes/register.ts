@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -33,6 +34,7 @@ const extraRoutes: Readonly<Record<string, ExtraRoutes>> = {
 };
 
 export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const definitions = resourceDefinitions(deps);
     linkRelations(definitions);
     for (const definition of definitions) {
@@ -48,7 +50,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
     // bulk schema description (spec "Schema and statistics facets")
-    app.get('/schemas', contract({
+    routes.get('/schemas', contract({
         auth: 'required', tags: ['schemas'], summary: 'The query vocabulary of every collection',
         response: {
             200: Type.Object({ data: Type.Array(Type.Object({}, { additionalProperties: true })), meta: Type.Object({ total: Type.Integer({ minimum: 0 }) }) }, {

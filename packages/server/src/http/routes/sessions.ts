@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
 import { idParams, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
@@ -23,26 +24,27 @@ const CountAnswer = Type.Object({ data: Type.Object({ count: Type.Integer({ mini
 
 /** `GET /sessions/@me`, `DELETE /sessions/:id` (revocation) and `DELETE /sessions` (bulk end). */
 export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDeps, definition: ResourceDefinition, prefix: string): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = `${prefix}/${definition.spec.collection}`;
     const tags = [definition.spec.collection];
     const record = recordSchema(definition);
     const mountParams = prefix ? { params: idParams(prefix, []) } : {};
     // the caller's current session: reading oneself needs no session_read, like GET /users/@me
-    app.get(`${base}/@me`, contract({
+    routes.get(`${base}/@me`, contract({
         auth: 'required', tags, summary: 'The session of the request\'s bearer token', ...mountParams, querystring: ReadQuery,
         response: { 200: singleEnvelope(record, 'The current session.') },
     }), async (request) => {
         const ctx = request.context;
         return { data: await readCurrentSession(deps, definition, ctx, request.query as Record<string, unknown>), meta: {} };
     });
-    app.delete<{ Params: { id: string } }>(`${base}/:id`, contract({
+    routes.delete(`${base}/:id`, contract({
         auth: 'required', tags, summary: 'End a session (a logout, or a force-logout with session_delete)', params: idParams(prefix),
         response: { 200: singleEnvelope(record, 'The ended session.') },
     }), async (request) => {
         const ctx = request.context;
         return { data: await revokeSession(deps, definition, ctx, request.params.id), meta: {} };
     });
-    app.delete(base, contract({
+    routes.delete(base, contract({
         auth: 'required', tags, summary: 'End sessions in bulk: the caller\'s other sessions, or those a filter names', ...mountParams,
         querystring: listQuery(definition), response: { 200: CountAnswer },
     }), async (request) => {
@@ -53,7 +55,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
 
 /** `DELETE /session-tokens`: the filter rules of DELETE /sessions, over tokens. */
 export function registerSessionTokenRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition, prefix: string): void {
-    app.delete(`${prefix}/${definition.spec.collection}`, contract({
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.delete(`${prefix}/${definition.spec.collection}`, contract({
         auth: 'required', tags: [definition.spec.collection], summary: 'Delete session tokens in bulk, by the filter rules of DELETE /sessions',
         ...(prefix ? { params: idParams(prefix, []) } : {}), querystring: listQuery(definition), response: { 200: CountAnswer },
     }), async (request) => {
