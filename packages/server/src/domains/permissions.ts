@@ -46,7 +46,7 @@ export function permissionsDefinition(dialect: DialectName): ResourceDefinition 
                 await assertClientOfRealm(tx, input.clientId, input.realmId);
                 return {};
             },
-            afterCreate: (_ctx, row, tx) => bindSystemDefault(tx, dialect, row.id as string),
+            afterCreate: (_ctx, row, tx) => bindSystemDefault(tx, dialect, row.id),
         },
     };
 }

@@ -31,8 +31,8 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDe
             // every realm gets its encryption key (secrets stored encrypted depend on it) and its
             // ES256 signing key (API.md §5) with it, in the creating transaction
             async afterCreate(_ctx, row, tx) {
-                await secrets.ensureRealmKey(tx, row.id as string);
-                await keys.ensureSigningKey(tx, row.id as string);
+                await secrets.ensureRealmKey(tx, row.id);
+                await keys.ensureSigningKey(tx, row.id);
             },
             refuseDelete: (row) => (row.name === MASTER_REALM ? 'The master realm cannot be deleted.' : null),
         },

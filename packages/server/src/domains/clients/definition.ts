@@ -3,7 +3,7 @@ import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from '../fields.js';
-import type { Db, ResourceDefinition } from '../resource/context.js';
+import type { ResourceDefinition } from '../resource/context.js';
 import { readValue, type Row } from '../resource/records.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
@@ -12,6 +12,7 @@ import type { SessionStore } from '../../tokens/sessions.js';
 import { endClientSessions } from '../sessions/lifecycle.js';
 import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
 import { assertAccessPolicy, assertClientFields } from './uris.js';
+import type { Columns } from '../../storage/resource/table.js';
 
 const uriField = (name: string, column: string, maxLength: number): FieldSpec => ({
     name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true,
@@ -77,7 +78,7 @@ async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], i
 }
 
 /** The secret column of an update; the storage mode stays the one chosen at creation. */
-async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['store']>[0], row: Row, secret: unknown): Promise<Row> {
+async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['store']>[0], row: Row, secret: unknown): Promise<Columns> {
     if (secret === undefined) return {};
     const mode = modeOfRow(row);
     if (mode === 'hashed') {
@@ -107,7 +108,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
             strippedBody: ['scope', 'rootUrl'],
             authorize: selfManageAuthorizer('client', PermissionName.CLIENT_SELF_MANAGE),
             async revealWithheld(field, row) {
-                if (field.name === 'secret') return store.reveal(deps.db as Db, row.secret as string | null);
+                if (field.name === 'secret') return store.reveal(deps.db, row.secret as string | null);
                 return readValue(field, row[field.column]);
             },
             async prepareCreate(_ctx, input, tx) {

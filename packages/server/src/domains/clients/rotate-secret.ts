@@ -57,7 +57,7 @@ export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceD
         await recordEvent(tx, deps.handle.dialect, ctx, {
             name: 'clientSecretRotated',
             refType: spec.entity,
-            refId: row.id as string,
+            refId: row.id,
             realmId: row.realm_id as string,
             data: { mode, previousMode },
         });
@@ -68,5 +68,5 @@ export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceD
 /** `POST /clients/@me/secret`: the calling client rotates its own secret (client_self_manage). */
 export async function rotateOwnSecret(deps: RotateSecretDeps, definition: ResourceDefinition, ctx: RequestContext, input: RotationInput): Promise<RotatedSecret> {
     const row = await callerRow(deps, definition, ctx, 'client');
-    return rotateSecret(deps, definition, ctx, row.id as string, input);
+    return rotateSecret(deps, definition, ctx, row.id, input);
 }

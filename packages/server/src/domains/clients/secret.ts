@@ -4,6 +4,7 @@ import { isBcryptHash, type PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { type Db, type Tx } from '../resource/context.js';
 import type { Row } from '../resource/records.js';
+import type { Columns } from '../../storage/resource/table.js';
 
 /** Storage modes of a client secret (spec "Other resource fields", beta.65 items 2 and 4). */
 export const SECRET_MODES = ['plain', 'hashed', 'encrypted'] as const;
@@ -45,7 +46,7 @@ export function modeOfFlags(hashed: unknown, encrypted: unknown): SecretMode {
     return 'plain';
 }
 
-export function flagColumns(dialect: DialectName, mode: SecretMode): Row {
+export function flagColumns(dialect: DialectName, mode: SecretMode): Columns {
     return { secret_hashed: toDbBool(dialect, mode === 'hashed'), secret_encrypted: toDbBool(dialect, mode === 'encrypted') };
 }
 

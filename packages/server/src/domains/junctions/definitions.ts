@@ -1,7 +1,8 @@
-import { RealmScope } from '@realmgate/core';
+import { isRealmScope, RealmScope } from '@realmgate/core';
 import { assertCanAssignRole, assertCanGrant } from '../../authz/delegation.js';
 import type { RequestContext } from '../../authz/request-context.js';
-import type { Tx, ResourceDefinition, ResourceHooks } from '../resource/context.js';
+import type { Input, Tx, ResourceDefinition, ResourceHooks } from '../resource/context.js';
+import { nullableTextOf, textOf } from '../resource/input.js';
 import { realmOfRow, type ResourceSpec } from '../resource/spec.js';
 import { assertGrantPolicy, assertRoleAssignable, assertScopeBindable, carriedGrants, grantedDefinition } from './rules.js';
 import {
@@ -11,6 +12,7 @@ import {
     rolePermissionSpec,
     userPermissionSpec,
     userRoleSpec,
+    type GrantTable,
 } from './specs.js';
 
 export interface JunctionDeps {
@@ -18,8 +20,13 @@ export interface JunctionDeps {
 }
 
 /** The holder's realm: for a create the framework resolved it into input.realmId (realm 'referenced'). */
-function holderRealmOf(input: Record<string, unknown>): string | null {
-    return (input.realmId as string | null | undefined) ?? null;
+function holderRealmOf(input: Input): string | null {
+    return nullableTextOf(input, 'realmId') ?? null;
+}
+
+/** A stored or written realm scope; a value this server does not know is refused by the schema first. */
+function realmScopeOf(value: unknown): RealmScope | undefined {
+    return isRealmScope(value) ? value : undefined;
 }
 
 /**
@@ -27,7 +34,7 @@ function holderRealmOf(input: Record<string, unknown>): string | null {
  * stored: its junction policy (root, global or of the holder's realm) and delegation rule (a) —
  * the actor must itself reach the granted definition wherever the grant will reach.
  */
-function grantHooks(spec: ResourceSpec, deps: JunctionDeps): ResourceHooks {
+function grantHooks(spec: ResourceSpec<GrantTable>, deps: JunctionDeps): ResourceHooks<GrantTable> {
     const check = async (ctx: RequestContext, tx: Tx, grant: { permissionId: string; realmScope: RealmScope; policyId: string | null }, holderRealm: string | null) => {
         if (grant.policyId) await assertGrantPolicy(tx, grant.policyId, holderRealm);
         const definition = await grantedDefinition(tx, grant.permissionId);
@@ -39,9 +46,9 @@ function grantHooks(spec: ResourceSpec, deps: JunctionDeps): ResourceHooks {
     return {
         async prepareCreate(ctx, input, tx) {
             await check(ctx, tx, {
-                permissionId: input.permissionId as string,
-                realmScope: (input.realmScope as RealmScope | undefined) ?? RealmScope.OWN,
-                policyId: (input.policyId as string | null | undefined) ?? null,
+                permissionId: textOf(input, 'permissionId') ?? '',
+                realmScope: realmScopeOf(input.realmScope) ?? RealmScope.OWN,
+                policyId: nullableTextOf(input, 'policyId') ?? null,
             }, holderRealmOf(input));
             return {};
         },
@@ -49,9 +56,9 @@ function grantHooks(spec: ResourceSpec, deps: JunctionDeps): ResourceHooks {
             if (input.realmScope === undefined && input.policyId === undefined) return {};
             // the grant as it will be after the write, whether it widens or narrows
             await check(ctx, tx, {
-                permissionId: row.permission_id as string,
-                realmScope: (input.realmScope as RealmScope | undefined) ?? (row.realm_scope as RealmScope),
-                policyId: input.policyId !== undefined ? input.policyId as string | null : (row.policy_id as string | null),
+                permissionId: row.permission_id,
+                realmScope: realmScopeOf(input.realmScope) ?? row.realm_scope,
+                policyId: input.policyId !== undefined ? nullableTextOf(input, 'policyId') ?? null : row.policy_id,
             }, realmOfRow(spec, row) ?? null);
             return {};
         },
@@ -65,15 +72,16 @@ function grantHooks(spec: ResourceSpec, deps: JunctionDeps): ResourceHooks {
 const roleAssignmentHooks: ResourceHooks = {
     async prepareCreate(ctx, input, tx) {
         const holderRealm = holderRealmOf(input);
-        await assertRoleAssignable(tx, input.roleId as string, holderRealm);
-        assertCanAssignRole(await ctx.authorizer(), await carriedGrants(tx, input.roleId as string), holderRealm);
+        const roleId = textOf(input, 'roleId') ?? '';
+        await assertRoleAssignable(tx, roleId, holderRealm);
+        assertCanAssignRole(await ctx.authorizer(), await carriedGrants(tx, roleId), holderRealm);
         return {};
     },
 };
 
 const clientScopeHooks: ResourceHooks = {
     async prepareCreate(_ctx, input, tx) {
-        await assertScopeBindable(tx, input.scopeId as string, holderRealmOf(input));
+        await assertScopeBindable(tx, textOf(input, 'scopeId') ?? '', holderRealmOf(input));
         return {};
     },
 };

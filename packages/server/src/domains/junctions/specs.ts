@@ -17,10 +17,10 @@ export const ROLE_HOLDER: Holder = { name: 'roleId', column: 'role_id', table: '
 export const USER_HOLDER: Holder = { name: 'userId', column: 'user_id', table: 'auth_users', resource: 'user' };
 export const CLIENT_HOLDER: Holder = { name: 'clientId', column: 'client_id', table: 'auth_clients', resource: 'client' };
 
-interface JunctionShape {
+interface JunctionShape<T extends TableName> {
     entity: string;
     collection: string;
-    table: TableName;
+    table: T;
     holder: Holder;
     /** the other side and any extra columns */
     fields: FieldSpec[];
@@ -33,8 +33,8 @@ interface JunctionShape {
  * so REALM_MATCH is the holder's realm. That is what keeps realm_admin, holding the role-permission
  * writes at `own`, off the bindings of global roles (spec Authentication rule 11).
  */
-function junctionSpec(shape: JunctionShape): ResourceSpec {
-    const spec: ResourceSpec = {
+function junctionSpec<T extends TableName>(shape: JunctionShape<T>): ResourceSpec<T> {
+    const spec: ResourceSpec<T> = {
         entity: shape.entity,
         collection: shape.collection,
         table: shape.table,
@@ -49,7 +49,10 @@ function junctionSpec(shape: JunctionShape): ResourceSpec {
 }
 
 /** Grant rows (spec "Other resource fields": realmScope own, ownOrNull, any, none; default own). */
-function grantSpec(entity: string, collection: string, table: TableName, holder: Holder): ResourceSpec {
+/** The three grant tables: a definition granted to a role, a user or a client. */
+export type GrantTable = 'auth_role_permissions' | 'auth_user_permissions' | 'auth_client_permissions';
+
+function grantSpec<T extends GrantTable>(entity: string, collection: string, table: T, holder: Holder): ResourceSpec<T> {
     return junctionSpec({
         entity,
         collection,
@@ -67,7 +70,7 @@ function grantSpec(entity: string, collection: string, table: TableName, holder:
     });
 }
 
-function roleAssignmentSpec(entity: string, collection: string, table: TableName, holder: Holder): ResourceSpec {
+function roleAssignmentSpec<T extends TableName>(entity: string, collection: string, table: T, holder: Holder): ResourceSpec<T> {
     return junctionSpec({
         entity,
         collection,

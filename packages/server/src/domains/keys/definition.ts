@@ -13,6 +13,7 @@ import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
 import { type Tx, type ResourceDefinition } from '../resource/context.js';
 import type { EntityRecord, Row } from '../resource/records.js';
 import { commonFields, realmMatchOf, type ResourceSpec } from '../resource/spec.js';
+import type { Columns } from '../../storage/resource/table.js';
 
 const spec: ResourceSpec = {
     entity: 'key',
@@ -58,7 +59,7 @@ async function assertImportReach(ctx: RequestContext, record: EntityRecord): Pro
 }
 
 /** The columns of a new key: generated, or imported and validated (400 with issues when unusable). */
-async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>): Promise<Row> {
+async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>): Promise<Columns> {
     if (input.use === 'enc') {
         const issues = [
             ...(input.privateKey !== undefined ? [issue(['privateKey'], 'not_importable', 'encryption keys are generated, never imported')] : []),
@@ -95,7 +96,7 @@ async function buryKey(dialect: DialectName, row: Row, tx: Tx, tokenMaxAge: numb
     if (typeof row.public_key !== 'string') return;
     const now = new Date();
     await buryKeyTombstone(tx, {
-        id: row.id as string, algorithm: row.algorithm as string, public_key: row.public_key, realm_id: row.realm_id as string,
+        id: row.id, algorithm: row.algorithm as string, public_key: row.public_key, realm_id: row.realm_id as string,
         deleted_at: toDbDate(dialect, now),
     }, toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000)));
 }
@@ -112,7 +113,7 @@ async function releaseDependents(dialect: DialectName, row: Row, tx: Tx, query: 
         return null;
     }
     if (row.use !== 'enc') return null;
-    const dependents = await clientsEncryptedUnder(tx, row.id as string);
+    const dependents = await clientsEncryptedUnder(tx, row.id);
     if (dependents.length === 0) return null;
     if (!force) {
         throw new AppError(ErrorCode.ENTITY_CONFLICT, `${dependents.length} client secret(s) are encrypted under this key; delete with ?force=true to destroy them.`);
@@ -149,7 +150,7 @@ export function keysDefinition(deps: {
                 // the stored JWK names its kid (the row id, known only once the row exists)
                 if (row.use !== 'sig') return;
                 const publicKey = JSON.stringify(publicJwkOf(row as Parameters<typeof publicJwkOf>[0]));
-                await setKeyPublicJwk(tx, row.id as string, publicKey);
+                await setKeyPublicJwk(tx, row.id, publicKey);
             },
             async prepareUpdate(_ctx, row, input) {
                 // key material is fixed for the life of a kid: a new key is a new row

@@ -1,6 +1,6 @@
 import { AccessErrorCode, defaultPolicyEngine, isPolicyValidationError } from '@realmgate/access';
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
-import type { EntityRecord, Row } from '../resource/records.js';
+import type { EntityRecord } from '../resource/records.js';
 import { ENTITY_MEMBERS, REFUSED_MEMBERS } from './spec.js';
 
 /** Largest stored configuration; a policy is evaluated on every request, so it must stay small. */
@@ -28,7 +28,7 @@ export function configurationOf(input: Record<string, unknown>): Configuration {
 }
 
 /** The stored configuration of a row (the catalog's input too); a corrupt column reads as empty. */
-export function storedConfiguration(row: Row): Configuration {
+export function storedConfiguration(row: { config: string }): Configuration {
     try {
         const parsed: unknown = JSON.parse(String(row.config));
         return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Configuration : {};
@@ -76,6 +76,6 @@ export function canonicalConfiguration(type: string, invert: boolean, config: Co
  * The REST record of a policy: entity columns plus the configuration keys at the top level
  * (API.md §3). Entity columns win a name clash, so a configuration can never disguise a column.
  */
-export function withConfiguration(record: EntityRecord, row: Row): EntityRecord {
+export function withConfiguration(record: EntityRecord, row: { config: string }): EntityRecord {
     return { ...storedConfiguration(row), ...record };
 }

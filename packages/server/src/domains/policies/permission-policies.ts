@@ -3,6 +3,7 @@ import { foreignKey } from '../fields.js';
 import type { ResourceDefinition } from '../resource/context.js';
 import { commonFields, type ResourceSpec } from '../resource/spec.js';
 import { policyRow } from './tree.js';
+import { nullableTextOf, textOf } from '../resource/input.js';
 
 const spec: ResourceSpec = {
     entity: 'permission_policy',
@@ -32,8 +33,8 @@ export const permissionPoliciesDefinition: ResourceDefinition = {
     hooks: {
         async prepareCreate(_ctx, input, tx) {
             // input.realmId is the permission's realm (the referenced realm the framework resolved)
-            const permissionRealm = (input.realmId as string | null | undefined) ?? null;
-            const policy = await policyRow(tx, input.policyId as string);
+            const permissionRealm = nullableTextOf(input, 'realmId') ?? null;
+            const policy = await policyRow(tx, textOf(input, 'policyId') ?? '');
             const refuse = (message: string) => validationFailed([issue(['policyId'], 'invalid_policy_reference', message)]);
             if (!policy) throw refuse('names no policy');
             if (policy.parent_id) throw refuse('must name a root policy, not the child of a composite');

@@ -10,7 +10,7 @@ const POLICY_NAME_PATTERN = '^[a-zA-Z0-9_.:-]+$';
  * canonical output (db/schema.ts), which is what the catalog projects (authz/policy-tree.ts), so it
  * is deliberately not a field: the resource reads and writes it through its hooks.
  */
-export const policySpec: ResourceSpec = {
+export const policySpec: ResourceSpec<'auth_policies'> = {
     entity: 'policy',
     collection: 'policies',
     table: 'auth_policies',

@@ -3,8 +3,8 @@ import { PermissionName } from '@realmgate/core';
 import { conflict, issue, validationFailed } from '../../errors/app-error.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import type { Db } from '../resource/context.js';
-import { toRecord, type Row } from '../resource/records.js';
-import { findPolicy, policyChildren, policyReferences } from '../../storage/policies.js';
+import { toRecord } from '../resource/records.js';
+import { findPolicy, policyChildren, policyReferences, type PolicyRow } from '../../storage/policies.js';
 import { withConfiguration } from './configuration.js';
 import { policyFields } from './spec.js';
 
@@ -16,14 +16,14 @@ export const MAX_TREE_DEPTH = 32;
 
 export const COMPOSITE = 'composite';
 
-export async function policyRow(db: Db, id: string): Promise<Row | undefined> {
+export async function policyRow(db: Db, id: string): Promise<PolicyRow | undefined> {
     return findPolicy(db, id);
 }
 
 /** Decision data about one stored policy: its realm and its record (configuration included). */
-export function policyData(row: Row): PolicyData {
+export function policyData(row: PolicyRow): PolicyData {
     return {
-        [BuiltInPolicyType.REALM_MATCH]: (row.realm_id as string | null) ?? null,
+        [BuiltInPolicyType.REALM_MATCH]: row.realm_id,
         [BuiltInPolicyType.ATTRIBUTES]: withConfiguration(toRecord(policyFields, row), row),
     };
 }
@@ -32,20 +32,22 @@ export function policyData(row: Row): PolicyData {
  * Every descendant of a node, grouped by parent and ordered by creation, level by level (one query
  * per level, bounded by MAX_TREE_DEPTH), and the height of the subtree (a leaf has height 0).
  */
-export async function loadSubtree(db: Db, rootId: string): Promise<{ children: Map<string, Row[]>; height: number }> {
-    const children = new Map<string, Row[]>();
+export async function loadSubtree(db: Db, rootId: string): Promise<{ children: Map<string, PolicyRow[]>; height: number }> {
+    const children = new Map<string, PolicyRow[]>();
     let level = [rootId];
     let height = 0;
     while (level.length > 0 && height <= MAX_TREE_DEPTH) {
-        const rows: Row[] = await policyChildren(db, level);
+        const rows = await policyChildren(db, level);
         if (rows.length === 0) break;
         height++;
         for (const row of rows) {
-            const siblings = children.get(row.parent_id as string) ?? [];
+            // every row of this level has a parent: it was selected by parent_id
+            const parentId = row.parent_id ?? '';
+            const siblings = children.get(parentId) ?? [];
             siblings.push(row);
-            children.set(row.parent_id as string, siblings);
+            children.set(parentId, siblings);
         }
-        level = rows.map((row) => row.id as string);
+        level = rows.map((row) => row.id);
     }
     return { children, height };
 }
@@ -70,10 +72,10 @@ export async function assertParent(
     if (parent.type !== COMPOSITE) throw refuse('must name a composite policy');
     if ((parent.realm_id ?? null) !== realmId) throw refuse('must name a policy of the same realm (a global policy for a global one)');
     let depth = 1;
-    for (let cursor: Row | undefined = parent; cursor; depth++) {
+    for (let cursor: PolicyRow | undefined = parent; cursor; depth++) {
         if (self && cursor.id === self.id) throw refuse('would make the policy its own ancestor');
         if (depth + (self?.height ?? 0) > MAX_TREE_DEPTH) throw refuse(`would make the tree deeper than ${MAX_TREE_DEPTH} levels`);
-        cursor = cursor.parent_id ? await policyRow(db, cursor.parent_id as string) : undefined;
+        cursor = cursor.parent_id ? await policyRow(db, cursor.parent_id) : undefined;
     }
     const authorizer = await ctx.authorizer();
     await authorizer.assert(PermissionName.POLICY_UPDATE, policyData(parent));

@@ -90,7 +90,7 @@ async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition
         const related = definition.related?.get(name);
         if (!relation || !related) continue;
         const ids = [...new Set(rows.map((row) => row[relation.column]).filter((id): id is string => typeof id === 'string'))];
-        const relatedRows = await selectRowsByIds(deps.db, related.spec.table, ids);
+        const relatedRows = await selectRowsByIds(deps.db, related.spec, ids);
         // `fields[client]=+secret` on junction collections (spec "Other resource fields"): the
         // related record's withheld fields, each under the related resource's own rule
         const relatedQuery: ListQuery = { ...query, fields: { base: [], added: query.perRelationFields?.[name]?.added ?? [] }, include: [] };
@@ -98,7 +98,7 @@ async function attachIncludes(deps: ResourceDeps, definition: ResourceDefinition
         for (const relatedRow of relatedRows) {
             const allowed = relation.readableWithOwner === true ||
                 authorizer.allows(permissionFor(related.spec, 'read'), rowData(related, relatedRow));
-            byId.set(relatedRow.id as string, allowed ? await shape(ctx, related, relatedRow, relatedQuery, false) : null);
+            byId.set(relatedRow.id, allowed ? await shape(ctx, related, relatedRow, relatedQuery, false) : null);
         }
         rows.forEach((row, index) => {
             const id = row[relation.column];

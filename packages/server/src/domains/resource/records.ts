@@ -1,7 +1,9 @@
 import { fromDbBool, fromDbDate, toDbBool, toDbDate, type DialectName } from '../../db/values.js';
+import type { StoredRow } from '../../storage/resource/table.js';
 import type { FieldSpec } from './spec.js';
 
-export type Row = Record<string, unknown>;
+/** A stored row of any resource (storage/resource/table.ts); hooks see `TableRow<T>`. */
+export type Row = StoredRow;
 export type EntityRecord = Record<string, unknown>;
 
 /** A stored column value as its REST value. */

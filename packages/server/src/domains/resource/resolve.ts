@@ -3,7 +3,8 @@ import { ErrorCode, isUuid } from '@realmgate/core';
 import type { RequestContext } from '../../authz/request-context.js';
 import { findRowByKey } from '../../storage/resource/rows.js';
 import type { Db } from './context.js';
-import type { Row } from './records.js';
+import type { TableName } from '../../db/schema.js';
+import type { TableRow } from '../../storage/resource/table.js';
 import type { ResourceSpec } from './spec.js';
 
 /** The realm a name is resolved in: the route mount's, else the caller's (API.md §1). */
@@ -15,20 +16,20 @@ export function nameRealm(ctx: RequestContext): string | null {
  * Find a row by id, or by name for named resources. `@`-segments are reserved (spec: never a
  * name or an id). On a realm mount the row must belong to that realm.
  */
-export async function findRow(
+export async function findRow<T extends TableName>(
     db: Db,
-    spec: ResourceSpec,
+    spec: ResourceSpec<T>,
     ctx: RequestContext,
     key: string,
     options: { forUpdate?: boolean } = {},
-): Promise<Row | undefined> {
+): Promise<TableRow<T> | undefined> {
     if (key.startsWith('@')) throw badRequest(`${key} is not a valid ${spec.entity} id or name.`);
     if (!isUuid(key) && !spec.named) throw new AppError(ErrorCode.ENTITY_NOT_FOUND, `The ${spec.entity} was not found.`);
     const rowKey = isUuid(key) ? { id: key.toLowerCase() } : { name: key, realm: nameRealm(ctx) };
     return findRowByKey(db, spec, rowKey, { routeRealmId: ctx.routeRealmId, ...options });
 }
 
-export async function getRow(db: Db, spec: ResourceSpec, ctx: RequestContext, key: string, options: { forUpdate?: boolean } = {}): Promise<Row> {
+export async function getRow<T extends TableName>(db: Db, spec: ResourceSpec<T>, ctx: RequestContext, key: string, options: { forUpdate?: boolean } = {}): Promise<TableRow<T>> {
     const row = await findRow(db, spec, ctx, key, options);
     if (!row) throw notFound(spec.entity);
     return row;

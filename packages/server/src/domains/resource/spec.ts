@@ -1,4 +1,5 @@
 import type { TableName } from '../../db/schema.js';
+import { REFERENCED_REALM, type StoredRow } from '../../storage/resource/table.js';
 
 export type FieldType = 'string' | 'boolean' | 'uuid' | 'integer' | 'enum' | 'json' | 'date' | 'stringList';
 
@@ -44,12 +45,12 @@ export interface RelationSpec {
     readableWithOwner?: boolean;
 }
 
-export interface ResourceSpec {
+export interface ResourceSpec<T extends TableName = TableName> {
     /** singular, snake_case: prefix of its permission names and event ref type */
     entity: string;
     /** URL segment */
     collection: string;
-    table: TableName;
+    table: T;
     /**
      * realm_id NOT NULL, NULL allowed (global rows), no realm dimension, or `self`: the row is a
      * realm and its own id is the realm its decisions are about, or `referenced`: the row has no
@@ -96,8 +97,10 @@ export function commonFields(spec: Pick<ResourceSpec, 'realm'>): FieldSpec[] {
     return fields;
 }
 
-/** The alias under which reads of a `referenced` resource carry the referenced row's realm. */
-export const REFERENCED_REALM = '__referenced_realm_id';
+/** A stored reference column (realm_id and the like): its id, or null. */
+export function storedId(value: unknown): string | null {
+    return typeof value === 'string' ? value : null;
+}
 
 /** Whether rows carry a realm_id column. */
 export function hasRealmColumn(spec: ResourceSpec): boolean {
@@ -105,15 +108,15 @@ export function hasRealmColumn(spec: ResourceSpec): boolean {
 }
 
 /** The realm a decision about this row is about; undefined: the resource has no realm dimension. */
-export function realmOfRow(spec: ResourceSpec, row: Record<string, unknown>): string | null | undefined {
-    if (spec.realm === 'self') return (row.id as string | undefined) ?? undefined;
+export function realmOfRow(spec: ResourceSpec, row: StoredRow): string | null | undefined {
+    if (spec.realm === 'self') return row.id;
     if (spec.realm === 'none') return undefined;
     if (spec.realm === 'referenced') {
         // never guessed: a row read without its referenced realm would decide as if it were global
         if (!(REFERENCED_REALM in row)) throw new Error(`${spec.entity} row read without its referenced realm`);
-        return (row[REFERENCED_REALM] as string | null | undefined) ?? null;
+        return storedId(row[REFERENCED_REALM]);
     }
-    return (row.realm_id as string | null | undefined) ?? null;
+    return storedId(row.realm_id);
 }
 
 /** REALM_MATCH data for a decision: present (possibly null) exactly when the resource has a realm dimension. */

@@ -1,7 +1,7 @@
 import { isUuid } from '@realmgate/core';
 import type { RequestContext } from '../../authz/request-context.js';
 import { badRequest } from '../../errors/app-error.js';
-import type { Db, ResourceDefinition } from './context.js';
+import type { ResourceDefinition } from './context.js';
 import type { ResourceDeps } from './deps.js';
 import type { EntityRecord } from './records.js';
 import { findRow } from './resolve.js';
@@ -19,9 +19,9 @@ export interface Upserted {
  */
 export async function upsertEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, body: Record<string, unknown>): Promise<Upserted> {
     const { spec } = definition;
-    const existing = await findRow(deps.db as Db, spec, ctx, key);
+    const existing = await findRow(deps.db, spec, ctx, key);
     if (existing) {
-        return { created: false, data: await updateEntity(deps, definition, ctx, existing.id as string, body) };
+        return { created: false, data: await updateEntity(deps, definition, ctx, existing.id, body) };
     }
     const isId = isUuid(key);
     if (!isId && body.name !== undefined && body.name !== key) {

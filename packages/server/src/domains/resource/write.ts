@@ -5,9 +5,11 @@ import { toDbDate } from '../../db/values.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from './authorize.js';
-import { type Db, type Tx, type ResourceDefinition } from './context.js';
+import type { Input, Tx, ResourceDefinition } from './context.js';
 import type { ResourceDeps } from './deps.js';
 import { recordOf, writeValue, type EntityRecord, type Row } from './records.js';
+import type { Columns } from '../../storage/resource/table.js';
+import { nullableTextOf } from './input.js';
 import { referencedRealmOfInput } from './referenced.js';
 import { deleteRowById, insertRow, selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { getRow } from './resolve.js';
@@ -19,21 +21,21 @@ function eventRealm(spec: ResourceSpec, row: Row): string | null {
 }
 
 /** Create: route realm overrides the body; absent realm → the caller's realm (API.md §3 nested mounts). */
-export function resolveCreateRealm(ctx: RequestContext, definition: ResourceDefinition, input: Record<string, unknown>): string | null {
+export function resolveCreateRealm(ctx: RequestContext, definition: ResourceDefinition, input: Input): string | null {
     const { spec } = definition;
     if (!hasRealmColumn(spec)) return null;
     if (ctx.routeRealmId !== null) return ctx.routeRealmId;
     if (input.realmId !== undefined) {
         if (input.realmId === null && spec.realm === 'required') throw badRequest(`A ${spec.entity} needs a realm.`);
-        return input.realmId as string | null;
+        return nullableTextOf(input, 'realmId') ?? null;
     }
     const realm = ctx.actor.identity?.realmId ?? null;
     if (realm === null && spec.realm === 'required') throw badRequest(`realmId is required for a ${spec.entity}.`);
     return realm;
 }
 
-function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: Record<string, unknown>, mode: 'create' | 'update'): Row {
-    const values: Row = {};
+function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: Input, mode: 'create' | 'update'): Columns {
+    const values: Columns = {};
     for (const field of definition.fields) {
         const writable = mode === 'create' ? field.create : field.update;
         if (field.name === 'realmId') continue;
@@ -50,10 +52,10 @@ function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: Re
     return values;
 }
 
-export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, input: Record<string, unknown>, forcedId?: string): Promise<EntityRecord> {
+export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, input: Input, forcedId?: string): Promise<EntityRecord> {
     const { spec, hooks } = definition;
-    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db as Db) :
-        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db as Db, spec, definition.fields, input) :
+    const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db) :
+        spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db, spec, definition.fields, input) :
             resolveCreateRealm(ctx, definition, input);
     const subject = { ...input, ...(hasRealmColumn(spec) ? { realmId } : {}) };
     await ctx.authorizer();
@@ -75,7 +77,7 @@ export async function createEntity(deps: ResourceDeps, definition: ResourceDefin
         await hooks.afterCreate?.(ctx, stored, tx);
         const record = recordOf(definition, stored);
         await recordEvent(tx, deps.handle.dialect, ctx, {
-            name: `${spec.entity}.created`, refType: spec.entity, refId: row.id as string, realmId: eventRealm(spec, stored), data: record,
+            name: `${spec.entity}.created`, refType: spec.entity, refId: row.id, realmId: eventRealm(spec, stored), data: record,
         });
         return record;
     });
@@ -93,7 +95,7 @@ function sameValue(a: unknown, b: unknown): boolean {
     return a === b;
 }
 
-export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: Record<string, unknown>): Promise<EntityRecord> {
+export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: Input): Promise<EntityRecord> {
     const { spec, hooks } = definition;
     return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
         const row = await getRow(tx, spec, ctx, key, lock);
@@ -106,7 +108,7 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
         if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined && input.realmId !== row.realm_id) {
             if (input.realmId === null && spec.realm === 'required') throw badRequest(`A ${spec.entity} needs a realm.`);
             // moving a row needs the permission in the target realm too
-            await authorizeAction(ctx, spec, hooks, 'update', { realmId: input.realmId as string | null, record: { ...current, ...input } });
+            await authorizeAction(ctx, spec, hooks, 'update', { realmId: nullableTextOf(input, 'realmId') ?? null, record: { ...current, ...input } });
         }
         if (spec.hasBuiltIn && row.built_in) {
             // a built-in row keeps its identity: bootstrap and every login find it by name
@@ -117,7 +119,7 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
                 }
             }
         }
-        const values: Row = columnsOf(deps, definition, input, 'update');
+        const values: Columns = columnsOf(deps, definition, input, 'update');
         if (hasRealmColumn(spec) && ctx.routeRealmId === null && input.realmId !== undefined) values.realm_id = input.realmId;
         Object.assign(values, await hooks.prepareUpdate?.(ctx, row, input, tx));
         // a field echoed back unchanged is not written (spec beta.64 item 2)
@@ -133,7 +135,7 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
         await recordEvent(tx, deps.handle.dialect, ctx, {
             name: `${spec.entity}.updated`,
             refType: spec.entity,
-            refId: row.id as string,
+            refId: row.id,
             realmId: eventRealm(spec, stored),
             data: record,
         });
@@ -146,7 +148,7 @@ export async function deleteEntity(
     definition: ResourceDefinition,
     ctx: RequestContext,
     key: string,
-    query: Record<string, unknown> = {},
+    query: Input = {},
 ): Promise<EntityRecord> {
     const { spec, hooks } = definition;
     return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
@@ -160,7 +162,7 @@ export async function deleteEntity(
         await recordEvent(tx, deps.handle.dialect, ctx, {
             name: `${spec.entity}.deleted`,
             refType: spec.entity,
-            refId: row.id as string,
+            refId: row.id,
             realmId: eventRealm(spec, row),
             data: record,
         });

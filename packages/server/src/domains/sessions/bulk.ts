@@ -114,7 +114,7 @@ export async function bulkEnd(
         if (!post) return options.apply(tx, where);
         const candidates = await selectRowsWhere(tx, spec, where, POST_EVALUATION_CAP + 1);
         if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This request needs a narrower filter: its policies must be evaluated row by row.');
-        const ids = candidates.filter((row) => authorizer.allows(permission, rowData(definition, row))).map((row) => row.id as string);
+        const ids = candidates.filter((row) => authorizer.allows(permission, rowData(definition, row))).map((row) => row.id);
         let ended = 0;
         for (let start = 0; start < ids.length; start += CHUNK) {
             const chunk = ids.slice(start, start + CHUNK);

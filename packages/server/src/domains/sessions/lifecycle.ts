@@ -21,7 +21,7 @@ const deactivated = (before: Row, after: Row): boolean =>
  */
 export function endUserSessions(sessions: SessionStore): AfterUpdate {
     return async (ctx, before, after, tx) => {
-        const subject = { kind: 'user' as const, id: after.id as string };
+        const subject = { kind: 'user' as const, id: after.id };
         if (deactivated(before, after)) {
             await sessions.endOfSubject(tx, subject);
             return;
@@ -36,6 +36,6 @@ export function endUserSessions(sessions: SessionStore): AfterUpdate {
 /** A deactivated client loses the sessions it is the subject of and those issued through it. */
 export function endClientSessions(sessions: SessionStore): AfterUpdate {
     return async (_ctx, before, after, tx) => {
-        if (deactivated(before, after)) await sessions.endOfClient(tx, after.id as string);
+        if (deactivated(before, after)) await sessions.endOfClient(tx, after.id);
     };
 }

@@ -5,7 +5,7 @@ import type { SessionStore } from '../../tokens/sessions.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
 import { recordEvent } from '../events.js';
 import { authorizeAction } from '../resource/authorize.js';
-import { type Db, type Tx, type ResourceDefinition } from '../resource/context.js';
+import type { Tx, ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { shapeRow } from '../resource/read.js';
 import { recordOf, type EntityRecord, type Row } from '../resource/records.js';
@@ -29,7 +29,7 @@ const ownsSession = (ctx: RequestContext, row: Row): boolean =>
 
 /** `GET /sessions/@me`: the caller's current session; reading oneself needs no session_read, like GET /users/@me. */
 export async function readCurrentSession(deps: Pick<ResourceDeps, 'db'>, definition: ResourceDefinition, ctx: RequestContext, query: Record<string, unknown>): Promise<EntityRecord> {
-    const row = await findRow(deps.db as Db, definition.spec, ctx, currentSessionKey(ctx, '@me'));
+    const row = await findRow(deps.db, definition.spec, ctx, currentSessionKey(ctx, '@me'));
     if (!row) throw new AppError(ErrorCode.ENTITY_NOT_FOUND, 'The session was not found.');
     return shapeRow(ctx, definition, row, query);
 }
@@ -46,10 +46,10 @@ export async function revokeSession(deps: RevokeSessionDeps, definition: Resourc
         const record = recordOf(definition, row);
         if (!ownsSession(ctx, row)) await authorizeAction(ctx, spec, hooks, 'delete', { realmId: realmOfRow(spec, row), record });
         if (row.revoked_at !== null && row.revoked_at !== undefined) return record;
-        await deps.sessions.revoke(tx, row.id as string);
+        await deps.sessions.revoke(tx, row.id);
         const stored = recordOf(definition, await selectRowById(tx, spec, row.id));
         await recordEvent(tx, deps.handle.dialect, ctx, {
-            name: `${spec.entity}.deleted`, refType: spec.entity, refId: row.id as string, realmId: realmOfRow(spec, row) ?? null, data: stored,
+            name: `${spec.entity}.deleted`, refType: spec.entity, refId: row.id, realmId: realmOfRow(spec, row) ?? null, data: stored,
         });
         return stored;
     });

@@ -11,6 +11,7 @@ import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRe
 import type { ResourceDeps } from '../resource/deps.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
+import type { Columns } from '../../storage/resource/table.js';
 
 /**
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
@@ -60,7 +61,7 @@ export interface UserDeps extends ResourceDeps {
 }
 
 /** The column values a password member writes: a bcrypt hash, or null (no password login). */
-async function passwordColumn(passwords: PasswordHasher, value: unknown): Promise<Row> {
+async function passwordColumn(passwords: PasswordHasher, value: unknown): Promise<Columns> {
     if (value === undefined) return {};
     return { password: typeof value === 'string' ? await passwords.hash(value) : null };
 }
@@ -100,7 +101,7 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition {
                     assertNameNotUuid(input.name);
                 }
                 await assertFolderOfRealm(tx, input.pathId, row.realm_id);
-                const values: Row = await passwordColumn(deps.passwords, input.password);
+                const values: Columns = await passwordColumn(deps.passwords, input.password);
                 if (input.email !== undefined && input.email !== row.email && input.emailVerified === undefined) {
                     // spec "Other resource fields": cleared automatically when the email changes
                     values.email_verified = toDbBool(dialect, false);

@@ -4,11 +4,12 @@ import type { ListQuery, QueryCondition } from '../../query/types.js';
 import { applyCondition, applySort } from '../list-query/sql.js';
 import type { ColumnResolver, SqlDialect } from '../list-query/sql-column.js';
 import { withReferencedRealm } from './rows.js';
-import { dynamic, hasRealmColumn, type ResourceTable, type StoredRow } from './table.js';
+import type { TableName } from '../../db/schema.js';
+import { dynamic, hasRealmColumn, type ResourceTable, type TableRow } from './table.js';
 
 /** A list read of a resource's table: the route realm, the caller's filter and the compiled read verdict. */
-export interface ListSelection {
-    table: ResourceTable;
+export interface ListSelection<T extends TableName = TableName> {
+    table: ResourceTable<T>;
     routeRealmId: string | null;
     /** every condition must hold (the filter, a lowerable verdict); each goes into the WHERE */
     conditions: readonly QueryCondition[];
@@ -16,6 +17,11 @@ export interface ListSelection {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic over every table
     columnOf: ColumnResolver<any, string>;
     dialect: SqlDialect;
+}
+
+/** Rows read from table T have T's columns (db/schema.ts), like rows.ts reads. */
+function asTableRows<T extends TableName>(_list: ListSelection<T>, rows: object[]): TableRow<T>[] {
+    return rows as TableRow<T>[];
 }
 
 function selection(db: Kysely<Database>, list: ListSelection) {
@@ -30,15 +36,15 @@ function sortedRows(db: Kysely<Database>, list: ListSelection) {
 }
 
 /** Sorted rows up to `limit`, for a verdict evaluated row by row before paging. */
-export async function listCandidates(db: Kysely<Database>, list: ListSelection, limit: number): Promise<StoredRow[]> {
-    return sortedRows(db, list).limit(limit).execute();
+export async function listCandidates<T extends TableName>(db: Kysely<Database>, list: ListSelection<T>, limit: number): Promise<TableRow<T>[]> {
+    return asTableRows(list, await sortedRows(db, list).limit(limit).execute());
 }
 
 /** One page and the exact total, the verdict being part of the WHERE. */
-export async function listPage(db: Kysely<Database>, list: ListSelection, page: { limit: number; offset: number }): Promise<{ rows: StoredRow[]; total: number }> {
+export async function listPage<T extends TableName>(db: Kysely<Database>, list: ListSelection<T>, page: { limit: number; offset: number }): Promise<{ rows: TableRow<T>[]; total: number }> {
     const [countRow, rows] = await Promise.all([
         selection(db, list).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
         sortedRows(db, list).limit(page.limit).offset(page.offset).execute(),
     ]);
-    return { rows, total: Number(countRow?.total ?? 0) };
+    return { rows: asTableRows(list, rows), total: Number(countRow?.total ?? 0) };
 }

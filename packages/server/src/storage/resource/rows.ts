@@ -1,7 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ColumnResolver } from '../list-query/sql-column.js';
-import { dynamic, hasRealmColumn, REFERENCED_REALM, type ResourceTable, type StoredRow } from './table.js';
+import type { TableName } from '../../db/schema.js';
+import { dynamic, hasRealmColumn, REFERENCED_REALM, type Columns, type ResourceTable, type StoredRow, type TableRow } from './table.js';
 
 /*
  * The engine's row statements: select, find by key, insert, update and delete one row of a
@@ -30,7 +31,9 @@ export function referencedRealm(eb: AnyExpressionBuilder, table: ResourceTable) 
 /** `SELECT <table>.*`, plus the referenced realm for a `referenced` resource. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function selectRows(db: Kysely<Database>, table: ResourceTable): SelectQueryBuilder<any, any, StoredRow> {
-    const query = dynamic(db).selectFrom(table.table).selectAll(table.table);
+    // every resource table has an id column (db/schema.ts)
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const query = dynamic(db).selectFrom(table.table).selectAll(table.table) as SelectQueryBuilder<any, any, StoredRow>;
     return table.realm === 'referenced' ? query.select((eb) => referencedRealm(eb, table).as(REFERENCED_REALM)) : query;
 }
 
@@ -71,12 +74,12 @@ export type RowKey =
  * The row a key names, on a realm mount only a row of that realm; `forUpdate` locks it (server
  * dialects, inside a write transaction).
  */
-export async function findRowByKey(
+export async function findRowByKey<T extends TableName>(
     db: Kysely<Database>,
-    table: ResourceTable,
+    table: ResourceTable<T>,
     key: RowKey,
     options: { routeRealmId: string | null; forUpdate?: boolean },
-): Promise<StoredRow | undefined> {
+): Promise<TableRow<T> | undefined> {
     let query = selectRows(db, table);
     if ('id' in key) {
         query = query.where('id', '=', key.id);
@@ -96,33 +99,45 @@ export async function findRowByKey(
     }
     if (options.routeRealmId !== null && hasRealmColumn(table)) query = query.where('realm_id', '=', options.routeRealmId);
     if (options.forUpdate) query = query.forUpdate();
-    return query.limit(1).executeTakeFirst();
+    return asTableRow(table, await query.limit(1).executeTakeFirst());
+}
+
+/**
+ * A row read from table T has T's columns (db/schema.ts): the one place the engine's untyped
+ * reads meet the schema's types, so the resources' hooks read typed columns without casts.
+ */
+function asTableRow<T extends TableName>(_table: ResourceTable<T>, row: object): TableRow<T>;
+function asTableRow<T extends TableName>(_table: ResourceTable<T>, row: object | undefined): TableRow<T> | undefined;
+function asTableRow<T extends TableName>(_table: ResourceTable<T>, row: object | undefined): TableRow<T> | undefined {
+    return row as TableRow<T> | undefined;
 }
 
 /** One row by id, as the engine reads it (referenced realm included); throws when it is gone. */
-export async function selectRowById(db: Kysely<Database>, table: ResourceTable, id: unknown): Promise<StoredRow> {
-    return selectRows(db, table).where('id', '=', id).executeTakeFirstOrThrow();
+export async function selectRowById<T extends TableName>(db: Kysely<Database>, table: ResourceTable<T>, id: string): Promise<TableRow<T>> {
+    return asTableRow(table, await selectRows(db, table).where('id', '=', id).executeTakeFirstOrThrow());
 }
 
 /** The rows matching a condition, at most `limit` (candidates of a row-by-row decision). */
-export async function selectRowsWhere(db: Kysely<Database>, table: ResourceTable, where: RowCondition, limit: number): Promise<StoredRow[]> {
-    return selectRows(db, table).where(where).limit(limit).execute();
+export async function selectRowsWhere<T extends TableName>(db: Kysely<Database>, table: ResourceTable<T>, where: RowCondition, limit: number): Promise<TableRow<T>[]> {
+    const rows = await selectRows(db, table).where(where).limit(limit).execute();
+    return rows.map((row) => asTableRow(table, row));
 }
 
 /** Plain rows of a table by id (the related rows of an `include`). */
-export async function selectRowsByIds(db: Kysely<Database>, table: ResourceTable['table'], ids: readonly string[]): Promise<StoredRow[]> {
+export async function selectRowsByIds<T extends TableName>(db: Kysely<Database>, table: ResourceTable<T>, ids: readonly string[]): Promise<TableRow<T>[]> {
     if (ids.length === 0) return [];
-    return dynamic(db).selectFrom(table).selectAll().where('id', 'in', ids).execute();
+    const rows: object[] = await dynamic(db).selectFrom(table.table).selectAll().where('id', 'in', ids).execute();
+    return rows.map((row) => asTableRow(table, row));
 }
 
 export async function insertRow(db: Kysely<Database>, table: ResourceTable, row: StoredRow): Promise<void> {
     await dynamic(db).insertInto(table.table).values(row).execute();
 }
 
-export async function updateRowById(db: Kysely<Database>, table: ResourceTable, id: unknown, values: StoredRow): Promise<void> {
+export async function updateRowById(db: Kysely<Database>, table: ResourceTable, id: string, values: Columns): Promise<void> {
     await dynamic(db).updateTable(table.table).set(values).where('id', '=', id).execute();
 }
 
-export async function deleteRowById(db: Kysely<Database>, table: ResourceTable, id: unknown): Promise<void> {
+export async function deleteRowById(db: Kysely<Database>, table: ResourceTable, id: string): Promise<void> {
     await dynamic(db).deleteFrom(table.table).where('id', '=', id).execute();
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database, TableName } from '../../db/schema.js';
 
 /*
@@ -7,12 +7,21 @@ import type { Database, TableName } from '../../db/schema.js';
  * are built here over an untyped view of the same connection, and nowhere else.
  */
 
-/** A row as the engine handles it: column name to stored value. */
-export type StoredRow = Record<string, unknown>;
+/** A row as the engine handles it: every resource row has an id; other columns by name. */
+export interface StoredRow {
+    id: string;
+    [column: string]: unknown;
+}
+
+/** A row of table T as read: its schema types for the known columns (db/schema.ts), by name for the rest. */
+export type TableRow<T extends TableName> = Selectable<Database[T]> & StoredRow;
+
+/** Column values to write: the engine's defaults and the resource's own (prepareCreate/prepareUpdate). */
+export type Columns = Record<string, unknown>;
 
 /** What the SQL of a resource depends on: its table and where its realm lives. */
-export interface ResourceTable {
-    table: TableName;
+export interface ResourceTable<T extends TableName = TableName> {
+    table: T;
     /** `required`/`nullable`: a realm_id column; `referenced`: the realm of the row `realmReference` names */
     realm: 'required' | 'nullable' | 'none' | 'self' | 'referenced';
     realmReference?: { column: string; table: TableName };
