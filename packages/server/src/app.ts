@@ -7,6 +7,7 @@ import { registerInputGuard } from './http/input-guard.js';
 import { registerLimits } from './limits/request-limits.js';
 import { registerAuthenticationStep } from './http/authentication-step.js';
 import { createOriginCheck, registerCors } from './http/cors.js';
+import { registerErrorSchemas } from './http/contracts/error-body.js';
 import { registerOpenApiDocument, registerOpenApiRoutes } from './http/openapi.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { bootstrap } from './provisioning/bootstrap.js';
@@ -70,6 +71,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     registerLimits(app, deps.limits);
     registerAuthenticationStep(app, deps);
     await app.register(formbody);
+    registerErrorSchemas(app);
     await registerOpenApiDocument(app, config.publicUrl);
     registerDomains(app, deps);
     await registerOpenApiRoutes(app);

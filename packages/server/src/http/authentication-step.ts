@@ -66,7 +66,7 @@ async function resolveActor(deps: AuthenticationStepDeps, request: FastifyReques
  * authenticated caller is charged to its own budget (spec Limits), then learns that the realm
  * does not exist (404).
  */
-export async function authenticateRequest(deps: AuthenticationStepDeps, request: FastifyRequest, auth: 'required' | 'optional'): Promise<RequestContext> {
+async function authenticateRequest(deps: AuthenticationStepDeps, request: FastifyRequest, auth: 'required' | 'optional'): Promise<RequestContext> {
     const params = request.params as { realmId?: string } | undefined;
     if (!request.headers.authorization && auth === 'required') throw credentialsMissing();
     const found = await findMountRealm(deps.db, params?.realmId);

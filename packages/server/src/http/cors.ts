@@ -9,7 +9,7 @@ export const CORS_LOOKUP_TTL_MS = 5_000;
 const MAX_REMEMBERED = 10_000;
 
 /** The origin of a URL (RFC 6454 §6.1), or null when it has none (not http(s), malformed). */
-export function originOf(value: string): string | null {
+function originOf(value: string): string | null {
     try {
         const url = new URL(value);
         return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null;
@@ -19,7 +19,7 @@ export function originOf(value: string): string | null {
 }
 
 /** `CORS_ORIGINS` (API.md §7): comma- or space-separated origins; anything else stops the boot. */
-export function parseConfiguredOrigins(value: string | undefined): Set<string> {
+function parseConfiguredOrigins(value: string | undefined): Set<string> {
     const origins = new Set<string>();
     for (const entry of (value ?? '').split(/[\s,]+/).filter(Boolean)) {
         const origin = originOf(entry);

@@ -5,7 +5,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { contract, SECURITY_SCHEMES } from './contracts/route-contract.js';
 
 /** Where the explorer lives (spec "Authorization-code, device and logout routes" names `/docs`). */
-export const DOCS_PREFIX = '/docs';
+const DOCS_PREFIX = '/docs';
 
 /**
  * The OpenAPI 3.1 document, built by @fastify/swagger from the route declarations (their
@@ -24,6 +24,8 @@ export async function registerOpenApiDocument(app: FastifyInstance, publicUrl: s
             servers: [{ url: publicUrl }],
             components: { securitySchemes: SECURITY_SCHEMES },
         },
+        // shared schemas (the error bodies) are named by their $id in components/schemas
+        refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
         // a plugin's root route is registered as `/docs` and `/docs/`; the document names it `/docs`
         transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/$/, '') : url }),
     });

@@ -59,6 +59,10 @@ describe('the OpenAPI document', () => {
         expect(document.paths['/authorization/check']!.post!.security).toEqual([{}, { basic: [] }, { bearer: [] }]);
         expect(document.paths['/.well-known/openid-configuration']!.get!.security).toEqual([]);
         expect(document.paths['/token']!.post!.security).toEqual([{}, { basic: [] }]);
+        // the error bodies are shared components, the OAuth one on the protocol routes
+        const errorOf = (path: string, method: string) => (document.paths[path]![method]!.responses!['400'] as { content: Record<string, { schema: unknown }> }).content['application/json']!.schema;
+        expect(errorOf('/users', 'post')).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(errorOf('/token', 'post')).toEqual({ $ref: '#/components/schemas/OAuthError' });
     });
 
     it('serves the explorer at /docs', async () => {

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 
 /** `code`: a value of the `ErrorCode` enumeration (API.md §1), so the document lists them all. */
 const Code = Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.values(ErrorCode) });
@@ -20,17 +21,17 @@ const errorMembers = {
 };
 
 /** The API.md §1 error body every route answers with. */
-export const ErrorBody = Type.Object(errorMembers, { additionalProperties: false, title: 'Error' });
+const ErrorBody = Type.Object(errorMembers, { additionalProperties: false, $id: 'Error', title: 'Error' });
 
 /**
  * The error body of the OAuth 2.0 protocol routes: the API.md §1 members plus RFC 6749 §5.2
  * `error` and `error_description` (RFC 7009 §2.2.1 and RFC 7662 reuse them).
  */
-export const OAuthErrorBody = Type.Object({
+const OAuthErrorBody = Type.Object({
     ...errorMembers,
     error: Type.String(),
     error_description: Type.String(),
-}, { additionalProperties: false, title: 'OAuthError' });
+}, { additionalProperties: false, $id: 'OAuthError', title: 'OAuthError' });
 
 const DESCRIPTIONS: Record<number, string> = {
     400: 'Invalid input (API.md §1: validation, malformed body or query); `issues` name the members.',
@@ -43,7 +44,17 @@ const DESCRIPTIONS: Record<number, string> = {
     500: 'An internal error; the message is masked.',
 };
 
-/** The error responses of an operation, each with the error body and what it means. */
-export function errorResponses(statuses: readonly number[], body: TSchema = ErrorBody): Record<number, TSchema> {
-    return Object.fromEntries(statuses.map((status) => [status, { ...body, description: DESCRIPTIONS[status] ?? 'An error.' }]));
+/**
+ * The error bodies as shared schemas: the document names each once (`components/schemas`) and
+ * every operation refers to it, instead of repeating it in each of its error answers.
+ */
+export function registerErrorSchemas(app: FastifyInstance): void {
+    app.addSchema(ErrorBody);
+    app.addSchema(OAuthErrorBody);
+}
+
+/** The error responses of an operation, each a reference to an error body and what it means. */
+export function errorResponses(statuses: readonly number[], oauth = false): Record<number, TSchema> {
+    const body = oauth ? 'OAuthError' : 'Error';
+    return Object.fromEntries(statuses.map((status) => [status, Type.Unsafe({ $ref: `${body}#`, description: DESCRIPTIONS[status] ?? 'An error.' })]));
 }

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifySchema } from 'fastify';
 import type { RouteAuth } from '../authentication-step.js';
-import { errorResponses, OAuthErrorBody } from './error-body.js';
+import { errorResponses } from './error-body.js';
 
 /** OpenAPI security schemes of the API (RFC 7617 Basic, RFC 6750 Bearer). */
 export const SECURITY_SCHEMES = {
@@ -73,7 +73,7 @@ export function contract<const C extends RouteContract>(route: C): ContractOptio
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.body ? { body: route.body } : {}),
         ...(route.consumes ? { consumes: [...route.consumes] } : {}),
-        response: { ...route.response, ...errorResponses(statuses, oauth ? OAuthErrorBody : undefined) },
+        response: { ...route.response, ...errorResponses(statuses, oauth) },
         security: securityOf(route.auth, oauth),
     };
     return { config: { ...route.config, auth: route.auth }, schema: schema as ContractOptions<C>['schema'] };
