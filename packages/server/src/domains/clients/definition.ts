@@ -3,8 +3,9 @@ import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from '../fields.js';
-import type { ResourceDefinition } from '../resource/context.js';
-import { readValue, type Row } from '../resource/records.js';
+import { defineResource, type ResourceDefinition } from '../resource/context.js';
+import { textOf } from '../resource/input.js';
+import { readValue } from '../resource/records.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from '../users/identity-rules.js';
@@ -12,13 +13,13 @@ import type { SessionStore } from '../../tokens/sessions.js';
 import { endClientSessions } from '../sessions/lifecycle.js';
 import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
 import { assertAccessPolicy, assertClientFields } from './uris.js';
-import type { Columns } from '../../storage/resource/table.js';
+import type { Columns, TableRow } from '../../storage/resource/table.js';
 
 const uriField = (name: string, column: string, maxLength: number): FieldSpec => ({
     name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true,
 });
 
-const spec: ResourceSpec = {
+const spec: ResourceSpec<'auth_clients'> = {
     entity: 'client',
     collection: 'clients',
     table: 'auth_clients',
@@ -78,7 +79,7 @@ async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], i
 }
 
 /** The secret column of an update; the storage mode stays the one chosen at creation. */
-async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['store']>[0], row: Row, secret: unknown): Promise<Columns> {
+async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['store']>[0], row: TableRow<'auth_clients'>, secret: unknown): Promise<Columns> {
     if (secret === undefined) return {};
     const mode = modeOfRow(row);
     if (mode === 'hashed') {
@@ -87,9 +88,9 @@ async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['sto
             issue(['secret'], 'rotation_required', 'use POST /clients/:id/secret'),
         ]);
     }
-    if (secret === null) return { secret: null };
+    if (typeof secret !== 'string') return { secret: null };
     // a plain client takes the value as sent; an encrypted one is re-encrypted
-    return { secret: await store.store(tx, row.realm_id as string, mode, secret as string) };
+    return { secret: await store.store(tx, row.realm_id, mode, secret) };
 }
 
 /**
@@ -98,9 +99,9 @@ async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['sto
  * client credentials — so nothing is generated then; `POST /clients/:id/secret` generates one and
  * returns it once.
  */
-export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
+export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_clients'> {
     const store = createSecretStore(deps);
-    const definition: ResourceDefinition = {
+    return defineResource<'auth_clients'>({
         spec,
         fields: spec.fields,
         hooks: {
@@ -108,7 +109,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
             strippedBody: ['scope', 'rootUrl'],
             authorize: selfManageAuthorizer('client', PermissionName.CLIENT_SELF_MANAGE),
             async revealWithheld(field, row) {
-                if (field.name === 'secret') return store.reveal(deps.db, row.secret as string | null);
+                if (field.name === 'secret') return store.reveal(deps.db, row.secret);
                 return readValue(field, row[field.column]);
             },
             async prepareCreate(_ctx, input, tx) {
@@ -117,7 +118,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
                 await assertReferences(tx, input, input.realmId);
                 if (typeof input.secret !== 'string') return {};
                 const mode = modeOfFlags(input.secretHashed, input.secretEncrypted);
-                return { secret: await store.store(tx, input.realmId as string, mode, input.secret) };
+                return { secret: await store.store(tx, textOf(input, 'realmId') ?? '', mode, input.secret) };
             },
             async prepareUpdate(_ctx, row, input, tx) {
                 refuseRealmMove('client', row, input);
@@ -134,6 +135,5 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition {
             // spec States: deactivating a client ends its sessions
             afterUpdate: endClientSessions(deps.sessions),
         },
-    };
-    return definition;
+    });
 }

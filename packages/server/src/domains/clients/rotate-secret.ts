@@ -7,6 +7,7 @@ import { type Tx, type ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import { toRecord, type EntityRecord } from '../resource/records.js';
 import { getRow } from '../resource/resolve.js';
+import { clientSpec } from './definition.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
 import { selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { defaultRotationMode, flagColumns, generateSecret, modeOfRow, type SecretMode, type SecretStore } from './secret.js';
@@ -37,11 +38,12 @@ export interface RotatedSecret {
 export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: RotationInput): Promise<RotatedSecret> {
     const { spec, hooks } = definition;
     return writeTransaction(deps, { preload: () => ctx.authorizer() }, async (tx: Tx, lock) => {
-        const row = await getRow(tx, spec, ctx, key, lock);
+        // the clients table (definition.spec is clientSpec), read with its column types
+        const row = await getRow(tx, clientSpec, ctx, key, lock);
         // client_update on the row, or client_self_manage on oneself; choosing a storage mode
         // writes the denylisted secretHashed/secretEncrypted, so a client cannot change its own
         await authorizeAction(ctx, spec, hooks, 'update', {
-            realmId: row.realm_id as string,
+            realmId: row.realm_id,
             record: toRecord(definition.fields, row),
             attributeNames: input.mode ? ['secret', 'secretHashed', 'secretEncrypted'] : ['secret'],
         });
@@ -49,7 +51,7 @@ export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceD
         const mode = input.mode ?? defaultRotationMode(row);
         const plaintext = input.secret ?? generateSecret();
         await updateRowById(tx, spec, row.id, {
-            secret: await deps.store.store(tx, row.realm_id as string, mode, plaintext),
+            secret: await deps.store.store(tx, row.realm_id, mode, plaintext),
             ...flagColumns(deps.handle.dialect, mode),
             updated_at: toDbDate(deps.handle.dialect, new Date()),
         });
@@ -58,7 +60,7 @@ export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceD
             name: 'clientSecretRotated',
             refType: spec.entity,
             refId: row.id,
-            realmId: row.realm_id as string,
+            realmId: row.realm_id,
             data: { mode, previousMode },
         });
         return { data: toRecord(definition.fields, stored), meta: { secret: plaintext } };

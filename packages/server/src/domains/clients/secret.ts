@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { DbBool } from '../../db/schema.js';
 import { fromDbBool, toDbBool, type DialectName } from '../../db/values.js';
 import { isBcryptHash, type PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
-import { type Db, type Tx } from '../resource/context.js';
-import type { Row } from '../resource/records.js';
+import type { Db, Tx } from '../resource/context.js';
 import type { Columns } from '../../storage/resource/table.js';
 
 /** Storage modes of a client secret (spec "Other resource fields", beta.65 items 2 and 4). */
@@ -24,9 +24,15 @@ export function generateSecret(): string {
     return randomBytes(GENERATED_SECRET_BYTES).toString('base64url');
 }
 
-export function modeOfRow(row: Row): SecretMode {
-    if (fromDbBool(row.secret_hashed as boolean | number)) return 'hashed';
-    if (fromDbBool(row.secret_encrypted as boolean | number)) return 'encrypted';
+/** The storage flags of a client row. */
+interface SecretFlags {
+    secret_hashed: DbBool;
+    secret_encrypted: DbBool;
+}
+
+export function modeOfRow(row: SecretFlags): SecretMode {
+    if (fromDbBool(row.secret_hashed)) return 'hashed';
+    if (fromDbBool(row.secret_encrypted)) return 'encrypted';
     return 'plain';
 }
 
@@ -35,7 +41,7 @@ export function modeOfRow(row: Row): SecretMode {
  * plaintext moves to encrypted. A plaintext written by an earlier release and one written in plain
  * mode now are the same row, so both move; a caller who wants plain again says `mode: 'plain'`.
  */
-export function defaultRotationMode(row: Row): SecretMode {
+export function defaultRotationMode(row: SecretFlags): SecretMode {
     const mode = modeOfRow(row);
     return mode === 'plain' ? 'encrypted' : mode;
 }

@@ -10,12 +10,14 @@ import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, pub
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { clearClientSecrets, clientsEncryptedUnder } from '../../storage/clients-admin.js';
 import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
-import { type Tx, type ResourceDefinition } from '../resource/context.js';
-import type { EntityRecord, Row } from '../resource/records.js';
+import { defineResource, type Input, type ResourceDefinition, type Tx } from '../resource/context.js';
+import type { EntityRecord } from '../resource/records.js';
 import { commonFields, realmMatchOf, type ResourceSpec } from '../resource/spec.js';
-import type { Columns } from '../../storage/resource/table.js';
+import type { Columns, TableRow } from '../../storage/resource/table.js';
 
-const spec: ResourceSpec = {
+type KeyRow = TableRow<'auth_keys'>;
+
+const spec: ResourceSpec<'auth_keys'> = {
     entity: 'key',
     collection: 'keys',
     table: 'auth_keys',
@@ -58,6 +60,11 @@ async function assertImportReach(ctx: RequestContext, record: EntityRecord): Pro
     }
 }
 
+/** A requested signing algorithm (the body schema admits SIGNING_ALGORITHMS and A256GCM, refused above). */
+function signingAlgorithmOf(value: unknown): SigningAlgorithm | undefined {
+    return SIGNING_ALGORITHMS.find((algorithm) => algorithm === value);
+}
+
 /** The columns of a new key: generated, or imported and validated (400 with issues when unusable). */
 async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>): Promise<Columns> {
     if (input.use === 'enc') {
@@ -69,7 +76,7 @@ async function newKeyColumns(secrets: SecretBox, input: Record<string, unknown>)
         return encryptionKeyColumns(secrets);
     }
     if (input.algorithm === ENCRYPTION_ALGORITHM) throw validationFailed([issue(['algorithm'], 'invalid_algorithm', `a signing key uses one of ${SIGNING_ALGORITHMS.join(', ')}`)]);
-    const algorithm = input.algorithm as SigningAlgorithm | undefined;
+    const algorithm = signingAlgorithmOf(input.algorithm);
     if (input.privateKey === undefined) return signingKeyColumns(secrets, await generateSigningMaterial(algorithm ?? DEFAULT_SIGNING_ALGORITHM));
     try {
         return signingKeyColumns(secrets, importSigningMaterial(input.privateKey, algorithm));
@@ -92,11 +99,11 @@ function forceOf(query: Record<string, unknown>): boolean {
  * than passing for forgeries (spec States, Errors). Tombstones older than the longest token
  * lifetime can vouch for nothing unexpired and are pruned on the way.
  */
-async function buryKey(dialect: DialectName, row: Row, tx: Tx, tokenMaxAge: number): Promise<void> {
+async function buryKey(dialect: DialectName, row: KeyRow, tx: Tx, tokenMaxAge: number): Promise<void> {
     if (typeof row.public_key !== 'string') return;
     const now = new Date();
     await buryKeyTombstone(tx, {
-        id: row.id, algorithm: row.algorithm as string, public_key: row.public_key, realm_id: row.realm_id as string,
+        id: row.id, algorithm: row.algorithm, public_key: row.public_key, realm_id: row.realm_id,
         deleted_at: toDbDate(dialect, now),
     }, toDbDate(dialect, new Date(now.getTime() - tokenMaxAge * 1000)));
 }
@@ -106,7 +113,7 @@ async function buryKey(dialect: DialectName, row: Row, tx: Tx, tokenMaxAge: numb
  * (their envelope names it: enc:v1:<keyId>:…); forced, those secrets are destroyed in the
  * delete's transaction, since nothing could decrypt them afterwards.
  */
-async function releaseDependents(dialect: DialectName, row: Row, tx: Tx, query: Record<string, unknown>, tokenMaxAge: number): Promise<null> {
+async function releaseDependents(dialect: DialectName, row: KeyRow, tx: Tx, query: Input, tokenMaxAge: number): Promise<null> {
     const force = forceOf(query);
     if (row.use === 'sig') {
         await buryKey(dialect, row, tx, tokenMaxAge);
@@ -130,9 +137,9 @@ export function keysDefinition(deps: {
     secrets: SecretBox;
     handle: { dialect: DialectName };
     config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number };
-}): ResourceDefinition {
+}): ResourceDefinition<'auth_keys'> {
     const tokenMaxAge = Math.max(deps.config.tokenAccessMaxAge, deps.config.tokenRefreshMaxAge);
-    return {
+    return defineResource<'auth_keys'>({
         spec,
         fields: spec.fields,
         hooks: {
@@ -142,14 +149,14 @@ export function keysDefinition(deps: {
                 if (action === 'create' && subject.record.privateKey !== undefined) await assertImportReach(ctx, subject.record);
             },
             decorateRecord(record, row) {
-                if (row.use === 'sig' && row.public_key) record.publicKey = publicJwkOf(row as Parameters<typeof publicJwkOf>[0]);
+                if (row.use === 'sig' && row.public_key) record.publicKey = publicJwkOf(row);
                 return record;
             },
             prepareCreate: async (_ctx, input) => newKeyColumns(deps.secrets, input),
             async afterCreate(_ctx, row, tx) {
                 // the stored JWK names its kid (the row id, known only once the row exists)
                 if (row.use !== 'sig') return;
-                const publicKey = JSON.stringify(publicJwkOf(row as Parameters<typeof publicJwkOf>[0]));
+                const publicKey = JSON.stringify(publicJwkOf(row));
                 await setKeyPublicJwk(tx, row.id, publicKey);
             },
             async prepareUpdate(_ctx, row, input) {
@@ -161,5 +168,5 @@ export function keysDefinition(deps: {
             },
             refuseDelete: (row, tx, _ctx, query) => releaseDependents(deps.handle.dialect, row, tx, query, tokenMaxAge),
         },
-    };
+    });
 }

@@ -102,10 +102,6 @@ export function storedId(value: unknown): string | null {
     return typeof value === 'string' ? value : null;
 }
 
-/** Whether rows carry a realm_id column. */
-export function hasRealmColumn(spec: ResourceSpec): boolean {
-    return spec.realm === 'required' || spec.realm === 'nullable';
-}
 
 /** The realm a decision about this row is about; undefined: the resource has no realm dimension. */
 export function realmOfRow(spec: ResourceSpec, row: StoredRow): string | null | undefined {

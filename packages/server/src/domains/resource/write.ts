@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../../errors/app-error.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
+import { hasRealmColumn } from '../../storage/resource/table.js';
 import { toDbDate } from '../../db/values.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { recordEvent } from '../events.js';
@@ -13,7 +14,7 @@ import { nullableTextOf } from './input.js';
 import { referencedRealmOfInput } from './referenced.js';
 import { deleteRowById, insertRow, selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { getRow } from './resolve.js';
-import { hasRealmColumn, realmOfRow, type ResourceSpec } from './spec.js';
+import { realmOfRow, type ResourceSpec } from './spec.js';
 
 /** A realm's own created and deleted entries are deployment-wide (spec Events 3): they outlive the realm. */
 function eventRealm(spec: ResourceSpec, row: Row): string | null {

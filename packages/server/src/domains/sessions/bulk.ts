@@ -12,7 +12,8 @@ import { querySpecOf } from '../resource/query-spec.js';
 import { selectRowsWhere, type RowCondition } from '../../storage/resource/rows.js';
 import { listColumns, relationVerdicts, type RelationVerdicts } from '../resource/relation-columns.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
-import { hasRealmColumn, permissionFor, realmAttributeOf } from '../resource/spec.js';
+import { hasRealmColumn } from '../../storage/resource/table.js';
+import { permissionFor, realmAttributeOf } from '../resource/spec.js';
 
 /*
  * DELETE /sessions and DELETE /session-tokens (spec "Client, user and session routes"): a filter

@@ -4,14 +4,13 @@ import { fromDbBool, toDbBool } from '../../db/values.js';
 import { issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import { displayNameField, foreignKey, nameField } from '../fields.js';
-import type { ResourceDefinition } from '../resource/context.js';
-import type { Row } from '../resource/records.js';
+import { defineResource, type Input, type ResourceDefinition } from '../resource/context.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRealmMove, selfManageAuthorizer } from './identity-rules.js';
 import type { ResourceDeps } from '../resource/deps.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
-import type { Columns } from '../../storage/resource/table.js';
+import type { Columns, TableRow } from '../../storage/resource/table.js';
 
 /**
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
@@ -25,7 +24,7 @@ const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 
 const text = (name: string, column: string): FieldSpec => ({ name, column, type: 'string', nullable: true, maxLength: 255, create: 'optional', update: true });
 
-const spec: ResourceSpec = {
+const spec: ResourceSpec<'auth_users'> = {
     entity: 'user',
     collection: 'users',
     table: 'auth_users',
@@ -66,9 +65,9 @@ async function passwordColumn(passwords: PasswordHasher, value: unknown): Promis
     return { password: typeof value === 'string' ? await passwords.hash(value) : null };
 }
 
-function lockedAfter(row: Row, input: Record<string, unknown>): boolean {
+function lockedAfter(row: TableRow<'auth_users'>, input: Input): boolean {
     if (typeof input.nameLocked === 'boolean') return input.nameLocked;
-    return fromDbBool(row.name_locked as boolean | number);
+    return fromDbBool(row.name_locked);
 }
 
 /**
@@ -76,9 +75,9 @@ function lockedAfter(row: Row, input: Record<string, unknown>): boolean {
  * reset and activation hashes are no field at all, so no read, list, include or event can carry
  * them. email is withheld (spec Events 5: not in events either).
  */
-export function usersDefinition(deps: UserDeps): ResourceDefinition {
+export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'> {
     const dialect = deps.handle.dialect;
-    const definition: ResourceDefinition = {
+    return defineResource<'auth_users'>({
         spec,
         fields: spec.fields,
         hooks: {
@@ -111,6 +110,5 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition {
             // spec States: a password reset, a password change and a deactivation end sessions
             afterUpdate: endUserSessions(deps.sessions),
         },
-    };
-    return definition;
+    });
 }
