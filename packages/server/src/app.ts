@@ -5,11 +5,26 @@ import { registerDomains } from './http/routes/register.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { registerLimits } from './http/limits-plugin.js';
+import { registerAuthenticationStep } from './http/authentication-step.js';
+import { createOriginCheck, registerCors } from './http/cors.js';
+import { registerErrorSchemas } from './http/contracts/error-body.js';
+import { registerOpenApiDocument, registerOpenApiRoutes } from './http/openapi.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
 
+/** A route as registered (collected by an onRoute hook; the OpenAPI test holds the document to them). */
+export interface RegisteredRoute {
+    method: string;
+    url: string;
+    /** hidden from the document by the plugin that owns it (explorer assets, the CORS preflight) */
+    hidden: boolean;
+}
+
 export interface App {
     app: FastifyInstance;
+    /** every route the app registered, HEAD routes Fastify derives from GET ones excluded */
+    routes: readonly RegisteredRoute[];
     deps: AppDeps;
     close(): Promise<void>;
 }
@@ -33,13 +48,36 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
         Fastify({ ...serverOptions, logger: { level: config.logLevel } });
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
+    const routes: RegisteredRoute[] = [];
+    app.addHook('onRoute', (route) => {
+        for (const method of [route.method].flat()) {
+            // Fastify derives a HEAD route from each GET one; the app declares no HEAD route of its own
+            if (method === 'HEAD') continue;
+            // read when asked: a later onRoute hook (the explorer's) may still change the schema
+            routes.push({ method, url: route.url, get hidden() { return (route.schema as { hide?: boolean } | undefined)?.hide === true; } });
+        }
+    });
+    // answers are serialized with JSON.stringify, as before response schemas were declared:
+    // fast-json-stringify would drop every member a schema does not list; the schemas document
+    // the answers (and a test holds real answers to them), they do not shape them
+    app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    // hook order is registration order: security headers first (on every answer, errors
+    // included), CORS, the limits (refusal, budget, login gate), the input guard, then the
+    // authentication step (after the gate, before schema validation)
+    await registerSecurityHeaders(app);
+    await registerCors(app, createOriginCheck({ db: deps.db, configured: config.corsOrigins, ...(options.corsClock ? { clock: options.corsClock } : {}) }));
     registerErrorHandler(app);
     registerInputGuard(app);
     registerLimits(app, deps.limits);
+    registerAuthenticationStep(app, deps);
     await app.register(formbody);
+    registerErrorSchemas(app);
+    await registerOpenApiDocument(app, config.publicUrl);
     registerDomains(app, deps);
+    await registerOpenApiRoutes(app);
     return {
         app,
+        routes,
         deps,
         async close() {
             await app.close();

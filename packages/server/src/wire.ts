@@ -1,43 +1,24 @@
 import { join } from 'node:path';
+import type { AppDeps } from './http/deps.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { CatalogCache } from './authz/catalog-cache.js';
 import type { Config } from './config/schema.js';
 import { createDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { createSecretBox, type SecretBox } from './secrets/secret-box.js';
-import { createClientSecretVerifier, type ClientSecretVerifier } from './secrets/client-secret-verifier.js';
-import { createPasswordHasher, type PasswordHasher } from './secrets/passwords.js';
-import { createKeyStore, type KeyStore } from './keys/store.js';
+import { createSecretBox } from './secrets/secret-box.js';
+import { createClientSecretVerifier } from './secrets/client-secret-verifier.js';
+import { createPasswordHasher } from './secrets/passwords.js';
+import { createKeyStore } from './keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
-import { createIntrospectionEndpoint, type IntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
-import { createRevocationEndpoint, type RevocationEndpoint } from './oauth2/revocation-endpoint.js';
-import { createTokenEndpoint, type TokenEndpoint } from './oauth2/token-endpoint.js';
-import { createTokenService, type TokenService } from './tokens/service.js';
-import { createSessionStore, type SessionStore } from './tokens/sessions.js';
-import type { RequestLimits } from './limits/request-limits.js';
+import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
+import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
+import { createTokenEndpoint } from './oauth2/token-endpoint.js';
+import { createTokenService } from './tokens/service.js';
+import { createSessionStore } from './tokens/sessions.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 
-/** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
-export interface AppDeps {
-    config: Config;
-    handle: DatabaseHandle;
-    db: DatabaseHandle['db'];
-    catalog: CatalogCache;
-    passwords: PasswordHasher;
-    secrets: SecretBox;
-    clientSecrets: ClientSecretVerifier;
-    keys: KeyStore;
-    sessions: SessionStore;
-    tokens: TokenService;
-    /** `POST /token` without its transport, over the explicit grant registry */
-    tokenEndpoint: TokenEndpoint;
-    /** `POST /token/revoke` (RFC 7009) without its transport */
-    revocationEndpoint: RevocationEndpoint;
-    /** `POST /token/introspect` (RFC 7662) and `GET /sessions/@me/introspect` without their transport */
-    introspectionEndpoint: IntrospectionEndpoint;
-    /** spec Limits: failed authentications per address, budgets per identity, the login gate */
-    limits: RequestLimits;
-}
+/** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
+export type { AppDeps } from './http/deps.js';
 
 export interface WireOptions {
     /** an already open (test) database; the app then does not close it */
@@ -47,6 +28,8 @@ export interface WireOptions {
     logger?: FastifyBaseLogger;
     /** rate-limit key prefix, clock and thresholds (tests) */
     limits?: LimitOptions;
+    /** the clock of the CORS origin lookups' short memory (tests) */
+    corsClock?: () => number;
 }
 
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {

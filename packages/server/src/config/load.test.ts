@@ -35,6 +35,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     WORKER_PORT: ['3001', 3001],
     MIGRATION_ENABLED: ['FALSE', false],
     TRUST_PROXY: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'],
+    CORS_ORIGINS: ['https://app.example https://console.example', 'https://app.example https://console.example'],
     RATE_LIMIT_USER_MAX: ['10', 10],
     RATE_LIMIT_CLIENT_MAX: ['20', 20],
     RATE_LIMIT_ANONYMOUS_MAX: ['30', 30],

@@ -31,6 +31,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'worker.port': parse.port,
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
+    corsOrigins: parse.text,
     'rateLimit.userMax': parse.positiveInteger,
     'rateLimit.clientMax': parse.positiveInteger,
     'rateLimit.anonymousMax': parse.positiveInteger,

@@ -44,6 +44,8 @@ export interface Config {
     migrationEnabled: boolean;
     /** Fastify's trustProxy: a boolean, a hop count, or a comma-separated address / CIDR list */
     trustProxy: boolean | number | string;
+    /** API.md §7: origins allowed for CORS beyond those derived from the clients (comma- or space-separated) */
+    corsOrigins: string | undefined;
     /** requests per minute */
     rateLimit: { userMax: number; clientMax: number; anonymousMax: number };
     logLevel: LogLevel;
@@ -173,6 +175,12 @@ export const CONFIG_KEYS = [
         env: 'TRUST_PROXY',
         default: 'true',
         description: '`true` / `false`, a hop count, or a comma-separated list of addresses / CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`)',
+    },
+    {
+        key: 'corsOrigins',
+        env: 'CORS_ORIGINS',
+        default: null,
+        description: 'extra origins (`https://app.example`, comma- or space-separated) allowed for CORS beyond those derived from each client\'s `redirectUri` and `baseUrl`',
     },
     { key: 'rateLimit.userMax', env: 'RATE_LIMIT_USER_MAX', default: '6000', description: 'requests per minute per user' },
     { key: 'rateLimit.clientMax', env: 'RATE_LIMIT_CLIENT_MAX', default: '300000', description: 'requests per minute per client' },

@@ -29,7 +29,7 @@ function loginAccountOf(request: FastifyRequest): string | null {
 /**
  * spec Limits on Fastify's request lifecycle (limits/request-limits.ts holds the budgets): stage
  * one on every request as it arrives; stage two here for requests without credentials, in
- * `contextOf` for authenticated ones, and in the token routes for the client that authenticated;
+ * the authentication step (http/authentication-step.ts) for authenticated ones, and in the token routes for the client that authenticated;
  * the login gate once the body is parsed; counted failures on error; the address charge of an
  * uncharged request when it ends.
  */
@@ -47,7 +47,9 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits): voi
             await limits.chargeRequest(request, null);
         }
     });
-    app.addHook('preHandler', async (request) => {
+    // the gate holds its slot before the credential is verified: the HTTP authentication step runs
+    // at preValidation after this hook, and the endpoints of the token routes in their handler
+    app.addHook('preValidation', async (request) => {
         const account = loginAccountOf(request);
         if (account !== null) limits.enterLoginGate(request, account);
     });

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { contract, ProtocolObject } from '../contracts/route-contract.js';
+import { idParams } from '../contracts/resource-schemas.js';
 import { parseBatchCheckBody, runBatchCheck } from '../../authz/batch-check.js';
 import { checkPermission, checkPolicy, parseSubjectCheckBody, resolveSubject } from '../../authz/subject-check.js';
-import type { AppDeps } from '../../wire.js';
-import { contextOf } from '../request-context.js';
+import type { AppDeps } from '../deps.js';
 
 /** Spec "Authorization routes": a private verdict a browser may keep only while it revalidates. */
 function cacheControl(maxAge: number | null): string {
@@ -17,17 +20,26 @@ function cacheControl(maxAge: number | null): string {
  * so the router keeps them apart.
  */
 export function registerAuthorizationCheckRoutes(app: FastifyInstance, deps: AppDeps): void {
-    app.post('/authorization/check', async (request, reply) => {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.post('/authorization/check', contract({
+        auth: 'optional', tags: ['authorization'], summary: 'Batch check (spec "Authorization routes")',
+        body: Type.Unknown({ description: 'The batch-check request; authz/batch-check.ts parses it.' }),
+        response: { 200: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'One verdict per entry.' }) },
+    }), async (request, reply) => {
         const body = parseBatchCheckBody(request.body);
-        const context = await contextOf(deps, request, { optional: true });
+        const context = request.context;
         const answer = runBatchCheck(await context.authorizer(), body);
         return reply.header('Cache-Control', cacheControl(answer.maxAge)).send(answer.entries);
     });
 
     for (const [collection, check] of [['permissions', checkPermission], ['policies', checkPolicy]] as const) {
-        app.post<{ Params: { id: string } }>(`/${collection}/:id/check`, async (request, reply) => {
+        routes.post(`/${collection}/:id/check`, contract({
+            auth: 'optional', tags: ['authorization'], summary: `Check a ${collection === 'permissions' ? 'permission' : 'policy'} for a subject`,
+            params: idParams(''), body: Type.Unknown({ description: 'The subject check request; authz/subject-check.ts parses it.' }),
+            response: { 200: ProtocolObject('The verdict `{ status, … }`.', { status: Type.String() }) },
+        }), async (request, reply) => {
             const body = parseSubjectCheckBody(request.body);
-            const context = await contextOf(deps, request, { optional: true });
+            const context = request.context;
             const subject = await resolveSubject(deps, context, body.identity);
             const result = await check(deps, request.params.id, subject, body);
             return reply.header('Cache-Control', 'private, no-cache').send(result);

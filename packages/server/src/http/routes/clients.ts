@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { contextOf } from '../request-context.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { RouteDeps } from './resource.js';
 import { readCaller } from '../../domains/identity/caller.js';
@@ -24,21 +26,35 @@ async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
 
 /** `GET /clients/@me`, `POST /clients/:id/secret` and `POST /clients/@me/secret` (API.md §1). */
 export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps, definition: ResourceDefinition, prefix: string): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = `${prefix}/${definition.spec.collection}`;
-    const options = { schema: { body: RotationBody }, preValidation: emptyBodyAsObject };
+    const tags = [definition.spec.collection];
+    const record = recordSchema(definition);
+    const mountParams = prefix ? { params: idParams(prefix, []) } : {};
+    const rotated = Type.Object({ data: record, meta: Type.Object({ secret: Type.String({ description: 'The new plaintext secret, answered once.' }) }) }, {
+        description: 'The client and its new secret.',
+    });
+    const rotation = { auth: 'required', tags, body: RotationBody, response: { 200: rotated }, errors: [409] } as const;
 
     // reading oneself needs no client_read grant (the caller proved it is this client); the
     // secret follows the usual rule, so fields=+secret shows a client its own secret
-    app.get(`${base}/@me`, async (request) => {
-        const ctx = await contextOf(deps, request);
+    routes.get(`${base}/@me`, contract({
+        auth: 'required', tags, summary: 'The calling client', ...mountParams, querystring: ReadQuery,
+        response: { 200: singleEnvelope(record, 'The caller\'s own client record.') },
+    }), async (request) => {
+        const ctx = request.context;
         return { data: await readCaller(deps, definition, ctx, 'client', request.query as Record<string, unknown>), meta: {} };
     });
-    app.post<{ Params: { id: string }; Body: RotationBody }>(`${base}/:id/secret`, options, async (request) => {
-        const ctx = await contextOf(deps, request);
+    routes.post(`${base}/:id/secret`, {
+        ...contract({ ...rotation, summary: 'Rotate a client\'s secret', params: idParams(prefix) }), preValidation: emptyBodyAsObject,
+    }, async (request) => {
+        const ctx = request.context;
         return rotateSecret(deps, definition, ctx, request.params.id, request.body);
     });
-    app.post<{ Body: RotationBody }>(`${base}/@me/secret`, options, async (request) => {
-        const ctx = await contextOf(deps, request);
+    routes.post(`${base}/@me/secret`, {
+        ...contract({ ...rotation, summary: 'Rotate the calling client\'s secret', ...mountParams }), preValidation: emptyBodyAsObject,
+    }, async (request) => {
+        const ctx = request.context;
         return rotateOwnSecret(deps, definition, ctx, request.body);
     });
 }

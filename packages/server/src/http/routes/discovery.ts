@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { discoveryDocument } from '../../oauth2/discovery.js';
@@ -22,11 +25,18 @@ async function findRealm(db: Kysely<Database>, value: string): Promise<RealmRef>
  * authentication, the bare metadata object rather than the resource envelope.
  */
 export function registerDiscoveryRoutes(app: FastifyInstance, deps: { db: Kysely<Database>; publicUrl: string }): void {
-    app.get<{ Params: { realm: string } }>('/realms/:realm/.well-known/openid-configuration', async (request, reply) => {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.get('/realms/:realm/.well-known/openid-configuration', contract({
+        auth: 'none', tags: ['oauth2'], summary: 'OpenID Connect discovery (OpenID Connect Discovery 1.0 §4)', params: Type.Object({ realm: Type.String({ description: 'The realm, by id or name.' }) }),
+        response: { 200: ProtocolObject('The provider metadata.', { issuer: Type.String() }) },
+    }), async (request, reply) => {
         const realm = await findRealm(deps.db, request.params.realm);
         return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm));
     });
-    app.get('/.well-known/openid-configuration', async (_request, reply) => {
+    routes.get('/.well-known/openid-configuration', contract({
+        auth: 'none', tags: ['oauth2'], summary: 'OpenID Connect discovery of the master realm (OpenID Connect Discovery 1.0 §4)',
+        response: { 200: ProtocolObject('The provider metadata.', { issuer: Type.String() }) },
+    }), async (_request, reply) => {
         const realm = await findRealm(deps.db, MASTER_REALM);
         return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm));
     });

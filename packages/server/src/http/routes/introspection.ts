@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../wire.js';
-import { contextOf } from '../request-context.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { contract, ProtocolObject } from '../contracts/route-contract.js';
+import type { AppDeps } from '../deps.js';
 import { bearerTokenOf } from '../../authn/bearer-header.js';
 
 /**
@@ -9,9 +11,12 @@ import { bearerTokenOf } from '../../authn/bearer-header.js';
  * bare response object, never cached (RFC 7662 §2.2 answers alike).
  */
 export function registerSelfIntrospectionRoute(app: FastifyInstance, deps: AppDeps): void {
-    app.get('/sessions/@me/introspect', async (request, reply) => {
-        const context = await contextOf(deps, request);
-        const answer = await deps.introspectionEndpoint.introspectSelf(context.actor, bearerTokenOf(request.headers.authorization));
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    routes.get('/sessions/@me/introspect', contract({
+        auth: 'required', tags: ['sessions'], summary: 'Introspect the request\'s own credential',
+        response: { 200: ProtocolObject('The introspection response (RFC 7662 §2.2).', { active: Type.Boolean() }) },
+    }), async (request, reply) => {
+        const answer = await deps.introspectionEndpoint.introspectSelf(request.context.actor, bearerTokenOf(request.headers.authorization));
         return reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(answer);
     });
 }

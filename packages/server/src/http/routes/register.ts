@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../wire.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { contract } from '../contracts/route-contract.js';
+import type { AppDeps } from '../deps.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import { describeResource } from '../../domains/resource/describe.js';
 import { createSecretStore } from '../../domains/clients/secret.js';
 import { registerResourceRoutes } from './resource.js';
-import { contextOf } from '../request-context.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
 import { registerDiscoveryRoutes } from './discovery.js';
@@ -32,6 +34,7 @@ const extraRoutes: Readonly<Record<string, ExtraRoutes>> = {
 };
 
 export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const definitions = resourceDefinitions(deps);
     linkRelations(definitions);
     for (const definition of definitions) {
@@ -47,8 +50,14 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
     // bulk schema description (spec "Schema and statistics facets")
-    app.get('/schemas', async (request) => {
-        await contextOf(deps, request);
+    routes.get('/schemas', contract({
+        auth: 'required', tags: ['schemas'], summary: 'The query vocabulary of every collection',
+        response: {
+            200: Type.Object({ data: Type.Array(Type.Object({}, { additionalProperties: true })), meta: Type.Object({ total: Type.Integer({ minimum: 0 }) }) }, {
+                description: 'One description per resource.',
+            }),
+        },
+    }), async () => {
         return { data: definitions.map(describeResource), meta: { total: definitions.length } };
     });
 }

@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { contextOf, type ContextDeps } from '../request-context.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { contract } from '../contracts/route-contract.js';
+import { idParams, listEnvelope, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import { bodySchemas } from '../../domains/resource/body-schema.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { ResourceDeps } from '../../domains/resource/deps.js';
@@ -8,9 +11,7 @@ import { listEntities, readEntity } from '../../domains/resource/read.js';
 import { describeResource } from '../../domains/resource/describe.js';
 import { createEntity, deleteEntity, updateEntity } from '../../domains/resource/write.js';
 
-export type RouteDeps = ResourceDeps & ContextDeps;
-
-type Params = { id: string; realmId?: string };
+export type RouteDeps = ResourceDeps;
 
 /** Drop members the spec says are stripped silently (client scope/rootUrl) before validation. */
 function stripper(names: readonly string[]) {
@@ -25,6 +26,7 @@ function stripper(names: readonly string[]) {
  * `extraRoutes` mounts the resource's own routes (`@me`, secret rotation…) under each prefix.
  */
 export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition, extraRoutes?: (prefix: string) => void): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const { spec, hooks } = definition;
     const schemas = bodySchemas(spec, definition.fields, hooks.extraBody, hooks.openBody);
     const preValidation = hooks.strippedBody?.length ? stripper(hooks.strippedBody) : undefined;
@@ -33,39 +35,64 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
     const prefixes = spec.realm === 'required' || spec.realm === 'nullable' ? ['', '/realms/:realmId'] : [''];
 
     const writes = new Set(definition.writes ?? ['create', 'update', 'delete']);
+    // the contracts, generated from the field specs (API.md §1 envelopes)
+    const record = recordSchema(definition);
+    const tags = [spec.collection];
+    const one = (description: string) => singleEnvelope(record, description);
+    const writeBody = <T extends object>(options: T) => (preValidation ? { ...options, preValidation } : options);
 
     for (const prefix of prefixes) {
         const base = `${prefix}/${spec.collection}`;
+        const params = idParams(prefix);
+        const mountParams = prefix ? idParams(prefix, []) : undefined;
         extraRoutes?.(prefix);
-        app.get(base, async (request) => {
-            const ctx = await contextOf(deps, request);
+        routes.get(base, contract({
+            auth: 'required', tags, summary: `List ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
+            querystring: listQuery(definition), response: { 200: listEnvelope(record, 'The page of rows the caller may read.') },
+        }), async (request) => {
+            const ctx = request.context;
             return listEntities(deps, definition, ctx, request.query as Record<string, unknown>);
         });
-        app.get(`${base}/@schema`, async (request) => {
-            await contextOf(deps, request);
+        routes.get(`${base}/@schema`, contract({
+            auth: 'required', tags, summary: `The query vocabulary of ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
+            response: { 200: singleEnvelope(Type.Object({}, { additionalProperties: true }), 'Fields, operators, relations and pagination (spec "Schema and statistics facets").') },
+        }), async () => {
             return { data: describeResource(definition), meta: {} };
         });
-        app.get<{ Params: Params }>(`${base}/:id`, async (request) => {
-            const ctx = await contextOf(deps, request);
+        routes.get(`${base}/:id`, contract({
+            auth: 'required', tags, summary: `Read one of ${spec.collection}`, params, querystring: ReadQuery, response: { 200: one('The row.') },
+        }), async (request) => {
+            const ctx = request.context;
             return { data: await readEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });
-        if (writes.has('create')) app.post(base, { schema: { body: schemas.create }, ...(preValidation ? { preValidation } : {}) }, async (request, reply: FastifyReply) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('create')) routes.post(base, writeBody(contract({
+            auth: 'required', tags, summary: `Create one of ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
+            body: schemas.create, response: { 201: one('The created row.') }, errors: [409],
+        })), async (request, reply: FastifyReply) => {
+            const ctx = request.context;
             const data = await createEntity(deps, definition, ctx, request.body as Record<string, unknown>);
             return reply.status(201).send({ data, meta: {} });
         });
-        if (writes.has('update')) app.post<{ Params: Params }>(`${base}/:id`, { schema: { body: schemas.update }, ...(preValidation ? { preValidation } : {}) }, async (request) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('update')) routes.post(`${base}/:id`, writeBody(contract({
+            auth: 'required', tags, summary: `Update one of ${spec.collection}`, params, body: schemas.update, response: { 200: one('The updated row.') }, errors: [409],
+        })), async (request) => {
+            const ctx = request.context;
             return { data: await updateEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>), meta: {} };
         });
-        if (writes.has('create') && writes.has('update')) app.put<{ Params: Params }>(`${base}/:id`, { schema: { body: putSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('create') && writes.has('update')) routes.put(`${base}/:id`, writeBody(contract({
+            auth: 'required', tags, summary: `Create or update one of ${spec.collection}`, params, body: putSchema,
+            response: { 200: one('The updated row.'), 201: one('The created row.') }, errors: [409],
+        })), async (request, reply) => {
+            const ctx = request.context;
             const { created, data } = await upsertEntity(deps, definition, ctx, request.params.id, request.body as Record<string, unknown>);
             if (!created) return { data, meta: {} };
             return reply.status(201).send({ data, meta: {} });
         });
-        if (writes.has('delete')) app.delete<{ Params: Params }>(`${base}/:id`, async (request) => {
-            const ctx = await contextOf(deps, request);
+        if (writes.has('delete')) routes.delete(`${base}/:id`, contract({
+            auth: 'required', tags, summary: `Delete one of ${spec.collection}`, params, querystring: ReadQuery,
+            response: { 200: one('The deleted row.') }, errors: [409],
+        }), async (request) => {
+            const ctx = request.context;
             return { data: await deleteEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
         });
     }

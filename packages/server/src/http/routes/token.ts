@@ -1,4 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { contract, EmptyAnswer, ProtocolObject } from '../contracts/route-contract.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IntrospectionEndpoint } from '../../oauth2/introspection-endpoint.js';
 import type { RevocationEndpoint } from '../../oauth2/revocation-endpoint.js';
@@ -38,7 +40,11 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             if (charged === 'on-finish') return;
             await endpoints.limits?.chargeRequest(request, charged === 'address' ? null : charged);
         };
-        const options = { config: CHARGED_BY_ROUTE };
+        const body = (description: string) => Type.Unknown({ description });
+        const declared = (summary: string, description: string, response: Record<number, TSchema>) => contract({
+            auth: 'none', oauth: true, tags: ['oauth2'], summary, config: CHARGED_BY_ROUTE,
+            consumes: ['application/x-www-form-urlencoded', 'application/json'], body: body(description), response,
+        });
         scope.setErrorHandler((error, request, reply) => {
             const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
             const oauth = OAUTH_ERRORS.has(body.code) ? body.code : status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST;
@@ -46,7 +52,12 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
             return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
         });
-        scope.post('/token', options, async (request, reply) => {
+        scope.post('/token', declared('Token endpoint (RFC 6749 §3.2)', '`grant_type` and its parameters; the client authenticates with Basic or `client_id`/`client_secret`.', {
+            200: ProtocolObject('The token response (RFC 6749 §5.1).', {
+                access_token: Type.String(), token_type: Type.String(), expires_in: Type.Optional(Type.Integer()),
+                refresh_token: Type.Optional(Type.String()), id_token: Type.Optional(Type.String()), scope: Type.Optional(Type.String()),
+            }),
+        }), async (request, reply) => {
             const authenticated = await endpoints.token.authenticate({
                 body: request.body,
                 authorization: request.headers.authorization,
@@ -58,14 +69,18 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             return reply.headers(NO_STORE).send(answer);
         });
         // RFC 7009 §2.2: 200 whether or not the token was known; the body is empty
-        scope.post('/token/revoke', options, async (request, reply) => {
+        scope.post('/token/revoke', declared('Token revocation (RFC 7009)', '`token` and optional `token_type_hint`.', {
+            200: EmptyAnswer('Revoked, or the token was unknown (RFC 7009 §2.2).'),
+        }), async (request, reply) => {
             const authenticated = await endpoints.revoke.authenticate({ body: request.body, query: request.query, authorization: request.headers.authorization });
             await charge(request, authenticated.charge);
             await endpoints.revoke.handle(authenticated.state);
             return reply.status(200).headers(NO_STORE).send();
         });
         // RFC 7662 §2.2: the introspection response, unenveloped
-        scope.post('/token/introspect', options, async (request, reply) => {
+        scope.post('/token/introspect', declared('Token introspection (RFC 7662)', '`token` and optional `token_type_hint`.', {
+            200: ProtocolObject('The introspection response (RFC 7662 §2.2).', { active: Type.Boolean() }),
+        }), async (request, reply) => {
             const authenticated = await endpoints.introspect.authenticate({
                 body: request.body, query: request.query, authorization: request.headers.authorization,
             });

@@ -1,0 +1,80 @@
+import { Type, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import type { ResourceDefinition } from '../../domains/resource/context.js';
+import type { FieldSpec } from '../../domains/resource/spec.js';
+import { describeResource } from '../../domains/resource/describe.js';
+
+/** How a field reads back (domains/resource/records.ts readValue): its JSON type, or null. */
+function readSchema(field: FieldSpec): TSchema {
+    const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+    switch (field.type) {
+        case 'boolean': return nullable(Type.Boolean());
+        case 'integer': return nullable(Type.Integer());
+        case 'date': return nullable(Type.String({ format: 'date-time' }));
+        case 'stringList': return nullable(Type.Array(Type.String()));
+        case 'json': return Type.Unknown();
+        case 'enum': return nullable(Type.String({ enum: [...(field.values ?? [])] }));
+        case 'uuid': return nullable(Type.String({ format: 'uuid' }));
+        default: return nullable(Type.String());
+    }
+}
+
+/**
+ * A resource's record as reads answer it, generated from its field specs: every readable field
+ * (none required: `fields=` narrows the projection) and room for what a resource adds (included
+ * relations, a policy's configuration, a composite's children).
+ */
+export function recordSchema(definition: ResourceDefinition): TSchema {
+    const properties = Object.fromEntries(definition.fields
+        .filter((field) => (field.read ?? 'default') !== 'never')
+        .map((field) => [field.name, Type.Optional(readSchema(field))]));
+    return Type.Object(properties, { additionalProperties: true, title: definition.spec.entity });
+}
+
+/** API.md §1: `{ data, meta: {} }` for one record. */
+export const singleEnvelope = (data: TSchema, description: string): TSchema =>
+    Type.Object({ data, meta: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: false, description });
+
+/** API.md §1: `{ data: [...], meta: { total, limit, offset } }` for a list. */
+export const listEnvelope = (data: TSchema, description: string): TSchema => Type.Object({
+    data: Type.Array(data),
+    meta: Type.Object({ total: Type.Integer({ minimum: 0 }), limit: Type.Integer({ minimum: 0 }), offset: Type.Integer({ minimum: 0 }) }, { additionalProperties: true }),
+}, { additionalProperties: false, description });
+
+/**
+ * A query parameter documented but not validated here: src/query/ parses and checks it (API.md
+ * §2), so a schema of its own would answer some malformed values differently.
+ */
+const parsedByQuery = (description: string): TSchema => Type.Unknown({ description });
+
+/** `fields`: the projection of reads (API.md §2). */
+export const ReadQuery = Type.Object({
+    fields: Type.Optional(parsedByQuery('`id,name` replaces the projection; `+secret` adds an allowed withheld field; `fields[entity]=…` on junctions.')),
+    include: Type.Optional(parsedByQuery('Allowed relations to load, comma-separated (each gated by its read permission).')),
+}, { additionalProperties: true });
+
+/** The list query of a resource (API.md §2), with one `filter[field]` per filterable field. */
+export function listQuery(definition: ResourceDefinition): TSchema {
+    const filters = Object.fromEntries(describeResource(definition).fields.filter((field) => field.filterable).map((field) => [
+        `filter[${field.name}]`,
+        Type.Optional(parsedByQuery(`Filter on ${field.name}: \`!\` not, \`~\` like, ${field.type === 'date' ? '`<`, `<=`, `>`, `>=`' : 'a comma list for "in", `null`'}.`)),
+    ]));
+    return Type.Object({
+        ...filters,
+        fields: Type.Optional(parsedByQuery('`id,name` replaces the projection; `+secret` adds an allowed withheld field.')),
+        sort: Type.Optional(parsedByQuery('`name,-createdAt`: sortable fields, `-` descending.')),
+        include: Type.Optional(parsedByQuery('Allowed relations to load, comma-separated.')),
+        'page[limit]': Type.Optional(parsedByQuery('Page size, default 50, at most 100.')),
+        'page[offset]': Type.Optional(parsedByQuery('Rows to skip.')),
+    }, { additionalProperties: true, description: '`filter[relation.field]` filters through an allowed relation.' });
+}
+
+/** The params of a route: `:id`-like names, plus `realmId` on a realm mount. */
+type IdParams<N extends string> = TObject<{ [K in N]: TString } & { realmId: TOptional<TString> }>;
+
+/** `:id`: a UUID or, for named entities, a name (API.md §1); `:realmId` of a realm mount likewise. */
+export function idParams<const N extends string = 'id'>(prefix: string, names: readonly N[] = ['id' as N]): IdParams<N> {
+    const properties: Record<string, TString> = {};
+    if (prefix.includes(':realmId')) properties.realmId = Type.String({ description: 'The realm of the mount, by id or name.' });
+    for (const name of names) properties[name] = Type.String({ description: 'A UUID, or a name for named entities.' });
+    return Type.Object(properties) as unknown as IdParams<N>;
+}
