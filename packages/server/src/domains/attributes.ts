@@ -6,7 +6,7 @@ import { commonFields, type ResourceSpec } from './resource/spec.js';
 import { foreignKey } from './fields.js';
 
 /** Serialized size cap of one attribute value: attributes are claims and policy input, not storage. */
-export const ATTRIBUTE_VALUE_MAX_BYTES = 16 * 1024;
+const ATTRIBUTE_VALUE_MAX_BYTES = 16 * 1024;
 
 interface Owner {
     /** `user` or `role` */

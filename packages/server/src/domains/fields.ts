@@ -5,7 +5,7 @@ import type { FieldSpec } from './resource/spec.js';
  * A name must stay addressable as a path segment: no leading `@` (reserved, spec facets), no `/`,
  * no leading or trailing whitespace (MariaDB's PAD SPACE collations would equate "a" and "a ").
  */
-export const ADDRESSABLE_NAME = '^[^@/\\s]([^/]*[^/\\s])?$';
+const ADDRESSABLE_NAME = '^[^@/\\s]([^/]*[^/\\s])?$';
 
 export const nameField = (maxLength = 128, pattern: string = ADDRESSABLE_NAME): FieldSpec => ({
     name: 'name', column: 'name', type: 'string', maxLength, create: 'required', update: true, pattern,

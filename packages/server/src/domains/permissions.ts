@@ -31,7 +31,7 @@ spec.fields = [
 ];
 
 /** Bind the built-in global `system.default` to a permission (spec model line 3; POST /permissions rule). */
-export async function bindSystemDefault(tx: Tx, dialect: DialectName, permissionId: string): Promise<void> {
+async function bindSystemDefault(tx: Tx, dialect: DialectName, permissionId: string): Promise<void> {
     const policyId = await findRootPolicyId(tx, SystemPolicyName.DEFAULT, null);
     if (!policyId) return;
     await insertPermissionPolicy(tx, { id: randomUUID(), permissionId, policyId, createdAt: toDbDate(dialect, new Date()) });

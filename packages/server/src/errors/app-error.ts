@@ -54,5 +54,3 @@ export const forbidden = (message = 'You do not have the permission for this act
     new AppError(ErrorCode.PERMISSION_DENIED, message);
 export const conflict = (message = 'An entity with these unique values already exists.'): AppError =>
     new AppError(ErrorCode.ENTITY_CONFLICT, message);
-export const unauthorized = (message = 'Authentication is required.'): AppError =>
-    new AppError(ErrorCode.INVALID_TOKEN, message);

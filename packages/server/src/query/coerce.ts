@@ -17,7 +17,7 @@ function daysInMonth(year: number, month: number): number {
  * without an offset is UTC, as every timestamp of the service is (DESIGN.md §5). Out-of-range
  * parts are refused instead of rolled over (`Date` would read 2024-02-30 as March 1st).
  */
-export function canonicalDate(text: string): string | null {
+function canonicalDate(text: string): string | null {
     const match = ISO_DATE.exec(text);
     if (!match) return null;
     const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;

@@ -22,10 +22,3 @@ export function matchQueryCondition(condition: QueryCondition, row: unknown): bo
             return matchCondition(condition, row);
     }
 }
-
-/** AND two optional conditions (the client's filter and the authorization condition). */
-export function andConditions(...items: (QueryCondition | null | undefined)[]): QueryCondition | null {
-    const present = items.filter((item): item is QueryCondition => item !== null && item !== undefined);
-    if (present.length === 0) return null;
-    return present.length === 1 ? present[0]! : { operator: 'and', conditions: present };
-}

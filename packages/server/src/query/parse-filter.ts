@@ -40,7 +40,7 @@ type Parsed = { ok: true; condition: QueryCondition } | { ok: false; message: st
  * starts-with, `~abc~` contains, `<` `<=` `>` `>=`, a comma list is "in", `null` the null
  * literal. Dates take only the range operators (spec: equality on createdAt/updatedAt is 400).
  */
-export function parseFilterValue(name: string, field: QueryFieldSpec, value: string): Parsed {
+function parseFilterValue(name: string, field: QueryFieldSpec, value: string): Parsed {
     if (value === '') return { ok: false, message: 'The filter value is empty.' };
     const negate = value.startsWith('!');
     const body = negate ? value.slice(1) : value;

@@ -3,8 +3,8 @@ import { QUERY_ISSUE, type QueryEntry } from './raw.js';
 import type { CollectionQuerySpec, ListQuery } from './types.js';
 
 /** API.md §2: default limit 50, maximum 100 unless the collection says otherwise. */
-export const DEFAULT_LIMIT = 50;
-export const DEFAULT_MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 50;
+const DEFAULT_MAX_LIMIT = 100;
 
 const DIGITS = /^\d+$/;
 

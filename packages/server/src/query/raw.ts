@@ -1,6 +1,6 @@
 import { issue, type Issue } from '../errors/app-error.js';
 
-export const QUERY_PARAMETERS = ['filter', 'fields', 'sort', 'page', 'include'] as const;
+const QUERY_PARAMETERS = ['filter', 'fields', 'sort', 'page', 'include'] as const;
 export type QueryParameter = (typeof QUERY_PARAMETERS)[number];
 
 /** Stable issue codes of list-query 400s (the `issues[].code` values). */

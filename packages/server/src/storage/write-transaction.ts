@@ -34,7 +34,7 @@ export interface WriteTransactionOptions {
 }
 
 /** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
-export function mapWriteError(error: unknown): never {
+function mapWriteError(error: unknown): never {
     const classified = classifyDbError(error);
     if (classified?.kind === 'unique') throw conflict();
     if (classified?.kind === 'foreign_key') {

@@ -13,9 +13,9 @@ export interface Holder {
     resource: string;
 }
 
-export const ROLE_HOLDER: Holder = { name: 'roleId', column: 'role_id', table: 'auth_roles', resource: 'role' };
-export const USER_HOLDER: Holder = { name: 'userId', column: 'user_id', table: 'auth_users', resource: 'user' };
-export const CLIENT_HOLDER: Holder = { name: 'clientId', column: 'client_id', table: 'auth_clients', resource: 'client' };
+const ROLE_HOLDER: Holder = { name: 'roleId', column: 'role_id', table: 'auth_roles', resource: 'role' };
+const USER_HOLDER: Holder = { name: 'userId', column: 'user_id', table: 'auth_users', resource: 'user' };
+const CLIENT_HOLDER: Holder = { name: 'clientId', column: 'client_id', table: 'auth_clients', resource: 'client' };
 
 interface JunctionShape<T extends TableName> {
     entity: string;

@@ -38,7 +38,6 @@ spec.fields = [
     { name: 'publicKey', column: 'public_key', type: 'json', create: false, update: false, filter: false, sort: false },
 ];
 
-export const keySpec = spec;
 
 /** Imported material: a PEM document or a private JWK (its size capped well above a 4096-bit RSA JWK). */
 const PrivateKeyBody = Type.Union([

@@ -4,7 +4,7 @@ import type { EntityRecord } from '../resource/records.js';
 import { ENTITY_MEMBERS, REFUSED_MEMBERS } from './spec.js';
 
 /** Largest stored configuration; a policy is evaluated on every request, so it must stay small. */
-export const MAX_CONFIGURATION_BYTES = 64 * 1024;
+const MAX_CONFIGURATION_BYTES = 64 * 1024;
 
 export type Configuration = Record<string, unknown>;
 

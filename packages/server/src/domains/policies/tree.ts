@@ -12,7 +12,7 @@ import { policyFields } from './spec.js';
  * Deepest node depth (root 0) the access library validates (its engine refuses deeper trees), so a
  * deeper tree could never be projected into the catalog: refused when written instead.
  */
-export const MAX_TREE_DEPTH = 32;
+const MAX_TREE_DEPTH = 32;
 
 export const COMPOSITE = 'composite';
 
@@ -86,7 +86,7 @@ export async function assertParent(
  * client access policies. Such a policy must stay a root of its realm, and deleting it would
  * silently widen what the references restrict (grants and clients would fall back to NULL).
  */
-export async function referencesOf(db: Db, id: string): Promise<string[]> {
+async function referencesOf(db: Db, id: string): Promise<string[]> {
     return policyReferences(db, id);
 }
 

@@ -45,7 +45,7 @@ export function writeValue(dialect: DialectName, field: FieldSpec, value: unknow
  * Deserialize both forms (spec "attribute values"): JSON text as written now, and a bare value
  * stored before quoting existed — a bare numeric or boolean text still reads as that type.
  */
-export function parseJson(value: unknown): unknown {
+function parseJson(value: unknown): unknown {
     if (typeof value !== 'string') return value;
     try {
         return JSON.parse(value);

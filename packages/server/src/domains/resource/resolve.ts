@@ -8,7 +8,7 @@ import type { TableRow } from '../../storage/resource/table.js';
 import type { ResourceSpec } from './spec.js';
 
 /** The realm a name is resolved in: the route mount's, else the caller's (API.md §1). */
-export function nameRealm(ctx: RequestContext): string | null {
+function nameRealm(ctx: RequestContext): string | null {
     return ctx.routeRealmId ?? ctx.actor.identity?.realmId ?? null;
 }
 

@@ -98,7 +98,7 @@ export function commonFields(spec: Pick<ResourceSpec, 'realm'>): FieldSpec[] {
 }
 
 /** A stored reference column (realm_id and the like): its id, or null. */
-export function storedId(value: unknown): string | null {
+function storedId(value: unknown): string | null {
     return typeof value === 'string' ? value : null;
 }
 

@@ -22,7 +22,7 @@ function eventRealm(spec: ResourceSpec, row: Row): string | null {
 }
 
 /** Create: route realm overrides the body; absent realm → the caller's realm (API.md §3 nested mounts). */
-export function resolveCreateRealm(ctx: RequestContext, definition: ResourceDefinition, input: Input): string | null {
+function resolveCreateRealm(ctx: RequestContext, definition: ResourceDefinition, input: Input): string | null {
     const { spec } = definition;
     if (!hasRealmColumn(spec)) return null;
     if (ctx.routeRealmId !== null) return ctx.routeRealmId;

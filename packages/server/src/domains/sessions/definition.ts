@@ -55,7 +55,7 @@ const tokenSpec: ResourceSpec = {
     ],
 };
 
-export { sessionSpec, tokenSpec };
+;
 
 /**
  * Sessions (API.md §3: read, delete). A login creates the row and every token names it; the API

@@ -7,9 +7,9 @@ import type { ResourceDeps } from '../resource/deps.js';
 import { bulkEnd } from './bulk.js';
 
 /** Spec "Client, user and session routes": the flat keys that make DELETE /sessions a force-logout. */
-export const SESSION_TARGET_KEYS = ['id', 'sub', 'subKind', 'userId', 'clientId', 'realmId'] as const;
+const SESSION_TARGET_KEYS = ['id', 'sub', 'subKind', 'userId', 'clientId', 'realmId'] as const;
 /** The same rule on tokens: keys that name rows rather than narrow the caller's own. */
-export const SESSION_TOKEN_TARGET_KEYS = ['id', 'sessionId'] as const;
+const SESSION_TOKEN_TARGET_KEYS = ['id', 'sessionId'] as const;
 
 /** The caller's sessions except the one the request came through (none for Basic). */
 function ownOtherSessions(ctx: RequestContext): RowCondition {

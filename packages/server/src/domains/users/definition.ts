@@ -16,8 +16,8 @@ import type { Columns, TableRow } from '../../storage/resource/table.js';
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
  * can cause. bcrypt reads the first 72 bytes only, so longer passwords add no strength beyond them.
  */
-export const PASSWORD_MIN_LENGTH = 5;
-export const PASSWORD_MAX_LENGTH = 512;
+const PASSWORD_MIN_LENGTH = 5;
+const PASSWORD_MAX_LENGTH = 512;
 
 /** Shape check only; ownership of an address is what the activation round-trip (emailVerified) proves. */
 const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
@@ -52,7 +52,6 @@ spec.fields = [
     foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
 ];
 
-export const userSpec = spec;
 
 export interface UserDeps extends ResourceDeps {
     passwords: PasswordHasher;

@@ -61,7 +61,7 @@ export function columnsFromSpec<DB, TB extends keyof DB>(spec: CollectionQuerySp
 
 const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export function isCanonicalDate(value: string): boolean {
+function isCanonicalDate(value: string): boolean {
     const time = Date.parse(value);
     return !Number.isNaN(time) && new Date(time).toISOString() === value;
 }

@@ -21,7 +21,7 @@ function referenceOf(table: ResourceTable): { column: string; table: string } {
 }
 
 /** The referenced row's realm_id as a correlated subquery over the resource's own table. */
-export function referencedRealm(eb: AnyExpressionBuilder, table: ResourceTable) {
+function referencedRealm(eb: AnyExpressionBuilder, table: ResourceTable) {
     const reference = referenceOf(table);
     return eb.selectFrom(`${reference.table} as referenced_row`)
         .select('referenced_row.realm_id')
@@ -30,7 +30,7 @@ export function referencedRealm(eb: AnyExpressionBuilder, table: ResourceTable) 
 
 /** `SELECT <table>.*`, plus the referenced realm for a `referenced` resource. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function selectRows(db: Kysely<Database>, table: ResourceTable): SelectQueryBuilder<any, any, StoredRow> {
+function selectRows(db: Kysely<Database>, table: ResourceTable): SelectQueryBuilder<any, any, StoredRow> {
     // every resource table has an id column (db/schema.ts)
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const query = dynamic(db).selectFrom(table.table).selectAll(table.table) as SelectQueryBuilder<any, any, StoredRow>;
