@@ -1,16 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
-
-function sourceFiles(root: string): string[] {
-    const found: string[] = [];
-    for (const entry of readdirSync(root, { withFileTypes: true })) {
-        const path = join(root, entry.name);
-        if (entry.isDirectory()) found.push(...sourceFiles(path));
-        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) found.push(path);
-    }
-    return found;
-}
+import { sourceFiles } from './import-graph.js';
 
 function walk(file: string, visit: (node: ts.Node) => void): void {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);

@@ -9,7 +9,8 @@ export interface ImportEdge {
     typeOnly: boolean;
 }
 
-function sourceFiles(root: string): string[] {
+/** The non-test TypeScript files under `root`. */
+export function sourceFiles(root: string): string[] {
     const found: string[] = [];
     for (const entry of readdirSync(root, { withFileTypes: true })) {
         const path = join(root, entry.name);

@@ -21,6 +21,13 @@ function eventRealm(spec: ResourceSpec, row: Row): string | null {
     return spec.realm === 'self' ? null : realmOfRow(spec, row) ?? null;
 }
 
+/** The `<entity>.created|updated|deleted` entry of a write, in its transaction (spec Events 4). */
+function recordWriteEvent(tx: Tx, deps: ResourceDeps, ctx: RequestContext, spec: ResourceSpec, action: 'created' | 'updated' | 'deleted', row: Row, record: EntityRecord): Promise<void> {
+    return recordEvent(tx, deps.handle.dialect, ctx, {
+        name: `${spec.entity}.${action}`, refType: spec.entity, refId: row.id, realmId: eventRealm(spec, row), data: record,
+    });
+}
+
 /** Create: route realm overrides the body; absent realm → the caller's realm (API.md §3 nested mounts). */
 function resolveCreateRealm(ctx: RequestContext, definition: ResourceDefinition, input: Input): string | null {
     const { spec } = definition;
@@ -77,9 +84,7 @@ export async function createEntity(deps: ResourceDeps, definition: ResourceDefin
         const stored = await selectRowById(tx, spec, row.id);
         await hooks.afterCreate?.(ctx, stored, tx);
         const record = recordOf(definition, stored);
-        await recordEvent(tx, deps.handle.dialect, ctx, {
-            name: `${spec.entity}.created`, refType: spec.entity, refId: row.id, realmId: eventRealm(spec, stored), data: record,
-        });
+        await recordWriteEvent(tx, deps, ctx, spec, 'created', stored, record);
         return record;
     });
 }
@@ -133,13 +138,7 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
         const stored = await selectRowById(tx, spec, row.id);
         await hooks.afterUpdate?.(ctx, row, stored, tx);
         const record = recordOf(definition, stored);
-        await recordEvent(tx, deps.handle.dialect, ctx, {
-            name: `${spec.entity}.updated`,
-            refType: spec.entity,
-            refId: row.id,
-            realmId: eventRealm(spec, stored),
-            data: record,
-        });
+        await recordWriteEvent(tx, deps, ctx, spec, 'updated', stored, record);
         return record;
     });
 }
@@ -160,13 +159,7 @@ export async function deleteEntity(
         const refusal = await hooks.refuseDelete?.(row, tx, ctx, query);
         if (refusal) throw badRequest(refusal);
         await deleteRowById(tx, spec, row.id);
-        await recordEvent(tx, deps.handle.dialect, ctx, {
-            name: `${spec.entity}.deleted`,
-            refType: spec.entity,
-            refId: row.id,
-            realmId: eventRealm(spec, row),
-            data: record,
-        });
+        await recordWriteEvent(tx, deps, ctx, spec, 'deleted', row, record);
         return record;
     });
 }
