@@ -23,7 +23,13 @@ export class AppError extends Error {
     /** the `WWW-Authenticate` challenge of a 401 (RFC 7235 §4.1); Basic when not given */
     readonly challenge?: string;
 
-    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number; challenge?: string } = {}) {
+    /**
+     * Internal detail for the operator (DESIGN.md habit 4; fosite's debug apart from its hint): the
+     * error handler logs it, the answer never carries it. It must hold no secret, hash or password.
+     */
+    readonly detail?: string;
+
+    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number; challenge?: string; detail?: string } = {}) {
         super(message);
         this.name = 'AppError';
         this.code = code;
@@ -31,11 +37,12 @@ export class AppError extends Error {
         if (options.issues) this.issues = options.issues;
         if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
         if (options.challenge !== undefined) this.challenge = options.challenge;
+        if (options.detail !== undefined) this.detail = options.detail;
     }
 }
 
-export function badRequest(message: string, issues?: Issue[]): AppError {
-    return new AppError(ErrorCode.BAD_REQUEST, message, issues ? { issues } : {});
+export function badRequest(message: string, issues?: Issue[], detail?: string): AppError {
+    return new AppError(ErrorCode.BAD_REQUEST, message, { ...(issues ? { issues } : {}), ...(detail !== undefined ? { detail } : {}) });
 }
 
 /** A 400 carrying one issue per finding; the message summarises the first. */
@@ -52,5 +59,5 @@ export function issue(path: (string | number)[], code: string, message: string):
 export const notFound = (what = 'entity'): AppError => new AppError(ErrorCode.ENTITY_NOT_FOUND, `The ${what} was not found.`);
 export const forbidden = (message = 'You do not have the permission for this action.'): AppError =>
     new AppError(ErrorCode.PERMISSION_DENIED, message);
-export const conflict = (message = 'An entity with these unique values already exists.'): AppError =>
-    new AppError(ErrorCode.ENTITY_CONFLICT, message);
+export const conflict = (message = 'An entity with these unique values already exists.', detail?: string): AppError =>
+    new AppError(ErrorCode.ENTITY_CONFLICT, message, detail !== undefined ? { detail } : {});

@@ -41,6 +41,8 @@ type RenderableError = FastifyError & { validation?: AjvError[]; validationConte
 /** The API.md §1 status and body of an error (headers it needs are set on the reply). */
 export function renderError(error: RenderableError, request: FastifyRequest, reply: FastifyReply): { status: number; body: ErrorBody } {
     if (error instanceof AppError) {
+        // the internal detail goes to the log only; the body carries the client-safe message
+        if (error.detail !== undefined) request.log.info({ code: error.code, detail: error.detail }, error.message);
         if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
         // RFC 7235 §3.1: a 401 names the scheme the client should use
         if (error.statusCode === 401 && !reply.hasHeader('WWW-Authenticate')) {

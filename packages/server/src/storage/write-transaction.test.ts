@@ -95,6 +95,9 @@ describeEachDialect('writeTransaction', (dialect) => {
             .then(() => null, (thrown: unknown) => thrown);
         expect(error).toBeInstanceOf(AppError);
         expect((error as AppError).statusCode).toBe(409);
+        // the log learns what collided; never the value
+        expect((error as AppError).detail).toMatch(/^unique violation: \S+/);
+        expect((error as AppError).detail).not.toContain(name);
         expect(events).toEqual([]);
     });
 

@@ -36,13 +36,15 @@ export interface WriteTransactionOptions {
 /** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
 function mapWriteError(error: unknown): never {
     const classified = classifyDbError(error);
-    if (classified?.kind === 'unique') throw conflict();
+    // the constraint and columns name what collided for the log; values never (they may be personal data)
+    const detail = classified ? `${classified.kind} violation: ${classified.constraint ?? (classified.columns ?? []).join(',')}` : undefined;
+    if (classified?.kind === 'unique') throw conflict(undefined, detail);
     if (classified?.kind === 'foreign_key') {
         const path = classified.columns?.[0] ? [classified.columns[0].replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] : ['body'];
-        throw badRequest('A referenced entity does not exist (or is still referenced).', [{ path, code: 'invalid_reference', message: 'references no existing entity' }]);
+        throw badRequest('A referenced entity does not exist (or is still referenced).', [{ path, code: 'invalid_reference', message: 'references no existing entity' }], detail);
     }
     if (classified?.kind === 'not_null' || classified?.kind === 'check') {
-        throw badRequest('A required value is missing or invalid.', [{ path: classified.columns?.length ? classified.columns : ['body'], code: 'invalid_value', message: 'is missing or invalid' }]);
+        throw badRequest('A required value is missing or invalid.', [{ path: classified.columns?.length ? classified.columns : ['body'], code: 'invalid_value', message: 'is missing or invalid' }], detail);
     }
     throw error;
 }
