@@ -57,7 +57,10 @@ export function bodySchemas(
             create[field.name] = fieldSchema(field);
             if (field.create === 'required') required.push(field.name);
         }
-        if (field.update) update[field.name] = fieldSchema(field);
+        // an open body lets every member through, so a creatable field it may carry on update
+        // (a policy's realmId: a realm move) keeps its type there too: a wrong-typed value answers
+        // 400 before it reaches authorization (issue 12 item 16), never the access engine
+        if (field.update || (open && field.create)) update[field.name] = fieldSchema(field);
     }
     for (const [name, schema] of Object.entries(extra)) {
         create[name] = schema;
