@@ -92,6 +92,10 @@ const authOf = (request: FastifyRequest): RouteAuth | undefined => request.route
  *   login gate of spec Authentication rule 16 (registered before it), which must hold its slot
  *   while the password is hashed, and after the input guard (a NUL in the path never reaches
  *   the realm lookup).
+ * - `onSend`: an answer of a `required` or `optional` route carries `Cache-Control: no-store`
+ *   unless its route set a policy of its own (the catalog's `private, no-cache`): such an answer
+ *   may hold a secret or personal data (`fields=+secret`, a rotated secret, an email) that no
+ *   cache may keep (RFC 9111 §5.2.2.5; OWASP REST Security, issue 12 item 13).
  * A route without a declaration fails the boot: every route says how it authenticates.
  */
 export function registerAuthenticationStep(app: FastifyInstance, deps: AuthenticationStepDeps): void {
@@ -112,5 +116,9 @@ export function registerAuthenticationStep(app: FastifyInstance, deps: Authentic
     app.addHook('preValidation', async (request) => {
         const auth = authOf(request);
         if (auth === 'required' || auth === 'optional') request.context = await authenticateRequest(deps, request, auth);
+    });
+    app.addHook('onSend', async (request, reply) => {
+        const auth = authOf(request);
+        if ((auth === 'required' || auth === 'optional') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     });
 }
