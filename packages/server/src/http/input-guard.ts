@@ -1,5 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { validationFailed, type Issue } from '../errors/app-error.js';
+import { utf8CheckedBody } from './utf8-body.js';
+
+/**
+ * A lone surrogate (a `\ud800` escape in JSON) is no character: UTF-8 cannot encode it, so each
+ * database replaced or refused it its own way (RFC 8259 §8.2, issue 12 item 12). In a `u` regex a
+ * well-formed pair is one code point, so \p{Cs} matches only a lone half.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Deeper bodies are refused before anything recurses over them (JSON.stringify, validators). */
 const MAX_DEPTH = 32;
@@ -13,6 +21,7 @@ function inspect(value: unknown, path: (string | number)[], depth: number, issue
     if (issues.length > 10) return;
     if (typeof value === 'string') {
         if (value.includes('\u0000')) issues.push({ path, code: 'invalid_character', message: 'must not contain a NUL character' });
+        if (LONE_SURROGATE.test(value)) issues.push({ path, code: 'invalid_encoding', message: 'must not contain a lone surrogate' });
         return;
     }
     if (typeof value !== 'object' || value === null) return;
@@ -26,11 +35,14 @@ function inspect(value: unknown, path: (string | number)[], depth: number, issue
     }
     for (const [key, item] of Object.entries(value)) {
         if (key.includes('\u0000')) issues.push({ path: [...path, key], code: 'invalid_character', message: 'must not contain a NUL character' });
+        if (LONE_SURROGATE.test(key)) issues.push({ path: [...path, key], code: 'invalid_encoding', message: 'must not contain a lone surrogate' });
         inspect(item, [...path, key], depth + 1, issues);
     }
 }
 
 export function registerInputGuard(app: FastifyInstance): void {
+    // invalid UTF-8 is only visible in the raw bytes, before the parser decodes them
+    app.addHook('preParsing', async (request, _reply, payload) => utf8CheckedBody(request.headers['content-type'], payload));
     app.addHook('preValidation', async (request) => {
         const issues: Issue[] = [];
         if (request.url.includes('\u0000') || /%00/i.test(request.url)) issues.push({ path: ['url'], code: 'invalid_character', message: 'must not contain a NUL character' });

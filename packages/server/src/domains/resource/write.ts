@@ -15,6 +15,7 @@ import { referencedRealmOfInput } from './referenced.js';
 import { deleteRowById, insertRow, selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { getRow } from './resolve.js';
 import { realmOfRow, type ResourceSpec } from './spec.js';
+import { withNormalisedName } from './name-text.js';
 
 /** A realm's own created and deleted entries are deployment-wide (spec Events 3): they outlive the realm. */
 function eventRealm(spec: ResourceSpec, row: Row): string | null {
@@ -60,8 +61,9 @@ function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: In
     return values;
 }
 
-export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, input: Input, forcedId?: string): Promise<EntityRecord> {
+export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, body: Input, forcedId?: string): Promise<EntityRecord> {
     const { spec, hooks } = definition;
+    const input = withNormalisedName(definition, body);
     const realmId = hooks.createRealm ? await hooks.createRealm(ctx, input, deps.db) :
         spec.realm === 'referenced' ? await referencedRealmOfInput(deps.db, spec, definition.fields, input) :
             resolveCreateRealm(ctx, definition, input);
@@ -101,8 +103,9 @@ function sameValue(a: unknown, b: unknown): boolean {
     return a === b;
 }
 
-export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, input: Input): Promise<EntityRecord> {
+export async function updateEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, key: string, body: Input): Promise<EntityRecord> {
     const { spec, hooks } = definition;
+    const input = withNormalisedName(definition, body);
     return writeTransaction(deps, writeOptions(definition, ctx), async (tx: Tx, lock) => {
         const row = await getRow(tx, spec, ctx, key, lock);
         const current = recordOf(definition, row);

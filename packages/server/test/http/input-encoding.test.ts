@@ -1,0 +1,63 @@
+import { beforeAll, expect, it } from 'vitest';
+import { createRealm } from '../actors.js';
+import { useTestApp } from '../app.js';
+import { describeEachDialect } from '../databases.js';
+
+/**
+ * Issue 12 item 12: input that is not text (invalid UTF-8, lone surrogates) is refused instead of
+ * being replaced differently by each database; names are stored in NFC and hold no control,
+ * bidirectional formatting or zero-width character.
+ */
+describeEachDialect('input encoding (issue 12 item 12)', (dialect) => {
+    const app = useTestApp(dialect);
+    let realm: string;
+    beforeAll(async () => {
+        realm = await createRealm(app, 'encoding-a');
+    });
+
+    const roleCount = async () => Number((await app.deps.db.selectFrom('auth_roles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const json = { 'content-type': 'application/json' };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+    it('refuses invalid UTF-8, lone surrogates and forbidden name characters with 400 and writes nothing', async () => {
+        const cases: { label: string; headers: Record<string, string>; payload: string | Buffer }[] = [
+            { label: 'invalid UTF-8 in JSON', headers: json, payload: Buffer.concat([Buffer.from(`{"realmId":"${realm}","name":"bad`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) },
+            { label: 'truncated UTF-8 in JSON', headers: json, payload: Buffer.concat([Buffer.from(`{"realmId":"${realm}","name":"bad`), Buffer.from([0xc3]), Buffer.from('"}')]) },
+            { label: 'invalid UTF-8 in a form', headers: form, payload: Buffer.concat([Buffer.from(`realmId=${realm}&name=bad`), Buffer.from([0xc3])]) },
+            { label: 'percent-encoded invalid UTF-8 in a form', headers: form, payload: `realmId=${realm}&name=bad%FF` },
+            { label: 'lone high surrogate', headers: json, payload: `{"realmId":"${realm}","name":"bad\\ud800x"}` },
+            { label: 'lone low surrogate in a key', headers: json, payload: `{"realmId":"${realm}","name":"bad","\\udc00":1}` },
+            ...['\u202E', '\u2066', '\u200F', '\u061C', '\u200B', '\u200D', '\u2060', '\uFEFF', '\u0007', '\u0085'].map((character) => ({
+                label: `name with U+${character.codePointAt(0)?.toString(16).padStart(4, '0')}`,
+                headers: json, payload: JSON.stringify({ realmId: realm, name: `bad${character}name` }),
+            })),
+        ];
+        const before = await roleCount();
+        for (const { label, headers, payload } of cases) {
+            const response = await app.request({ method: 'POST', url: '/roles', headers, payload });
+            expect(response.statusCode, `${label}: ${response.body}`).toBe(400);
+            expect((response.json() as { issues?: unknown[] }).issues?.length, label).toBeGreaterThan(0);
+        }
+        const role = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { realmId: realm, name: 'plain' } }, 201)).data;
+        for (const name of ['x\u202Ey', 'x\u200By']) {
+            const response = await app.request({ method: 'POST', url: `/roles/${role.id}`, payload: { name } });
+            expect(response.statusCode, name).toBe(400);
+        }
+        expect(await roleCount()).toBe(before + 1);
+        expect((await app.json<{ data: { name: string } }>({ method: 'GET', url: `/roles/${role.id}` }, 200)).data.name).toBe('plain');
+    });
+
+    it('stores and reads a name in NFC, and a name differing only by normalisation conflicts', async () => {
+        const nfd = 'Cafe\u0301';
+        const nfc = 'Caf\u00e9';
+        const created = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/roles', payload: { realmId: realm, name: nfd } }, 201)).data;
+        expect(created.name).toBe(nfc);
+        expect((await app.json<{ data: { name: string } }>({ method: 'GET', url: `/roles/${created.id}` }, 200)).data.name).toBe(nfc);
+        const stored = await app.deps.db.selectFrom('auth_roles').select('name').where('id', '=', created.id).executeTakeFirstOrThrow();
+        expect(stored.name).toBe(nfc);
+        const again = await app.request({ method: 'POST', url: '/roles', payload: { realmId: realm, name: nfc } });
+        expect(again.statusCode).toBe(409);
+        const other = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { realmId: realm, name: 'other' } }, 201)).data;
+        expect((await app.request({ method: 'POST', url: `/roles/${other.id}`, payload: { name: nfd } })).statusCode).toBe(409);
+    });
+});
