@@ -3,6 +3,7 @@ import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { decodeJws } from '../../tokens/jws.js';
 import { findSessionLife } from '../../storage/sessions.js';
 import { findSubjectState } from '../../storage/subjects.js';
+import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
 import { scopeNames } from './scope.js';
 
@@ -51,6 +52,9 @@ export const refreshTokenGrant: Grant = {
             const subject = await findSubjectState(request.db, claims.sub_kind, claims.sub);
             if (!subject || subject.realmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
             if (!subject.active) throw invalidGrant('The subject is inactive.');
+            const tokenSubject = { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name };
+            // the client's access policy is asked again at every issuance: set since the login, it ends the refreshes
+            await assertClientAdmits(request, tokenSubject);
             // consumed last: a request refused above leaves the token usable, so its honest retry
             // is no replay (issue 12); from here on only the rotation itself can fail
             if (!(await deps.tokens.consumeRefreshToken(request.db, claims.jti))) {
@@ -58,7 +62,7 @@ export const refreshTokenGrant: Grant = {
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
             }
             const grant = {
-                subject: { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name },
+                subject: tokenSubject,
                 clientId: claims.client_id ?? null,
                 scope,
                 sessionId: claims.session_id,
