@@ -101,6 +101,23 @@ describeEachDialect('bearer authentication and the session lifecycle', (dialect)
         await expect401(`${tokens.access_token.slice(0, -4)}AAAA`, 'invalid_token');
     });
 
+    it('a refresh refused for its scope (wider or empty) leaves the token usable: the retry is no replay and the session lives', async () => {
+        await app.json({ method: 'POST', url: '/clients', payload: { name: 'scoped-refresher' } }, 201);
+        const first = await login({ username: ADMIN.name, password: ADMIN.password, client_id: 'scoped-refresher', scope: 'openid' });
+        for (const scope of ['openid global', ' ']) {
+            const refused = await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: 'scoped-refresher', scope });
+            expect(refused.statusCode, refused.body).toBe(400);
+            expect(refused.json()).toMatchObject({ error: 'invalid_scope' });
+        }
+        expect((await me(first.access_token)).statusCode).toBe(200);
+        const retried = await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: 'scoped-refresher' });
+        expect(retried.statusCode, retried.body).toBe(200);
+        const second = retried.json() as TokenAnswer;
+        expect(second.scope).toBe('openid');
+        expect((await me(second.access_token)).statusCode).toBe(200);
+        expect((await me(first.access_token)).statusCode).toBe(200);
+    });
+
     it('answers inactive_token while the signing key is disabled, revives the token when it is enabled again, and ends it for good when the key is deleted', async () => {
         await createUser(realmA, 'keyholder');
         const tokens = await login({ username: 'keyholder', password: 'user-password', realm_id: realmA.id });

@@ -1,5 +1,9 @@
 import { defaultPolicyEngine, type CanonicalPolicy } from '@realmgate/access';
-import type { PolicyNodeRecord } from '../storage/policy-tree.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { findPolicyNode, listPolicyChildren, type PolicyNodeRecord } from '../storage/policy-tree.js';
+
+const MAX_POLICY_DEPTH = 32;
 
 export type PolicyRow = Pick<PolicyNodeRecord, 'id' | 'type' | 'invert' | 'config'>;
 
@@ -41,4 +45,24 @@ export function projectPolicyTree(
     } catch {
         return null;
     }
+}
+
+/** The tree rooted at a policy row (a child node included), read level by level. */
+export async function loadPolicyTree(db: Kysely<Database>, id: string): Promise<{ found: boolean; tree: CanonicalPolicy | null; realmId: string | null }> {
+    const root = await findPolicyNode(db, id);
+    if (!root) return { found: false, tree: null, realmId: null };
+    const rowsById = new Map<string, PolicyRow>([[root.id, root]]);
+    const childrenByParent = new Map<string, PolicyRow[]>();
+    let level = [root.id];
+    for (let depth = 0; level.length > 0 && depth <= MAX_POLICY_DEPTH; depth++) {
+        const rows = await listPolicyChildren(db, level);
+        level = [];
+        for (const row of rows) {
+            if (rowsById.has(row.id)) continue;
+            rowsById.set(row.id, row);
+            childrenByParent.set(row.parentId!, [...(childrenByParent.get(row.parentId!) ?? []), row]);
+            level.push(row.id);
+        }
+    }
+    return { found: true, tree: projectPolicyTree(root.id, rowsById, childrenByParent), realmId: root.realmId };
 }

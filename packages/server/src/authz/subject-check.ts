@@ -11,13 +11,11 @@ import type { RequestContext } from './request-context.js';
 import { forbidden, issue, notFound, validationFailed, type Issue } from '../errors/app-error.js';
 import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer, type AuthorizerDeps, type RequestAuthorizer } from './authorizer.js';
-import { projectPolicyTree, type PolicyRow } from './policy-tree.js';
+import { loadPolicyTree } from './policy-tree.js';
 import { findPermissionDefinition } from '../storage/catalog.js';
-import { listPolicyChildren, findPolicyNode } from '../storage/policy-tree.js';
 import { findSubjectWithRealm } from '../storage/subjects.js';
 
 const BODY_KEYS = new Set(['identity', 'realmId']);
-const MAX_POLICY_DEPTH = 32;
 
 /** The subject named in a check body (spec "identity" request member): never a name. */
 export interface SubjectRef {
@@ -165,26 +163,6 @@ function isIdentityBound(catalog: AuthorizationCatalog, id: string): boolean {
     } catch {
         return false;
     }
-}
-
-/** The tree rooted at a policy row (a child node included), read level by level. */
-async function loadPolicyTree(db: Kysely<Database>, id: string): Promise<{ found: boolean; tree: unknown }> {
-    const root = await findPolicyNode(db, id);
-    if (!root) return { found: false, tree: null };
-    const rowsById = new Map<string, PolicyRow>([[root.id, root]]);
-    const childrenByParent = new Map<string, PolicyRow[]>();
-    let level = [root.id];
-    for (let depth = 0; level.length > 0 && depth <= MAX_POLICY_DEPTH; depth++) {
-        const rows = await listPolicyChildren(db, level);
-        level = [];
-        for (const row of rows) {
-            if (rowsById.has(row.id)) continue;
-            rowsById.set(row.id, row);
-            childrenByParent.set(row.parentId!, [...(childrenByParent.get(row.parentId!) ?? []), row]);
-            level.push(row.id);
-        }
-    }
-    return { found: true, tree: projectPolicyTree(root.id, rowsById, childrenByParent) };
 }
 
 /**

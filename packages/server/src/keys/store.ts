@@ -22,6 +22,8 @@ export interface ActiveSigningKey {
     kid: string;
     algorithm: SigningAlgorithm;
     jwk: PublicJwk;
+    /** the row's creation stamp (ms): a kid names one row at a time, so caches key on both */
+    createdAt: number;
 }
 
 type KeyRow = Pick<KeyTable, 'id' | 'algorithm' | 'public_key'>;
@@ -94,7 +96,7 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeySto
         },
         async activeSigningKey(db, realmId, algorithm) {
             const key = await findActiveSigningKey(db, realmId, algorithm);
-            return key ? { kid: key.id, algorithm: key.algorithm as SigningAlgorithm, jwk: jwkOf(key) } : undefined;
+            return key ? { kid: key.id, algorithm: key.algorithm as SigningAlgorithm, jwk: jwkOf(key), createdAt: key.createdAt } : undefined;
         },
         async publicJwks(db, realmId) {
             // passive keys stay published so tokens they signed keep verifying (spec States)

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
-import type { Database } from '../db/schema.js';
-import { toDbDate, type DialectName } from '../db/values.js';
+import type { Database, DbDate } from '../db/schema.js';
+import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
 
 /**
  * auth_keys: per-realm signing keys (use `sig`) beside the realm encryption keys (use `enc`), and
@@ -15,6 +15,8 @@ export interface SigningKeyRecord {
     algorithm: string;
     status: string;
     publicKey: string | null;
+    /** the row's creation stamp (ms): with the kid and realm, it names this row's material alone */
+    createdAt: number;
 }
 
 /** A new auth_keys row; `privateKey` is already wrapped (secrets/secret-box.ts). */
@@ -30,10 +32,10 @@ export interface NewKeyRecord {
     realmId: string;
 }
 
-const SIGNING_COLUMNS = ['id', 'algorithm', 'status', 'public_key'] as const;
+const SIGNING_COLUMNS = ['id', 'algorithm', 'status', 'public_key', 'created_at'] as const;
 
-function signingKeyOf(row: { id: string; algorithm: string; status: string; public_key: string | null }): SigningKeyRecord {
-    return { id: row.id, algorithm: row.algorithm, status: row.status, publicKey: row.public_key };
+function signingKeyOf(row: { id: string; algorithm: string; status: string; public_key: string | null; created_at: DbDate }): SigningKeyRecord {
+    return { id: row.id, algorithm: row.algorithm, status: row.status, publicKey: row.public_key, createdAt: fromDbDate(row.created_at).getTime() };
 }
 
 export async function insertKey(db: Kysely<Database>, dialect: DialectName, key: NewKeyRecord): Promise<void> {
@@ -96,17 +98,25 @@ export async function findSigningPrivateKey(db: Kysely<Database>, kid: string): 
     return row?.private_key ?? null;
 }
 
-/** What never changes under a signing key's kid: its realm, algorithm and public JWK (JSON text). */
-export async function findSigningKeyMaterial(db: Kysely<Database>, kid: string): Promise<{ realmId: string; algorithm: string; publicKey: string | null } | undefined> {
-    const row = await db.selectFrom('auth_keys').select(['realm_id', 'algorithm', 'public_key'])
+/**
+ * What never changes in one signing key row: its realm, algorithm, public JWK (JSON text) and
+ * creation stamp. A kid names one row at a time, never one key forever: the stamp tells rows apart.
+ */
+export async function findSigningKeyMaterial(db: Kysely<Database>, kid: string): Promise<{ realmId: string; algorithm: string; publicKey: string | null; createdAt: number } | undefined> {
+    const row = await db.selectFrom('auth_keys').select(['realm_id', 'algorithm', 'public_key', 'created_at'])
         .where('id', '=', kid).where('use', '=', 'sig').executeTakeFirst();
-    return row && { realmId: row.realm_id, algorithm: row.algorithm, publicKey: row.public_key };
+    return row && { realmId: row.realm_id, algorithm: row.algorithm, publicKey: row.public_key, createdAt: fromDbDate(row.created_at).getTime() };
 }
 
-/** A signing key's status mark; undefined when the key does not exist (deleted). */
-export async function findSigningKeyStatus(db: Kysely<Database>, kid: string): Promise<string | undefined> {
-    const row = await db.selectFrom('auth_keys').select('status').where('id', '=', kid).where('use', '=', 'sig').executeTakeFirst();
-    return row?.status;
+/** A signing key's status mark, realm and creation stamp; undefined when the key does not exist (deleted). */
+export async function findSigningKeyStatus(db: Kysely<Database>, kid: string): Promise<{ status: string; realmId: string; createdAt: number } | undefined> {
+    const row = await db.selectFrom('auth_keys').select(['status', 'realm_id', 'created_at']).where('id', '=', kid).where('use', '=', 'sig').executeTakeFirst();
+    return row && { status: row.status, realmId: row.realm_id, createdAt: fromDbDate(row.created_at).getTime() };
+}
+
+/** Whether a key id was ever used by a deleted signing key still remembered (its tombstone). */
+export async function keyIdIsBuried(db: Kysely<Database>, id: string): Promise<boolean> {
+    return (await db.selectFrom('auth_key_tombstones').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
 /** The public half of a deleted signing key (migration 0002); undefined when there is none. */

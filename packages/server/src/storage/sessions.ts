@@ -116,6 +116,7 @@ function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
             'auth_sessions.revoked_at', 'session_client.active as client_active',
             'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
             'signing_key.status as key_status', 'signing_key.id as key_id',
+            'signing_key.realm_id as key_realm_id', 'signing_key.created_at as key_created_at',
         ])
         .where('auth_sessions.id', '=', param(2)));
 }
@@ -138,6 +139,9 @@ export interface TokenState {
     /** the signing key's id and status; null when the key does not exist (or no kid was asked) */
     keyId: string | null;
     keyStatus: string | null;
+    /** the signing key row's realm and creation stamp (ms): which row the kid names today */
+    keyRealmId: string | null;
+    keyCreatedAt: number | null;
 }
 
 /**
@@ -163,5 +167,7 @@ export async function findTokenState(
         subjectActive: row.subject_active === null ? null : fromDbBool(row.subject_active),
         keyId: row.key_id,
         keyStatus: row.key_status,
+        keyRealmId: row.key_realm_id,
+        keyCreatedAt: row.key_created_at === null ? null : fromDbDate(row.key_created_at).getTime(),
     };
 }

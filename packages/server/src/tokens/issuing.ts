@@ -57,7 +57,11 @@ export interface TokenIssuer {
 
 /** Signing access, refresh and ID tokens with the realm's active key (API.md §4). */
 export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings: TokenSettings): TokenIssuer {
-    // key material never changes under a kid (a new key is a new row): unwrapped and parsed once
+    /**
+     * Private keys unwrapped and parsed once per key row: keyed by realm, kid and the row's
+     * creation stamp, since a kid names one row at a time — a row re-created under an old kid
+     * (another realm's, or the same realm's later) never signs with the material it replaced.
+     */
     const privateKeys = new Map<string, KeyObject>();
 
     const signer = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm) => {
@@ -69,11 +73,12 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             active = await keys.activeSigningKey(db, realmId, algorithm);
             if (!active) throw new Error(`realm ${realmId} has no active signing key`);
         }
-        let key = privateKeys.get(active.kid);
+        const cacheKey = `${realmId}/${active.kid}/${active.createdAt}`;
+        let key = privateKeys.get(cacheKey);
         if (!key) {
             key = await keys.privateKeyFor(db, active.kid);
             if (!key) throw new Error(`signing key ${active.kid} is unavailable`);
-            privateKeys.set(active.kid, key);
+            privateKeys.set(cacheKey, key);
         }
         return { kid: active.kid, algorithm: active.algorithm, key };
     };

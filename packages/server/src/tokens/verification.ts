@@ -10,6 +10,11 @@ export type TokenFailure = {
      * Limits counts these). A kid no key row has is not marked: it may be a deleted key's token.
      */
     unsigned?: true;
+    /**
+     * the kid now names another key row than the one this process verified the signature with
+     * (deleted and re-created): the verifier forgets what it remembered under the kid and verifies again
+     */
+    keyReplaced?: true;
 };
 
 export type Verification = { ok: true; claims: TokenClaims } | TokenFailure;

@@ -7,7 +7,7 @@ import { findKeyTombstone, findSigningKeyMaterial, findSigningKeyStatus } from '
 import { refreshTokenExists } from '../storage/session-tokens.js';
 import { claimsOf, TOKEN_KIND, type TokenClaims, type TokenKind } from './claims.js';
 import { decodeJws, verifyJws } from './jws.js';
-import { verifySubjectAndSession } from './subject-check.js';
+import { verifySubjectAndSession, type SigningKeyRow } from './subject-check.js';
 import { tokenFailure as fail, unsignedToken as unsigned, type TokenFailure, type Verification } from './verification.js';
 
 export interface TokenVerifier {
@@ -35,36 +35,47 @@ const VERIFIED_TOKENS_CACHED = 10_000;
 
 /** Verifying this server's tokens: signature by a key of the realm a token names, then its state (spec States). */
 export function createTokenVerifier(): TokenVerifier {
-    // key material never changes under a kid (a new key is a new row): parsed once, status read every time
+    /**
+     * Parsed public keys by their stored JWK text: content-addressed, so a kid re-created with
+     * other material, or a tombstone beside a live row, can never be answered with another key.
+     */
     const publicKeys = new Map<string, KeyObject>();
-    const publicKeyOf = (kid: string, stored: string | null): KeyObject => {
-        let key = publicKeys.get(kid);
+    const publicKeyOf = (stored: string): KeyObject => {
+        let key = publicKeys.get(stored);
         if (!key) {
-            key = createPublicKey({ key: JSON.parse(stored ?? '{}') as JsonWebKey, format: 'jwk' });
-            publicKeys.set(kid, key);
+            key = createPublicKey({ key: JSON.parse(stored) as JsonWebKey, format: 'jwk' });
+            publicKeys.set(stored, key);
         }
         return key;
     };
 
     /**
-     * What never changes under a kid (a new key is a new row): its realm, algorithm and public key.
-     * Its status is never cached — it is read on every verification (spec States).
+     * What never changes in one key row: its realm, algorithm, public key and creation stamp. A kid
+     * names one row at a time, not one key forever: every use compares the live row's realm and
+     * stamp with these (subject-check.ts, verifySignature) and forgets them when they differ. Its
+     * status is never cached — it is read on every verification (spec States).
      */
-    const keyMaterial = new Map<string, { realmId: string; algorithm: SigningAlgorithm; publicKey: KeyObject }>();
+    const keyMaterial = new Map<string, { realmId: string; algorithm: SigningAlgorithm; publicKey: KeyObject; createdAt: number }>();
     /**
-     * Tokens whose signature already verified, with their claims: a signature stays valid, so
-     * re-verifying it on every request (the bulk of an ES256 bearer request's CPU) proves nothing
-     * new. Only the immutable part is remembered; key status, session and subject are read on
-     * every use. Bounded; expired tokens drop out when met.
+     * Tokens whose signature already verified, with their claims and the key row that verified
+     * them: a signature stays valid, so re-verifying it on every request (the bulk of an ES256
+     * bearer request's CPU) proves nothing new. Only the immutable part is remembered; key status
+     * and row, session and subject are read on every use. Bounded; expired tokens drop out when met.
      */
-    const verifiedTokens = new Map<string, { claims: TokenClaims; kid: string }>();
+    const verifiedTokens = new Map<string, { claims: TokenClaims; key: SigningKeyRow }>();
+
+    /** the kid names another row now: nothing remembered under it may vouch for anything again */
+    const forgetKey = (kid: string): void => {
+        keyMaterial.delete(kid);
+        for (const [token, verified] of verifiedTokens) if (verified.key.kid === kid) verifiedTokens.delete(token);
+    };
 
     const materialOf = async (db: Kysely<Database>, kid: string) => {
         let material = keyMaterial.get(kid);
         if (!material) {
             const stored = await findSigningKeyMaterial(db, kid);
             if (!stored?.realmId || !stored.publicKey) return undefined;
-            material = { realmId: stored.realmId, algorithm: stored.algorithm as SigningAlgorithm, publicKey: publicKeyOf(kid, stored.publicKey) };
+            material = { realmId: stored.realmId, algorithm: stored.algorithm as SigningAlgorithm, publicKey: publicKeyOf(stored.publicKey), createdAt: stored.createdAt };
             keyMaterial.set(kid, material);
         }
         return material;
@@ -79,14 +90,14 @@ export function createTokenVerifier(): TokenVerifier {
     const buried = async (db: Kysely<Database>, kid: string, claims: TokenClaims, decoded: NonNullable<ReturnType<typeof decodeJws>>): Promise<TokenFailure> => {
         const tombstone = await findKeyTombstone(db, kid);
         if (tombstone?.realmId === claims.realm_id &&
-            verifyJws(tombstone.algorithm as SigningAlgorithm, publicKeyOf(kid, tombstone.publicKey), decoded)) {
+            verifyJws(tombstone.algorithm as SigningAlgorithm, publicKeyOf(tombstone.publicKey), decoded)) {
             return fail('inactive_token', 'The token is inactive: its signing key was deleted.');
         }
         return fail('invalid_token', 'The token is invalid.');
     };
 
-    /** the claims and kid of a token whose signature verifies by a key of the realm it names */
-    const signatureOf = async (db: Kysely<Database>, token: string): Promise<{ ok: true; claims: TokenClaims; kid: string } | TokenFailure> => {
+    /** the claims and key row of a token whose signature verifies by a key of the realm it names */
+    const signatureOf = async (db: Kysely<Database>, token: string): Promise<{ ok: true; claims: TokenClaims; key: SigningKeyRow } | TokenFailure> => {
         const remembered = verifiedTokens.get(token);
         if (remembered) {
             if (remembered.claims.exp * 1000 > Date.now()) return { ok: true, ...remembered };
@@ -98,25 +109,54 @@ export function createTokenVerifier(): TokenVerifier {
         if (!decoded || typeof kid !== 'string' || !isCanonicalUuid(kid)) return unsigned('The token is malformed.');
         const claims = claimsOf(decoded.payload);
         if (!claims) return unsigned('The token is malformed.');
-        const material = await materialOf(db, kid);
-        if (!material) return buried(db, kid, claims, decoded);
         // spec Authentication rule 2: only a key of the realm the token names may vouch for it
-        if (material.realmId !== claims.realm_id || !verifyJws(material.algorithm, material.publicKey, decoded)) {
-            return unsigned('The token is invalid.');
+        const vouches = (material: { realmId: string; algorithm: SigningAlgorithm; publicKey: KeyObject }) =>
+            material.realmId === claims.realm_id && verifyJws(material.algorithm, material.publicKey, decoded);
+        const materialWasRemembered = keyMaterial.has(kid);
+        let material = await materialOf(db, kid);
+        if (!material) return buried(db, kid, claims, decoded);
+        if (!vouches(material)) {
+            if (!materialWasRemembered) return unsigned('The token is invalid.');
+            // the kid may name a row re-created since its material was remembered: read it once more
+            forgetKey(kid);
+            material = await materialOf(db, kid);
+            if (!material) return buried(db, kid, claims, decoded);
+            if (!vouches(material)) return unsigned('The token is invalid.');
         }
+        const key = { kid, createdAt: material.createdAt };
         if (verifiedTokens.size >= VERIFIED_TOKENS_CACHED) verifiedTokens.delete(verifiedTokens.keys().next().value!);
-        verifiedTokens.set(token, { claims, kid });
-        return { ok: true, claims, kid };
+        verifiedTokens.set(token, { claims, key });
+        return { ok: true, claims, key };
+    };
+
+    /**
+     * The token's signature, then `check` against the live rows; when the kid turned out to name
+     * a re-created row, what was remembered under it is forgotten and the token verified afresh once.
+     */
+    const withLiveKey = async <T>(
+        db: Kysely<Database>, token: string,
+        check: (signed: { claims: TokenClaims; key: SigningKeyRow }) => Promise<T | TokenFailure>,
+    ): Promise<T | TokenFailure> => {
+        for (let attempt = 0; ; attempt++) {
+            const signed = await signatureOf(db, token);
+            if (!signed.ok) return signed;
+            const result = await check(signed);
+            const failure = result as TokenFailure | undefined;
+            if (failure?.ok !== false || !failure.keyReplaced) return result;
+            forgetKey(signed.key.kid);
+            if (attempt > 0) return fail('invalid_token', 'The token is invalid.');
+        }
     };
 
     /** signature and realm of a token; `disabled` reports the key's status mark (spec States) */
-    const verifySignature = async (db: Kysely<Database>, token: string): Promise<{ ok: true; claims: TokenClaims; disabled: boolean } | TokenFailure> => {
-        const signed = await signatureOf(db, token);
-        if (!signed.ok) return signed;
-        const status = await findSigningKeyStatus(db, signed.kid);
-        if (status === undefined) return fail('inactive_token', 'The token is inactive: its signing key was deleted.');
-        return { ok: true, claims: signed.claims, disabled: status === 'disabled' };
-    };
+    const verifySignature = (db: Kysely<Database>, token: string): Promise<{ ok: true; claims: TokenClaims; disabled: boolean } | TokenFailure> =>
+        withLiveKey(db, token, async ({ claims, key }) => {
+            const row = await findSigningKeyStatus(db, key.kid);
+            if (row === undefined) return fail('inactive_token', 'The token is inactive: its signing key was deleted.');
+            if (row.createdAt !== key.createdAt) return { ...fail('invalid_token', 'The token is invalid.'), keyReplaced: true as const };
+            if (row.realmId !== claims.realm_id) return fail('invalid_token', 'The token is invalid.');
+            return { ok: true as const, claims, disabled: row.status === 'disabled' };
+        });
 
     const verifySigned = async (db: Kysely<Database>, token: string, kind: TokenKind): Promise<Verification> => {
         const signed = await verifySignature(db, token);
@@ -130,16 +170,13 @@ export function createTokenVerifier(): TokenVerifier {
     };
 
     return {
-        async verifyAccessToken(db, token) {
-            const signed = await signatureOf(db, token);
-            if (!signed.ok) return signed;
-            const { claims } = signed;
+        verifyAccessToken: (db, token) => withLiveKey<Verification>(db, token, async ({ claims, key }) => {
             if (claims.kind !== TOKEN_KIND.ACCESS) return fail('invalid_token', 'The token is not an access token.');
             if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');
-            // key status, session and subject in one query (spec States, Authentication rule 2)
-            const failure = await verifySubjectAndSession(db, claims, signed.kid);
+            // key status and row, session and subject in one query (spec States, Authentication rule 2)
+            const failure = await verifySubjectAndSession(db, claims, key);
             return failure ?? { ok: true, claims };
-        },
+        }),
         verifyRefreshToken: (db, token) => verifySigned(db, token, TOKEN_KIND.REFRESH),
         async verifyForRevocation(db, token) {
             const signed = await verifySignature(db, token);
@@ -149,16 +186,18 @@ export function createTokenVerifier(): TokenVerifier {
             return claims.exp * 1000 > Date.now() ? claims : null;
         },
         async inspect(db, token) {
-            const signed = await signatureOf(db, token);
-            if (!signed.ok) return null;
-            const { claims } = signed;
-            if (claims.kind !== TOKEN_KIND.ACCESS && claims.kind !== TOKEN_KIND.REFRESH) return null;
-            if (claims.exp * 1000 <= Date.now()) return { claims, failure: fail('expired_token', 'The token has expired.') };
-            if (claims.kind === TOKEN_KIND.REFRESH && !(await refreshTokenExists(db, claims.jti, claims.session_id))) {
-                return { claims, failure: fail('inactive_token', 'The refresh token was used or revoked.') };
-            }
-            // the key's mark, session and subject in one query, as for a bearer
-            return { claims, failure: await verifySubjectAndSession(db, claims, signed.kid) };
+            type Inspected = { ok: true; claims: TokenClaims; failure: TokenFailure | null };
+            const inspected = await withLiveKey<Inspected | null>(db, token, async ({ claims, key }) => {
+                if (claims.kind !== TOKEN_KIND.ACCESS && claims.kind !== TOKEN_KIND.REFRESH) return null;
+                if (claims.exp * 1000 <= Date.now()) return { ok: true, claims, failure: fail('expired_token', 'The token has expired.') };
+                if (claims.kind === TOKEN_KIND.REFRESH && !(await refreshTokenExists(db, claims.jti, claims.session_id))) {
+                    return { ok: true, claims, failure: fail('inactive_token', 'The refresh token was used or revoked.') };
+                }
+                // the key's mark and row, session and subject in one query, as for a bearer
+                const failure = await verifySubjectAndSession(db, claims, key);
+                return failure?.keyReplaced ? failure : { ok: true, claims, failure };
+            });
+            return inspected?.ok ? { claims: inspected.claims, failure: inspected.failure } : null;
         },
     };
 }

@@ -10,6 +10,7 @@ import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, pub
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { clearClientSecrets, clientsEncryptedUnder } from '../../storage/clients-admin.js';
 import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
+import { keyIdIsBuried } from '../../storage/keys.js';
 import { defineResource, type Input, type ResourceDefinition, type Tx } from '../resource/context.js';
 import type { EntityRecord } from '../resource/records.js';
 import { commonFields, realmMatchOf, type ResourceSpec } from '../resource/spec.js';
@@ -108,6 +109,17 @@ async function buryKey(dialect: DialectName, row: KeyRow, tx: Tx, tokenMaxAge: n
 }
 
 /**
+ * A deleted signing key's id stays dead while its tombstone lives (every token it signed may still
+ * be presented): a new row under it — `PUT /keys/<kid>` creates one — would make those tokens
+ * verify again, possibly in another realm. 409 entity_conflict, as for an id a live row holds
+ * (API.md §1: the request is well-formed; the id conflicts with the server's state). The row
+ * was inserted in this transaction: the error rolls it back.
+ */
+async function refuseBuriedId(id: string, tx: Tx): Promise<void> {
+    if (await keyIdIsBuried(tx, id)) throw new AppError(ErrorCode.ENTITY_CONFLICT, 'This key id belonged to a deleted key; a new key takes a new id.');
+}
+
+/**
  * Spec Errors: DELETE /keys/:id answers 409 while client secrets are encrypted under the key
  * (their envelope names it: enc:v1:<keyId>:…); forced, those secrets are destroyed in the
  * delete's transaction, since nothing could decrypt them afterwards.
@@ -153,6 +165,7 @@ export function keysDefinition(deps: {
             },
             prepareCreate: async (_ctx, input) => newKeyColumns(deps.secrets, input),
             async afterCreate(_ctx, row, tx) {
+                await refuseBuriedId(row.id, tx);
                 // the stored JWK names its kid (the row id, known only once the row exists)
                 if (row.use !== 'sig') return;
                 const publicKey = JSON.stringify(publicJwkOf(row));

@@ -1,4 +1,5 @@
 import { required } from '../pipeline.js';
+import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
 import { resolveScope } from './scope.js';
 
@@ -15,8 +16,9 @@ export const clientCredentialsGrant: Grant = {
     create: (deps) => ({
         async handle(request) {
             const client = required(request.client, 'the authenticated client');
-            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, client.row.id);
             const subject = { id: client.row.id, kind: 'client' as const, realmId: request.realm.id, realmName: request.realm.name };
+            await assertClientAdmits(request, subject);
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, client.row.id);
             return issueForLogin(deps, request, subject, scope, false);
         },
     }),

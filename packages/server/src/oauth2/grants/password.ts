@@ -2,6 +2,7 @@ import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
 import { findUserInRealm } from '../../storage/users.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
+import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
 import { resolveScope } from './scope.js';
 
@@ -25,8 +26,9 @@ export const passwordGrant: Grant = {
             // a failed login counts toward the address's failures (spec Limits, Authentication rule 16)
             if (!user?.password || !valid) throw failedAuthentication(invalidGrant('The username or password is invalid.'));
             if (!user.active) throw invalidGrant('The user is inactive.');
-            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
+            await assertClientAdmits(request, subject);
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);
             return issueForLogin(deps, request, subject, scope, true);
         },
     }),

@@ -3,12 +3,24 @@ import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { decodeJws } from '../../tokens/jws.js';
 import { findSessionLife } from '../../storage/sessions.js';
 import { findSubjectState } from '../../storage/subjects.js';
+import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
 import { scopeNames } from './scope.js';
 
+/** RFC 6749 §6: a requested scope must not exceed the original grant (nor be empty); none keeps it. */
+function narrowedScope(original: string, requested: string | undefined): string {
+    if (requested === undefined) return original;
+    const granted = new Set(scopeNames(original));
+    const names = scopeNames(requested);
+    if (names.length === 0 || names.some((name) => !granted.has(name))) {
+        throw oauthError(ErrorCode.INVALID_SCOPE, 'The requested scope exceeds the original grant.');
+    }
+    return names.join(' ');
+}
+
 /**
  * RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use removes the presented refresh token's
- * row and issues a new one in the same session. A token whose row is already gone is a replay: the
+ * row and issues a new one in the same session, once every check has passed. A token whose row is already gone is a replay: the
  * session is revoked (spec Versioning "refresh-token replay reaction", States), ending every token
  * of it. A deactivated or foreign subject answers invalid_grant (spec Errors, Authentication rule 2).
  */
@@ -36,25 +48,21 @@ export const refreshTokenGrant: Grant = {
             const session = await findSessionLife(request.db, claims.session_id);
             if (!session || session.sub !== claims.sub || session.realmId !== claims.realm_id) throw invalidGrant('The session does not exist.');
             if (session.revokedAt !== null || session.expiresAt.getTime() <= Date.now()) throw invalidGrant('The session has ended.');
+            const scope = narrowedScope(claims.scope, request.params.scope);
+            const subject = await findSubjectState(request.db, claims.sub_kind, claims.sub);
+            if (!subject || subject.realmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
+            if (!subject.active) throw invalidGrant('The subject is inactive.');
+            const tokenSubject = { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name };
+            // the client's access policy is asked again at every issuance: set since the login, it ends the refreshes
+            await assertClientAdmits(request, tokenSubject);
+            // consumed last: a request refused above leaves the token usable, so its honest retry
+            // is no replay (issue 12); from here on only the rotation itself can fail
             if (!(await deps.tokens.consumeRefreshToken(request.db, claims.jti))) {
                 await deps.sessions.revoke(request.db, claims.session_id);
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
             }
-            const subject = await findSubjectState(request.db, claims.sub_kind, claims.sub);
-            if (!subject || subject.realmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
-            if (!subject.active) throw invalidGrant('The subject is inactive.');
-            // RFC 6749 §6: a requested scope must not exceed the original grant
-            let scope = claims.scope;
-            if (request.params.scope !== undefined) {
-                const original = new Set(scopeNames(claims.scope));
-                const requested = scopeNames(request.params.scope);
-                if (requested.length === 0 || requested.some((name) => !original.has(name))) {
-                    throw oauthError(ErrorCode.INVALID_SCOPE, 'The requested scope exceeds the original grant.');
-                }
-                scope = requested.join(' ');
-            }
             const grant = {
-                subject: { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name },
+                subject: tokenSubject,
                 clientId: claims.client_id ?? null,
                 scope,
                 sessionId: claims.session_id,
