@@ -10,8 +10,8 @@ import type { KeyStore } from '../keys/store.js';
 import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import {
-    deactivateUser, ensureBuiltInGlobal, ensureBuiltInRealm, ensureBuiltInUser, ensurePermissionPolicy, ensureUserRole, insertRolePermission,
-    rolePermissionIds, setUserPasswordHash,
+    deactivateUser, ensureBuiltInGlobal, ensureBuiltInRealm, ensurePermissionPolicy, ensureUserRole, findBuiltInUser, insertBuiltInUser,
+    insertRolePermission, rolePermissionIds, setMissingUserPasswordHash,
 } from '../storage/bootstrap.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
 
@@ -69,11 +69,19 @@ async function ensureRoleGrants(db: Kysely<Database>, dialect: DialectName, role
 async function ensureAdmin(deps: BootstrapDeps, realmId: string, adminRoleId: string, logger?: FastifyBaseLogger): Promise<void> {
     const { db, handle, config, passwords } = deps;
     const { name, password, enabled } = config.userAdmin;
-    const admin = await ensureBuiltInUser(db, handle.dialect, { realmId, name, displayName: 'Administrator', active: enabled });
-    if (admin.created) await setUserPasswordHash(db, admin.id, await passwords.hash(password));
-    await ensureUserRole(db, handle.dialect, admin.id, adminRoleId);
+    const found = await findBuiltInUser(db, realmId, name);
+    let adminId: string;
+    if (!found) {
+        // the hash goes into the insert itself: no crash point leaves the admin without a password
+        adminId = await insertBuiltInUser(db, handle.dialect, { realmId, name, displayName: 'Administrator', active: enabled, passwordHash: await passwords.hash(password) });
+    } else {
+        adminId = found.id;
+        // a first boot of an older version killed between its insert and its hash left a NULL password: repair it
+        if (!found.hasPassword) await setMissingUserPasswordHash(db, adminId, await passwords.hash(password));
+    }
+    await ensureUserRole(db, handle.dialect, adminId, adminRoleId);
     // spec States: USER_ADMIN_ENABLED=false deactivates on the next start; true never reactivates
-    if (!enabled) await deactivateUser(db, handle.dialect, admin.id);
+    if (!enabled) await deactivateUser(db, handle.dialect, adminId);
     if (config.env === 'production' && enabled && password === DEFAULT_ADMIN_PASSWORD) {
         // spec Authentication rule 20
         logger?.warn('The default admin password is in use in production; set USER_ADMIN_PASSWORD or change it.');

@@ -3,8 +3,8 @@ import { createRememberedVerifications } from './remembered.js';
 
 const BCRYPT_HASH = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
-/** A value that already is a bcrypt hash is kept verbatim where the spec says so (client secrets, provisioning). */
-export function isBcryptHash(value: string): boolean {
+/** Whether a stored value is a bcrypt hash at all (anything else never verifies). */
+function isBcryptHash(value: string): boolean {
     return BCRYPT_HASH.test(value);
 }
 

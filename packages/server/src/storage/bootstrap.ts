@@ -84,36 +84,35 @@ export async function insertRolePermission(db: Kysely<Database>, dialect: Dialec
     }).execute());
 }
 
-/** A user of the realm by name: its id and active mark; undefined when there is none. */
-async function findUserByName(db: Kysely<Database>, realmId: string, name: string) {
-    return db.selectFrom('auth_users').select(['id', 'active']).where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst();
+/** A user of the realm by name: its id and whether it has a password; undefined when there is none. */
+export async function findBuiltInUser(db: Kysely<Database>, realmId: string, name: string): Promise<{ id: string; hasPassword: boolean } | undefined> {
+    const row = await db.selectFrom('auth_users').select(['id', 'password']).where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst();
+    return row && { id: row.id, hasPassword: row.password !== null };
 }
 
 /**
- * The built-in administrator (API.md §5): created without a password when missing; `created`
- * tells the caller this boot created it (so it sets the password, which a concurrent boot must not).
+ * The built-in administrator (API.md §5), inserted with its password hash in the same statement:
+ * a crash can no longer leave the row without a password (issue 12 item 5). A concurrent replica
+ * inserting it first wins; its id is returned.
  */
-export async function ensureBuiltInUser(
+export async function insertBuiltInUser(
     db: Kysely<Database>,
     dialect: DialectName,
-    user: { realmId: string; name: string; displayName: string; active: boolean },
-): Promise<{ id: string; created: boolean }> {
-    const found = await findUserByName(db, user.realmId, user.name);
-    if (found) return { id: found.id, created: false };
+    user: { realmId: string; name: string; displayName: string; active: boolean; passwordHash: string },
+): Promise<string> {
     const now = toDbDate(dialect, new Date());
-    const id = randomUUID();
     await insertIgnoringDuplicate(() => db.insertInto('auth_users').values({
-        id, name: user.name, name_locked: toDbBool(dialect, true), first_name: null, last_name: null, display_name: user.displayName,
-        email: null, password: null, reset_hash: null, reset_at: null, activate_hash: null,
+        id: randomUUID(), name: user.name, name_locked: toDbBool(dialect, true), first_name: null, last_name: null, display_name: user.displayName,
+        email: null, password: user.passwordHash, reset_hash: null, reset_at: null, activate_hash: null,
         email_verified: toDbBool(dialect, false), active: toDbBool(dialect, user.active), status: null, status_message: null,
         path_id: null, realm_id: user.realmId, created_at: now, updated_at: now,
     }).execute());
-    const stored = (await findUserByName(db, user.realmId, user.name))!;
-    return { id: stored.id, created: stored.id === id };
+    return (await findBuiltInUser(db, user.realmId, user.name))!.id;
 }
 
-export async function setUserPasswordHash(db: Kysely<Database>, userId: string, hash: string): Promise<void> {
-    await db.updateTable('auth_users').set({ password: hash }).where('id', '=', userId).execute();
+/** Sets a password only where none is stored, so a password set meanwhile (by a replica or the owner) is kept. */
+export async function setMissingUserPasswordHash(db: Kysely<Database>, userId: string, hash: string): Promise<void> {
+    await db.updateTable('auth_users').set({ password: hash }).where('id', '=', userId).where('password', 'is', null).execute();
 }
 
 export async function deactivateUser(db: Kysely<Database>, dialect: DialectName, userId: string): Promise<void> {

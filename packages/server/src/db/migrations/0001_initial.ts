@@ -291,9 +291,9 @@ async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
         await builder.execute();
         for (const columns of spec.unique ?? []) {
             const name = table === 'auth_event_aggregates' ? `${table}_key_unique` : undefined;
-            await createIndex(db, table, columns, name ? { unique: true, name } : { unique: true });
+            await createIndex(db, ctx, table, columns, name ? { unique: true, name } : { unique: true });
         }
-        for (const columns of spec.indexes ?? []) await createIndex(db, table, columns);
+        for (const columns of spec.indexes ?? []) await createIndex(db, ctx, table, columns);
     }
 }
 

@@ -19,8 +19,8 @@ async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
         .addColumn('deleted_at', timestampType(ctx), (col) => col.notNull());
     builder = foreignKey(builder, TABLE, 'realm_id', 'auth_realms', 'cascade');
     await builder.execute();
-    await createIndex(db, TABLE, ['realm_id']);
-    await createIndex(db, TABLE, ['deleted_at']);
+    await createIndex(db, ctx, TABLE, ['realm_id']);
+    await createIndex(db, ctx, TABLE, ['deleted_at']);
 }
 
 async function down(db: Kysely<unknown>): Promise<void> {

@@ -25,15 +25,31 @@ export function timestampType(context: MigrationContext): ColumnDataType {
     return 'text';
 }
 
+/*
+ * MySQL/MariaDB DDL is not transactional: each CREATE commits at once, so a boot killed in the
+ * middle of a migration leaves part of it built and the migration unrecorded, and the next boot
+ * runs it again from the top (issue 12 item 6: "Table 'auth_realms' already exists"). There every
+ * step is create-if-missing, so the rerun resumes where the crash left it. Each step is one
+ * statement (a table with its foreign keys, or one index), which MySQL 8 and MariaDB apply
+ * atomically. PostgreSQL and SQLite run a migration in one transaction and need none of this.
+ */
+
 /**
  * Starts a table. MySQL/MariaDB get InnoDB (foreign keys) and a binary utf8mb4 collation, so names
  * compare case- and accent-sensitively exactly as on PostgreSQL and SQLite, whatever the server's
- * default character set.
+ * default character set; and IF NOT EXISTS, so a rerun after a crash resumes (above).
  */
 export function createTable(db: Kysely<unknown>, context: MigrationContext, name: string): TableBuilder {
     const builder = db.schema.createTable(name) as unknown as TableBuilder;
     if (context.dialect !== 'mysql') return builder;
-    return builder.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`);
+    return builder.ifNotExists().modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`);
+}
+
+/** Whether an index exists on MySQL/MariaDB (MySQL has no CREATE INDEX IF NOT EXISTS). */
+async function mysqlIndexExists(db: Kysely<unknown>, table: string, name: string): Promise<boolean> {
+    const { rows } = await sql<{ found: number }>`select 1 as found from information_schema.statistics
+        where table_schema = database() and table_name = ${table} and index_name = ${name} limit 1`.execute(db);
+    return rows.length > 0;
 }
 
 export function withTimestamps(builder: TableBuilder, context: MigrationContext): TableBuilder {
@@ -61,14 +77,16 @@ export function coalescedKey(builder: TableBuilder, context: MigrationContext, k
     });
 }
 
-/** Creates `<table>_<columns>_idx` (or `_unique`), or the name given. */
+/** Creates `<table>_<columns>_idx` (or `_unique`), or the name given; on MySQL only when missing (above). */
 export async function createIndex(
     db: Kysely<unknown>,
+    context: MigrationContext,
     table: string,
     columns: string[],
     options: { unique?: boolean; name?: string } = {},
 ): Promise<void> {
     const name = options.name ?? `${table}_${columns.join('_')}_${options.unique ? 'unique' : 'idx'}`;
+    if (context.dialect === 'mysql' && await mysqlIndexExists(db, table, name)) return;
     let builder = db.schema.createIndex(name).on(table).columns(columns);
     if (options.unique) builder = builder.unique();
     await builder.execute();

@@ -29,17 +29,12 @@ describeEachDialect('clients: secret modes and rotation', (dialect) => {
         expect(await authenticates(client.id, 'other')).toBe(false);
     });
 
-    it('hashes a hashed secret with bcrypt, keeps a bcrypt value verbatim and hashes a hash-like value', async () => {
+    it('hashes a hashed secret with bcrypt and hashes a hash-like value', async () => {
         const hashed = await createClient({ name: 'hashed', secret: 'hashed-secret', secretHashed: true });
         expect(hashed.secretHashed).toBe(true);
         const row = await stored(hashed.id);
         expect(row.secret).toMatch(/^\$2[aby]\$04\$.{53}$/);
         expect(await authenticates(hashed.id, 'hashed-secret')).toBe(true);
-
-        const bcrypt = await hash('imported-secret', { cost: 4 });
-        const imported = await createClient({ name: 'imported', secret: bcrypt, secretHashed: true });
-        expect((await stored(imported.id)).secret).toBe(bcrypt);
-        expect(await authenticates(imported.id, 'imported-secret')).toBe(true);
 
         // spec Errors: a hash-like input is hashed like any other value
         const hashLike = '$2b$10$not-really-a-bcrypt-hash';
@@ -51,6 +46,27 @@ describeEachDialect('clients: secret modes and rotation', (dialect) => {
             expect(value).toMatch(/^\$2[aby]\$04\$/);
             expect(await authenticates(client.id, secret)).toBe(true);
         }
+    });
+
+    it('hashes a bcrypt value sent through the API like any other value on create, update and rotation (issue 12 item 14)', async () => {
+        // spec Errors "client secret hash-like input": only provisioning files keep a bcrypt value verbatim
+        const bcrypt = await hash('imported-secret', { cost: 4 });
+        const installs = (id: string) => async () => {
+            expect((await stored(id)).secret).not.toBe(bcrypt);
+            expect(await authenticates(id, bcrypt)).toBe(true);
+            expect(await authenticates(id, 'imported-secret')).toBe(false);
+        };
+        const created = await createClient({ name: 'imported', secret: bcrypt, secretHashed: true });
+        await installs(created.id)();
+
+        const encrypted = await createClient({ name: 'imported-upd', secret: 'first-secret', secretEncrypted: true });
+        await app.json({ method: 'POST', url: `/clients/${encrypted.id}`, payload: { secret: bcrypt } }, 200);
+        await installs(encrypted.id)();
+
+        const rotated = await createClient({ name: 'imported-rot', secret: 'first-secret', secretHashed: true });
+        const answer = await app.json<{ meta: { secret: string } }>({ method: 'POST', url: `/clients/${rotated.id}/secret`, payload: { secret: bcrypt, mode: 'hashed' } }, 200);
+        expect(answer.meta.secret).toBe(bcrypt);
+        await installs(rotated.id)();
     });
 
     it('encrypts an encrypted secret under the realm key, authenticates with it and decrypts it for allowed readers', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DbBool } from '../../db/schema.js';
 import { fromDbBool, toDbBool, type DialectName } from '../../db/values.js';
-import { isBcryptHash, type PasswordHasher } from '../../secrets/passwords.js';
+import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { Db, Tx } from '../resource/context.js';
 import type { Columns } from '../../storage/resource/table.js';
@@ -66,8 +66,10 @@ export interface SecretStore {
 export function createSecretStore(deps: { passwords: PasswordHasher; secrets: SecretBox }): SecretStore {
     return {
         async store(tx, realmId, mode, plaintext) {
-            // beta.65 item 4: a bcrypt value is kept verbatim; anything else, hash-like or not, is hashed
-            if (mode === 'hashed') return isBcryptHash(plaintext) ? plaintext : deps.passwords.hash(plaintext);
+            // spec Errors "client secret hash-like input": hashed like any other value, a bcrypt one
+            // included, or an API caller could install a precomputed hash (issue 12 item 14); only a
+            // provisioning file keeps a bcrypt value verbatim (spec Versioning beta.65 item 4)
+            if (mode === 'hashed') return deps.passwords.hash(plaintext);
             // AES-256-GCM under the realm's encryption key (spec Authentication rule 15)
             if (mode === 'encrypted') return deps.secrets.encrypt(tx, realmId, plaintext);
             return plaintext;

@@ -39,7 +39,7 @@ describeEachDialect('session lifecycle: password reset and change, user and clie
     it('a password change by the user itself keeps the current session and ends the others', async () => {
         const user = await signedIn(3, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
         const [current, ...others] = user.logins;
-        const changed = await app.request({ method: 'POST', url: `/users/${user.userId}`, payload: { password: 'changed-password' }, as: current!.bearer });
+        const changed = await app.request({ method: 'POST', url: `/users/${user.userId}`, payload: { password: 'changed-password', currentPassword: 'secret-password' }, as: current!.bearer });
         expect(changed.statusCode, changed.body).toBe(200);
         expect(await probe(app, current!.bearer)).toBe(200);
         const rotated = await refresh(app, current!.refreshToken);
@@ -52,7 +52,7 @@ describeEachDialect('session lifecycle: password reset and change, user and clie
 
     it('a password change through Basic carries no session, so every session ends', async () => {
         const user = await signedIn(1, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
-        await app.json({ method: 'POST', url: `/users/${user.userId}`, payload: { password: 'basic-changed' }, as: user.header }, 200);
+        await app.json({ method: 'POST', url: `/users/${user.userId}`, payload: { password: 'basic-changed', currentPassword: 'secret-password' }, as: user.header }, 200);
         expect(await probe(app, user.logins[0]!.bearer)).toBe(401);
     });
 

@@ -10,6 +10,7 @@ import { assertFolderOfRealm, assertNameNotUuid, IDENTITY_NAME_PATTERN, refuseRe
 import type { ResourceDeps } from '../resource/deps.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
+import { assertCurrentPassword } from './current-password.js';
 import type { Columns, TableRow } from '../../storage/resource/table.js';
 
 /**
@@ -82,6 +83,8 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'
         hooks: {
             extraBody: {
                 password: Type.Union([Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }), Type.Null()]),
+                // a self-service password or email change proves the current password (current-password.ts)
+                currentPassword: Type.String({ maxLength: PASSWORD_MAX_LENGTH }),
             },
             authorize: selfManageAuthorizer('user', PermissionName.USER_SELF_MANAGE),
             async prepareCreate(_ctx, input, tx) {
@@ -89,8 +92,9 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'
                 await assertFolderOfRealm(tx, input.pathId, input.realmId);
                 return passwordColumn(deps.passwords, input.password);
             },
-            async prepareUpdate(_ctx, row, input, tx) {
+            async prepareUpdate(ctx, row, input, tx) {
                 refuseRealmMove('user', row, input);
+                await assertCurrentPassword(deps.passwords, ctx, row, input);
                 if (input.name !== undefined && input.name !== row.name) {
                     // the lock as it stands after this update: unlocking and renaming may go together
                     if (lockedAfter(row, input)) {

@@ -97,7 +97,7 @@ describeEachDialect('users: realm reach and self-management', (dialect) => {
             await grantDirect(app, { userId: user.id }, 'user_self_manage', RealmScope.OWN);
             const renamed = await app.json<{ data: User }>({ method: 'POST', url: `/users/${user.id}`, payload: { displayName: 'Myself' }, as: user.header }, 200);
             expect(renamed.data.displayName).toBe('Myself');
-            await app.json({ method: 'POST', url: '/users/self-some', payload: { password: 'my-new-password' }, headers: { authorization: user.header } }, 200);
+            await app.json({ method: 'POST', url: '/users/self-some', payload: { password: 'my-new-password', currentPassword: user.password }, headers: { authorization: user.header } }, 200);
             const fresh = app.basic(user.id, 'my-new-password');
             expect((await app.request({ method: 'GET', url: '/users/@me', as: user.header })).statusCode).toBe(401);
             for (const payload of [{ emailVerified: true }, { active: false }, { displayName: 'x', nameLocked: false }, { status: 'vip' }, { pathId: null }]) {
