@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
 import formbody from '@fastify/formbody';
 import type { Config } from './config/schema.js';
 import { registerDomains } from './http/routes/register.js';
@@ -37,7 +38,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     const deps = await wire(config, options);
     const serverOptions: FastifyServerOptions = {
         bodyLimit: BODY_LIMIT,
-        trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+        trustProxy: fastifyTrustProxy(config.trustProxy),
         ajv: {
             // unknown members answer 400 with issues instead of being dropped; no type coercion of bodies
             customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: false },
@@ -48,6 +49,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
         Fastify({ ...serverOptions, logger: { level: config.logLevel } });
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
+    const proxyWarning = trustProxyWarning(config);
+    if (proxyWarning) app.log.warn(proxyWarning);
     const routes: RegisteredRoute[] = [];
     app.addHook('onRoute', (route) => {
         for (const method of [route.method].flat()) {

@@ -61,6 +61,13 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const limits = await createLimits(config, options.limits ?? {}, (error) => {
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
         else process.emitWarning(`rate-limit store unavailable; requests pass unlimited: ${String(error)}`);
+    }, {
+        // logged once per outage (issue 12): the limits hold in process meanwhile
+        outage: (error) => {
+            if (options.logger) options.logger.warn({ err: error }, 'rate-limit store (Redis) unreachable; counting in process until it answers');
+            else process.emitWarning(`rate-limit store (Redis) unreachable; counting in process until it answers: ${String(error)}`);
+        },
+        recovered: () => options.logger?.info('rate-limit store (Redis) answers again; counting there'),
     });
     return {
         config,

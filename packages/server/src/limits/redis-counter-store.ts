@@ -21,10 +21,11 @@ type ScriptedRedis = Redis & {
  * The shared store (REDIS_URL set): every replica counts in the same keys. A command fails fast
  * instead of waiting in ioredis's offline queue, so an unreachable Redis delays no request for long.
  */
-export async function createRedisCounterStore(url: string, onError: (error: Error) => void = () => undefined): Promise<CounterStore> {
+export async function createRedisCounterStore(url: string): Promise<CounterStore> {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) as ScriptedRedis;
-    // connection errors are reported (and retried by ioredis), never thrown at a request
-    redis.on('error', onError);
+    // connection errors are retried by ioredis and never thrown at a request; the outage is
+    // reported once by the fallback store that counts in process meanwhile, not per retry
+    redis.on('error', () => undefined);
     redis.defineCommand('limitIncrement', { lua: INCREMENT_AND_READ });
     // a set REDIS_URL that cannot be reached stops the boot rather than silently not limiting
     try {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
-import { createMemoryCounterStore } from './counter-store.js';
+import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
+import { createFallbackCounterStore, type FallbackReport } from './fallback-counter-store.js';
 import { createRateLimiter } from './limiter.js';
 import { createLoginGate } from './login-gate.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
@@ -47,13 +48,20 @@ export interface LimitOptions {
     loginConcurrency?: number;
 }
 
-/** The counters live in Redis when REDIS_URL is set and in process otherwise (spec Limits). */
-export async function createLimits(config: Config, options: LimitOptions, onStoreError: (error: unknown) => void): Promise<RequestLimits> {
+/**
+ * The counters live in Redis when REDIS_URL is set and in process otherwise (spec Limits); while
+ * a configured Redis does not answer, in process (fallback-counter-store.ts) — never fail open.
+ */
+export async function createLimits(
+    config: Config, options: LimitOptions, onStoreError: (error: unknown) => void, fallbackReport?: FallbackReport,
+): Promise<RequestLimits> {
     const clock = options.clock ?? Date.now;
-    // ioredis is loaded only when configured: it weighs on the boot time and memory of every other deployment
-    const store = config.redisUrl ?
-        await (await import('./redis-counter-store.js')).createRedisCounterStore(config.redisUrl, onStoreError) :
-        createMemoryCounterStore(clock);
+    let store: CounterStore = createMemoryCounterStore(clock);
+    if (config.redisUrl) {
+        // ioredis is loaded only when configured: it weighs on the boot time and memory of every other deployment
+        const redis = await (await import('./redis-counter-store.js')).createRedisCounterStore(config.redisUrl);
+        store = createFallbackCounterStore(redis, store, fallbackReport ?? { outage: onStoreError, recovered: () => undefined });
+    }
     const prefix = options.prefix ?? deploymentPrefix(config);
     const limiter = createRateLimiter({
         store,

@@ -22,6 +22,7 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
     let spa: Client;
     let outsider: Client;
     let alice: string;
+    let bob: string;
     let withPolicy: string;
     let expected: Grant[];
     beforeAll(async () => {
@@ -38,7 +39,9 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
         alice = (await app.json<{ data: { id: string } }>({
             method: 'POST', url: '/users', payload: { name: 'alice', password: 'alice-password', realmId: realm.id },
         }, 201)).data.id;
-        await app.json({ method: 'POST', url: '/users', payload: { name: 'bob', password: 'bob-password', realmId: realm.id } }, 201);
+        bob = (await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/users', payload: { name: 'bob', password: 'bob-password', realmId: realm.id },
+        }, 201)).data.id;
 
         const { db } = app.deps;
         const now = toDbDate(dialect, new Date());
@@ -201,6 +204,38 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
             const answer = await answerOf({ token: tokens.access_token }, actor.header);
             if (known) expect(answer, JSON.stringify(grants)).toMatchObject({ active: true, sub: alice });
             else expect(answer, JSON.stringify(grants)).toEqual({ active: false });
+        }
+    });
+
+    it('authorizes the caller (RFC 7662 §4): subject, issuing client, realm client, session_read reach; anyone else learns nothing', async () => {
+        const tokens = await aliceViaWeb();
+        const master = (await app.deps.db.selectFrom('auth_realms').select('id').where('name', '=', 'master').executeTakeFirstOrThrow()).id;
+        const clientBearer = async (client: Client, secret: string, realmId: string) =>
+            `Bearer ${(await issue({ grant_type: 'client_credentials', realm_id: realmId, client_id: client.id, client_secret: secret })).access_token}`;
+        const allowed: [string, string][] = [
+            ['the token subject (Basic)', app.basic(alice, 'alice-password')],
+            ['the token subject (its own bearer)', `Bearer ${tokens.access_token}`],
+            ['the client it was issued to', app.basic(web.id, 'web-secret')],
+            ['another client of its realm (Basic)', app.basic(rival.id, 'rival-secret')],
+            ['another client of its realm (bearer)', await clientBearer(rival, 'rival-secret', realm.id)],
+            ['session_read reaching its realm from its realm', (await createActor(app, realm.id, [{ permission: 'session_read', scope: 'own' }])).header],
+            ['session_read reaching its realm from another', (await createActor(app, master, [{ permission: 'session_read', scope: 'any' }])).header],
+        ];
+        for (const [who, authorization] of allowed) {
+            expect(await answerOf({ token: tokens.access_token }, authorization), who).toMatchObject({ active: true, sub: alice, email: 'alice@example.test' });
+        }
+        const refused: [string, string][] = [
+            ['a plain user of its realm', app.basic(bob, 'bob-password')],
+            ['a user of its realm with other grants', (await createActor(app, realm.id, [{ permission: 'user_read', scope: 'own' }])).header],
+            ['a user of another realm', (await createActor(app, other.id, [])).header],
+            ['session_read of another realm at own reach', (await createActor(app, other.id, [{ permission: 'session_read', scope: 'own' }])).header],
+            ['a client of another realm (Basic)', app.basic(outsider.id, 'outsider-secret')],
+            ['a client of another realm (bearer)', await clientBearer(outsider, 'outsider-secret', other.id)],
+        ];
+        for (const [who, authorization] of refused) {
+            // indistinguishable from an unknown token
+            expect(await answerOf({ token: tokens.access_token }, authorization), who).toEqual(await answerOf({ token: 'unknown' }, authorization));
+            expect(await answerOf({ token: tokens.access_token }, authorization), who).toEqual({ active: false });
         }
     });
 

@@ -44,16 +44,25 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
     };
 
     /**
-     * Who may learn about a token (RFC 7662 §2.1 leaves the policy to the server): a caller of the
-     * token's own realm, or a caller whose `permission_read` grant reaches the token's realm — the
-     * resource-server credential of spec consumer rules 12 and 14, which fetches the catalog for
-     * the realms it serves. Asked of the same engine as every request. Any other caller gets
-     * `{ active: false }` (RFC 7662 §2.2: nothing about a token it may not know of).
+     * Who may learn about a token (RFC 7662 §4: the server decides which callers may introspect
+     * which tokens, so a token's grants and claims do not leak to any bearer of the realm):
+     * - the token's own subject, or the client it was issued to;
+     * - a client of the token's realm — a resource server of that realm;
+     * - an identity whose `session_read` grant reaches the token's realm (an administrator), or whose
+     *   `permission_read` grant does — the resource-server credential of spec consumer rules 12 and
+     *   14, which serves the realms its reach covers.
+     * Grants are asked of the same engine as every request. Any other caller — a plain user of the
+     * same realm included — gets `{ active: false }`, indistinguishable from an unknown token
+     * (RFC 7662 §2.2: nothing about a token it may not know of).
      */
     const mayKnow = async (caller: Actor, claims: TokenClaims): Promise<boolean> => {
-        if (caller.identity?.realmId === claims.realm_id) return true;
+        const identity = caller.identity;
+        if (identity === null) return false;
+        if (identity.id === claims.sub && identity.type === claims.sub_kind) return true;
+        if (identity.type === 'client' && (identity.id === claims.client_id || identity.realmId === claims.realm_id)) return true;
         const authorizer = await createRequestAuthorizer(deps, caller);
-        return authorizer.allows(PermissionName.PERMISSION_READ, { realmMatch: claims.realm_id });
+        const reach = { realmMatch: claims.realm_id };
+        return authorizer.allows(PermissionName.SESSION_READ, reach) || authorizer.allows(PermissionName.PERMISSION_READ, reach);
     };
 
     /** The actor of a Basic or body-authenticated caller: never narrowed (spec Authentication rule 8). */

@@ -171,8 +171,35 @@ describeEachDialect('POST /permissions/:id/check and POST /policies/:id/check', 
         expect((await checkPermission(userRead, { identity: { type: 'user', id: insider.userId } }, foreign.header)).statusCode).toBe(403);
         expect((await resultOf(await checkPermission(userRead, { realmId: realmA }, foreign.header))).status).toBe('deny');
         expect((await resultOf(await checkPermission(userRead, {}, foreign.header))).status).toBe('allow');
+        // another realm's permission is outside the foreign caller's read reach: 404, as an unknown id
         const local = await insertPermission(app, { realmId: realmA, policies: [systemDefault] });
-        expect((await resultOf(await checkPermission(local.id, {}, foreign.header))).status).toBe('deny');
+        expect((await checkPermission(local.id, {}, foreign.header)).statusCode).toBe(404);
+    });
+
+    it('is no anonymous oracle: another realm\'s permission or policy id answers 404, identical to an unknown id', async () => {
+        const permission = (await insertPermission(app, { realmId: realmA, policies: [systemDefault] })).id;
+        const policy = await insertPolicy(app, 'realmMatch', {}, realmA);
+        const unknown = '00000000-0000-4000-8000-000000000000';
+        const foreign = await createActor(app, realmB, [{ permission: 'user_read', scope: RealmScope.OWN }]);
+        const insider = await createActor(app, realmA, []);
+        const reader = await createActor(app, realmB, [
+            { permission: 'permission_read', scope: RealmScope.ANY }, { permission: 'policy_read', scope: RealmScope.ANY },
+        ]);
+        for (const [check, id] of [[checkPermission, permission], [checkPolicy, policy]] as const) {
+            for (const [who, as] of [['anonymous', null], ['a foreign-realm caller', foreign.header]] as const) {
+                for (const payload of [{}, { identity: null }, { identity: null, realmId: realmA }]) {
+                    const known = await check(id, payload, as);
+                    const absent = await check(unknown, payload, as);
+                    expect(known.statusCode, `${who} ${known.body}`).toBe(404);
+                    expect(known.body, who).toBe(absent.body);
+                }
+            }
+            // the caller's own realm, and a read grant reaching the realm, still check
+            expect((await resultOf(await check(id, { identity: null, realmId: realmA }, insider.header))).status).toMatch(/allow|deny|error/);
+            expect((await resultOf(await check(id, { identity: null, realmId: realmA }, reader.header))).status).toMatch(/allow|deny|error/);
+        }
+        // a global row stays checkable by anyone (spec: the routes work without credentials)
+        expect((await resultOf(await checkPermission(userRead, {}, null))).status).toBe('error');
     });
 
     it('does not collide with the resource routes: POST /permissions/:id still updates, GET /policies/:id still reads', async () => {

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import { idParams } from '../contracts/resource-schemas.js';
 import { parseBatchCheckBody, runBatchCheck } from '../../authz/batch-check.js';
+import { assertCheckable } from '../../authz/check-reach.js';
 import { checkPermission, checkPolicy, parseSubjectCheckBody, resolveSubject } from '../../authz/subject-check.js';
 import type { AppDeps } from '../deps.js';
 
@@ -15,7 +16,8 @@ function cacheControl(maxAge: number | null): string {
 /**
  * POST /authorization/check (batch check), POST /permissions/:id/check and POST /policies/:id/check.
  * All three work without credentials: an identity-less caller is answered as such (batch-check
- * rule 1), and the check routes then evaluate nobody (or refuse another subject with 403).
+ * rule 1), and the check routes then evaluate nobody (or refuse another subject with 403); a
+ * per-id check names only a row the caller may read (authz/check-reach.ts).
  * The check paths have one more segment than the resource routes' POST /permissions/:id (update),
  * so the router keeps them apart.
  */
@@ -40,6 +42,8 @@ export function registerAuthorizationCheckRoutes(app: FastifyInstance, deps: App
         }), async (request, reply) => {
             const body = parseSubjectCheckBody(request.body);
             const context = request.context;
+            // another realm's row outside the caller's read reach is 404, as an unknown id
+            await assertCheckable(deps, context, collection, request.params.id);
             const subject = await resolveSubject(deps, context, body.identity);
             const result = await check(deps, request.params.id, subject, body);
             return reply.header('Cache-Control', 'private, no-cache').send(result);

@@ -62,7 +62,12 @@ export async function authenticateClient(
         await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
         throw failedAuthentication(invalidClient());
     }
-    if (!(await deps.clientSecrets.verify(row, credentials.secret))) throw failedAuthentication(invalidClient());
+    if (!(await deps.clientSecrets.verify(row, credentials.secret))) {
+        // no enumeration by timing (issue 12): a wrong secret costs one bcrypt verification whether
+        // the client is unknown (above), stored hashed (spent in verify) or stored plain/encrypted
+        if (!row.secretHashed) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
+        throw failedAuthentication(invalidClient());
+    }
     if (!row.active) throw invalidClient();
     return { row, authenticated: true };
 }
