@@ -57,17 +57,18 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     if (!credentials) throw invalidCredentials();
     let identity: PolicyIdentity | null = null;
     let inactive = false;
-    let tried = false;
+    /** whether a bcrypt-cost verification ran: every refusal must cost one, or timing tells known names apart */
+    let costly = false;
     for (const candidate of await candidates(deps.db, credentials.name, routeRealmId)) {
         if (candidate.user?.password) {
-            tried = true;
+            costly = true;
             if (await deps.passwords.verify(credentials.secret, candidate.user.password)) {
                 if (!candidate.user.active) inactive = true;
                 else identity = { id: candidate.user.id, type: 'user', realmId: candidate.user.realmId, realmName: null, clientId: null };
             }
         }
         if (!identity && candidate.client?.secret) {
-            tried = true;
+            if (candidate.client.secretHashed) costly = true;
             if (await deps.clientSecrets.verify(candidate.client, credentials.secret)) {
                 if (!candidate.client.active) inactive = true;
                 else identity = { id: candidate.client.id, type: 'client', realmId: candidate.client.realmId, realmName: null, clientId: candidate.client.id };
@@ -75,7 +76,9 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
         }
         if (identity) break;
     }
-    if (!tried) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
+    // an unknown name, or a known client whose plain or encrypted secret was wrong, pays the same
+    // bcrypt verification a hashed secret costs (issue 12 item 11: no enumeration by timing)
+    if (!identity && !costly) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
     if (!identity) throw failedAuthentication(invalidCredentials());
