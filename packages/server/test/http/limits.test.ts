@@ -302,7 +302,8 @@ describeEachDialect('limits: TRUST_PROXY false keys on the peer address', (diale
     });
 });
 
-describe.runIf(process.env.TEST_REDIS_URL)('limits: counters shared through Redis by two app instances', () => {
+// like describeEachDialect: without TEST_REDIS_URL no test is registered (set and unreachable fails)
+if (process.env.TEST_REDIS_URL) describe('limits: counters shared through Redis by two app instances', () => {
     const clock = windowClock();
     let a: TestApp;
     let b: TestApp;
