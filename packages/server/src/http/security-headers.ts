@@ -36,13 +36,16 @@ async function helmetDefaultHeaders(): Promise<Record<string, string>> {
     return headers;
 }
 
+/** The probe's answer depends on nothing configured: one probe per process, whatever the number of apps. */
+let probedHeaders: Promise<Record<string, string>> | null = null;
+
 /**
  * Security headers on every answer — API answers, errors, 404s and the pages to come: the hook is
  * registered first, so it sets them before any other hook can end the request. The explorer
  * under /docs replaces the CSP with one its assets need (http/openapi.ts).
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-    const headers = await helmetDefaultHeaders();
+    const headers = await (probedHeaders ??= helmetDefaultHeaders());
     app.addHook('onRequest', async (_request, reply) => {
         reply.headers(headers);
     });
