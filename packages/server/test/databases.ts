@@ -22,7 +22,7 @@ export type TestDatabase = DatabaseHandle & {
     drop(): Promise<void>;
 };
 
-export function testDialects(): DialectName[] {
+function testDialects(): DialectName[] {
     const dialects: DialectName[] = ['sqlite'];
     if (process.env.TEST_POSTGRES_URL) dialects.push('postgres');
     if (process.env.TEST_MYSQL_URL) dialects.push('mysql');
