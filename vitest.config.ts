@@ -7,6 +7,13 @@ export default defineConfig({
     ssr: { resolve: { conditions: ['source', 'node', 'development|production'], externalConditions: ['source'] } },
     test: {
         include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+        // files whose every suite needs a server database (describeEachDialect with `only`) hold no
+        // test without one; vitest fails an empty file, so they are left out until it is configured
+        exclude: [
+            '**/node_modules/**',
+            ...(process.env.TEST_POSTGRES_URL || process.env.TEST_MYSQL_URL ? [] : ['packages/server/test/e2e/replicas.test.ts']),
+            ...(process.env.TEST_MYSQL_URL ? [] : ['packages/server/src/db/migrate-crash.test.ts']),
+        ],
         // server tests create a database per suite and run the production migrations
         testTimeout: 30_000,
         hookTimeout: 120_000,
