@@ -17,7 +17,10 @@ const TABLES: (keyof Database)[] = [
     'auth_user_roles', 'auth_client_roles', 'auth_role_permissions', 'auth_user_permissions',
     'auth_client_permissions', 'auth_user_attributes', 'auth_role_attributes', 'auth_keys', 'auth_key_tombstones',
     'auth_sessions', 'auth_session_tokens', 'auth_events', 'auth_event_aggregates',
+    'auth_authorization_codes', 'auth_user_consents',
 ];
+const BROWSER_SIGN_IN_TABLES: (keyof Database)[] = ['auth_authorization_codes', 'auth_user_consents'];
+const ALL = Object.keys(MIGRATIONS);
 
 async function schemaTables(handle: DatabaseHandle): Promise<string[]> {
     const tables = await handle.db.introspection.getTables();
@@ -39,7 +42,7 @@ describeEachDialect('db migrations', (dialect) => {
         const pending = await migrationStatus(database);
         expect(pending).toEqual(Object.keys(MIGRATIONS).map((name) => ({ name, executedAt: null })));
 
-        expect(await migrateToLatest(database)).toEqual(['0001_initial', '0002_key_tombstones']);
+        expect(await migrateToLatest(database)).toEqual(ALL);
         expect(await schemaTables(database)).toEqual([...TABLES].sort());
         const applied = await migrationStatus(database);
         expect(applied[0]?.name).toBe('0001_initial');
@@ -47,13 +50,15 @@ describeEachDialect('db migrations', (dialect) => {
         expect(await migrateToLatest(database)).toEqual([]);
 
         // one step back at a time, newest first
+        expect(await migrateDown(database)).toEqual(['0003_browser_sign_in']);
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => !BROWSER_SIGN_IN_TABLES.includes(table)).sort());
         expect(await migrateDown(database)).toEqual(['0002_key_tombstones']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_key_tombstones').sort());
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_key_tombstones' && !BROWSER_SIGN_IN_TABLES.includes(table)).sort());
         expect(await migrateDown(database)).toEqual(['0001_initial']);
         expect(await schemaTables(database)).toEqual([]);
         expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
 
-        expect(await migrateToLatest(database)).toEqual(['0001_initial', '0002_key_tombstones']);
+        expect(await migrateToLatest(database)).toEqual(ALL);
         expect(await schemaTables(database)).toEqual([...TABLES].sort());
     }, TIMEOUT);
 
@@ -82,9 +87,9 @@ describeEachDialect('db migrations', (dialect) => {
             const replicas = await Promise.all([0, 1, 2].map(() => createDatabase({ type: dialect, url: database.location })));
             try {
                 const results = await Promise.all(replicas.map((replica) => migrateToLatest(replica)));
-                expect(results.flat()).toEqual(['0001_initial', '0002_key_tombstones']);
+                expect(results.flat()).toEqual(ALL);
                 const { rows } = await sql<{ count: number | string }>`select count(*) as count from kysely_migration`.execute(database.db);
-                expect(Number(rows[0]?.count)).toBe(2);
+                expect(Number(rows[0]?.count)).toBe(ALL.length);
                 expect(await schemaTables(database)).toEqual([...TABLES].sort());
             } finally {
                 await Promise.all(replicas.map((replica) => replica.destroy()));

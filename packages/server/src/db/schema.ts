@@ -1,4 +1,5 @@
 import type { RealmScope } from '@realmgate/core';
+import type { Generated } from 'kysely';
 
 /**
  * Table types as Kysely sees them. Columns are snake_case; the repository layer converts to the
@@ -73,6 +74,8 @@ export interface ClientTable extends Timestamps {
     access_policy_id: string | null;
     path_id: string | null;
     realm_id: string;
+    /** API.md §7: consent is not asked (migration 0003) */
+    first_party: Generated<DbBool>;
 }
 
 /** realm_key / client_key are generated columns (COALESCE(x, '')) so NULLs are unique-checked too. */
@@ -216,6 +219,41 @@ export interface SessionTable extends Timestamps {
     seen_at: DbDate | null;
     expires_at: DbDate;
     revoked_at: DbDate | null;
+    /** the browser session this application session was signed in through (migration 0003) */
+    parent_id: string | null;
+    /** SHA-256 hex of the console session cookie's secret; null for sessions without a cookie */
+    cookie_digest: string | null;
+}
+
+/** An authorization code (spec Authentication 12), stored only as its SHA-256 digest (migration 0003). */
+export interface AuthorizationCodeTable {
+    id: string;
+    code_digest: string;
+    realm_id: string;
+    client_id: string;
+    user_id: string;
+    /** the session the user signed in with: a code dies with it */
+    session_id: string;
+    redirect_uri: string;
+    scope: string;
+    nonce: string | null;
+    code_challenge: string | null;
+    code_challenge_method: string | null;
+    auth_time: DbDate;
+    expires_at: DbDate;
+    used_at: DbDate | null;
+    /** the session the first redemption created; revoked when the code is presented again */
+    issued_session_id: string | null;
+    created_at: DbDate;
+}
+
+/** Scopes a user granted a client (migration 0003), space-delimited. */
+export interface UserConsentTable extends Timestamps {
+    id: string;
+    user_id: string;
+    client_id: string;
+    scopes: string;
+    realm_id: string;
 }
 
 export interface SessionTokenTable {
@@ -275,6 +313,8 @@ export interface Database {
     auth_key_tombstones: KeyTombstoneTable;
     auth_sessions: SessionTable;
     auth_session_tokens: SessionTokenTable;
+    auth_authorization_codes: AuthorizationCodeTable;
+    auth_user_consents: UserConsentTable;
     auth_events: EventTable;
     auth_event_aggregates: EventAggregateTable;
 }

@@ -91,3 +91,23 @@ export async function createIndex(
     if (options.unique) builder = builder.unique();
     await builder.execute();
 }
+
+/** Whether a column exists on MySQL/MariaDB (MySQL 8 has no ADD COLUMN IF NOT EXISTS). */
+async function mysqlColumnExists(db: Kysely<unknown>, table: string, column: string): Promise<boolean> {
+    const { rows } = await sql<{ found: number }>`select 1 as found from information_schema.columns
+        where table_schema = database() and table_name = ${table} and column_name = ${column} limit 1`.execute(db);
+    return rows.length > 0;
+}
+
+/** Adds a column to an existing table; on MySQL only when missing, so a rerun after a crash resumes (above). */
+export async function addColumn(
+    db: Kysely<unknown>,
+    context: MigrationContext,
+    table: string,
+    column: string,
+    type: ColumnDataType,
+    build: Parameters<ReturnType<Kysely<unknown>['schema']['alterTable']>['addColumn']>[2] = (col) => col,
+): Promise<void> {
+    if (context.dialect === 'mysql' && await mysqlColumnExists(db, table, column)) return;
+    await db.schema.alterTable(table).addColumn(column, type, build).execute();
+}

@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import { migration as initial } from './0001_initial.js';
 import { migration as keyTombstones } from './0002_key_tombstones.js';
+import { migration as browserSignIn } from './0003_browser_sign_in.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -11,6 +12,7 @@ import type { DialectMigration, MigrationContext } from './context.js';
 export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0001_initial': initial,
     '0002_key_tombstones': keyTombstones,
+    '0003_browser_sign_in': browserSignIn,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */
