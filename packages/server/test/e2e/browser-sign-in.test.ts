@@ -159,4 +159,47 @@ describeEachDialect('end to end: browser sign-in with chromium and openid-client
         expect(callback.searchParams.get('error')).toBe('login_required');
         expect(callback.searchParams.get('state')).toBe(silent.state);
     });
+
+    // RFC 9700 §4.11 (clickjacking): the pages refuse to be framed by another site
+    it('refuses to render the sign-in page inside a frame of another site', async () => {
+        const config = await discover(spa.id);
+        const attempt = await authorizationUrl(config);
+        const attacker = rp.servePage('/frame', `<!doctype html><iframe id="f" src="${attempt.url.href.replace(/&/g, '&amp;')}"></iframe>`);
+        await page.goto(attacker);
+        const frame = await (await page.waitForSelector('#f')).contentFrame();
+        await frame!.waitForLoadState();
+        // the browser blocked it: no form was rendered inside the frame
+        expect(await frame!.locator('input[type=password]').count()).toBe(0);
+    });
+
+    // RFC 9700 §4.4.1.8 / §2.1 (login CSRF): a form another site posts carries no valid CSRF token
+    it('refuses a sign-in form posted from another site', async () => {
+        const config = await discover(spa.id);
+        const attempt = await authorizationUrl(config);
+        // the attacker loads the form in its own browser: its token is bound to its own cookie
+        const attackerContext = await browser.newContext();
+        const attackerPage = await attackerContext.newPage();
+        await attackerPage.goto(attempt.url.href);
+        const form = attackerPage.locator('form').filter({ has: attackerPage.getByLabel('Password') });
+        const action = new URL((await form.getAttribute('action'))!, attackerPage.url()).href;
+        const fields = await form.locator('input').evaluateAll((inputs) => inputs.map((input) => {
+            const element = input as unknown as { name: string; type: string; value: string };
+            return { name: element.name, type: element.type, value: element.value };
+        }));
+        await attackerContext.close();
+        // the victim has an authorization request of its own open, so it holds a token of its own
+        await page.goto(attempt.url.href);
+        const inputs = fields.filter((field) => field.name).map((field) => {
+            const value = field.type === 'password' ? 'alice-password' : field.type === 'hidden' ? field.value : 'alice';
+            return `<input type="hidden" name="${field.name}" value="${value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
+        }).join('');
+        const attacker = rp.servePage('/login-csrf', `<!doctype html><form id="x" method="post" action="${action}">${inputs}</form><script>document.getElementById('x').submit()</script>`);
+        const answer = page.waitForResponse((response) => response.url() === action);
+        await page.goto(attacker);
+        expect((await answer).status()).toBeGreaterThanOrEqual(400);
+        // no session was planted: a silent request still needs a login
+        const silent = await authorizationUrl(config, { prompt: 'none' });
+        const callback = await landAtCallback(silent, false);
+        expect(callback.searchParams.get('error')).toBe('login_required');
+    });
 });

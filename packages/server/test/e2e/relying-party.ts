@@ -12,6 +12,8 @@ export interface RelyingPartyListener {
     callback: string;
     loggedOut: string;
     backchannel: string;
+    /** serves `html` at `path` of this origin (an attacker's page, for the cross-site attacks) */
+    servePage(path: string, html: string): string;
     /** resolves with the first logout_token POSTed to the back-channel endpoint that `matches` */
     logoutToken(matches: (token: string) => boolean): Promise<string>;
     close(): Promise<void>;
@@ -24,6 +26,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 export async function startRelyingParty(): Promise<RelyingPartyListener> {
+    const pages = new Map<string, string>();
     const received: string[] = [];
     const waiting: { matches(token: string): boolean; resolve(token: string): void }[] = [];
     const server: Server = createServer((request, response) => {
@@ -39,6 +42,11 @@ export async function startRelyingParty(): Promise<RelyingPartyListener> {
                 response.writeHead(200).end();
                 return;
             }
+            const page = pages.get(url.pathname);
+            if (page !== undefined) {
+                response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+                return;
+            }
             // the callback and the post-logout page: a page the browser can rest on
             response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname}</title><p>${url.pathname}</p>`);
         })();
@@ -50,6 +58,10 @@ export async function startRelyingParty(): Promise<RelyingPartyListener> {
         callback: `${origin}/cb`,
         loggedOut: `${origin}/logged-out`,
         backchannel: `${origin}/backchannel`,
+        servePage: (path, html) => {
+            pages.set(path, html);
+            return `${origin}${path}`;
+        },
         logoutToken: (matches) => {
             const ready = received.find(matches);
             if (ready !== undefined) return Promise.resolve(ready);
