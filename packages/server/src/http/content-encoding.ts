@@ -80,22 +80,26 @@ class DecodedBody extends Transform {
 export function decodedBody(coding: Coding, payload: NodeJS.ReadableStream): NodeJS.ReadableStream {
     const decoder = DECODERS[coding]();
     const body = new DecodedBody();
-    const stop = (error: Error) => {
+    const count = (chunk: Buffer | string) => {
+        body.receivedEncodedLength += chunk.length;
+    };
+    // nothing more is read or decoded once the body is refused; Fastify answers with
+    // `Connection: close`, so the rest of the request is never waited for
+    const halt = () => {
+        payload.removeListener('data', count);
         payload.unpipe(decoder);
         decoder.destroy();
+    };
+    const stop = (error: Error) => {
+        halt();
         body.destroy(error);
     };
-    payload.on('data', (chunk: Buffer | string) => {
-        body.receivedEncodedLength += chunk.length;
-    });
+    payload.on('data', count);
     payload.on('error', stop);
     decoder.on('error', () => stop(new AppError(ErrorCode.BAD_REQUEST, `The body is not valid ${coding} data.`, {
         issues: [{ path: ['body'], code: 'invalid_compression', message: `is not valid ${coding} data` }],
     })));
-    body.on('error', () => {
-        payload.unpipe(decoder);
-        decoder.destroy();
-    });
+    body.on('error', halt);
     payload.pipe(decoder).pipe(body);
     return body;
 }
