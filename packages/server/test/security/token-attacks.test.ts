@@ -148,6 +148,35 @@ describeEachDialect('token attacks (issue 12)', (dialect) => {
         expect((await app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: 'refresh_token', refresh_token: fresh.refreshToken } })).statusCode).toBe(200);
     });
 
+    it('refuses the same forgeries of a refresh token at the refresh grant, and the real one still refreshes', async () => {
+        const session = await login(app, realmA.id, 'victim', 'user-password');
+        const [headerPart, payloadPart, signature] = partsOf(session.refreshToken);
+        const claims = decodeJwt(session.refreshToken);
+        const { kid } = decodeProtectedHeader(session.refreshToken);
+        const key = (await jwksOf(realmA.id)).find((candidate) => candidate.kid === kid)!;
+        const pem = createPublicKey({ key, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+        const attacker = await generateKeyPair('ES256');
+        const forgeries: [string, string][] = [
+            ['alg none', `${segment({ alg: 'none', typ: 'JWT', kid })}.${payloadPart}.`],
+            ['HS256 with the public PEM', compact({ alg: 'HS256', typ: 'JWT', kid }, claims, hmac(pem))],
+            ['HS256 with the public JWK', compact({ alg: 'HS256', typ: 'JWT', kid }, claims, hmac(JSON.stringify(key)))],
+            ['tampered jti', `${headerPart}.${segment({ ...claims, jti: randomUUID() })}.${signature}`],
+            ['tampered exp', `${headerPart}.${segment({ ...claims, exp: (claims.exp ?? now) + 86_400 })}.${signature}`],
+            ['tampered sub', `${headerPart}.${segment({ ...claims, sub: other.id })}.${signature}`],
+            ['embedded jwk', await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid, jwk: await exportJWK(attacker.publicKey) }).sign(attacker.privateKey)],
+            ['an access token', session.accessToken],
+        ];
+        for (const [label, token] of forgeries) {
+            const response = await app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: 'refresh_token', refresh_token: token } });
+            expect(response.statusCode, `${label}: ${response.body}`).toBe(400);
+            expect(response.json(), label).toMatchObject({ error: 'invalid_grant' });
+        }
+        // no forgery burnt the real token nor ended its session
+        expect((await me(session.accessToken)).statusCode).toBe(200);
+        const refreshed = await app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: 'refresh_token', refresh_token: session.refreshToken } });
+        expect(refreshed.statusCode, refreshed.body).toBe(200);
+    });
+
     it('refuses an expired token, one of a deactivated user, and one of a key deleted then re-created under its kid', async () => {
         const claims = decodeJwt(victim.accessToken);
         await refused('expired', await signedByRealm(realmA.id, { ...claims, iat: now - 600, exp: now - 1 }), 'expired_token', true);
