@@ -3,6 +3,7 @@ import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
 import formbody from '@fastify/formbody';
 import type { Config } from './config/schema.js';
 import { registerDomains } from './http/routes/register.js';
+import { BODY_LIMIT } from './http/content-encoding.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { registerLimits } from './http/limits-plugin.js';
@@ -29,9 +30,6 @@ export interface App {
     deps: AppDeps;
     close(): Promise<void>;
 }
-
-/** Spec Limits: request bodies are capped at 10 MB after decompression. */
-const BODY_LIMIT = 10 * 1024 * 1024;
 
 /** Build the service without listening (DESIGN.md habit 7); tests drive it with inject(). */
 export async function createApp(config: Config, options: WireOptions = {}): Promise<App> {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { validationFailed, type Issue } from '../errors/app-error.js';
+import { contentCodingOf, decodedBody } from './content-encoding.js';
 import { utf8CheckedBody } from './utf8-body.js';
 
 /**
@@ -41,8 +42,13 @@ function inspect(value: unknown, path: (string | number)[], depth: number, issue
 }
 
 export function registerInputGuard(app: FastifyInstance): void {
-    // invalid UTF-8 is only visible in the raw bytes, before the parser decodes them
-    app.addHook('preParsing', async (request, _reply, payload) => utf8CheckedBody(request.headers['content-type'], payload));
+    // a compressed body is decoded first (the 10 MB cap and the expansion bound count decoded
+    // bytes, spec Limits); invalid UTF-8 is only visible in the decoded bytes, before the parser
+    // reads them as text
+    app.addHook('preParsing', async (request, _reply, payload) => {
+        const coding = contentCodingOf(request.headers['content-encoding']);
+        return utf8CheckedBody(request.headers['content-type'], coding === null ? payload : decodedBody(coding, payload));
+    });
     app.addHook('preValidation', async (request) => {
         const issues: Issue[] = [];
         if (request.url.includes('\u0000') || /%00/i.test(request.url)) issues.push({ path: ['url'], code: 'invalid_character', message: 'must not contain a NUL character' });

@@ -1,7 +1,5 @@
-import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeBasicRfc7617 } from '../authn/basic-credentials.js';
-import { AppError } from '../errors/app-error.js';
 import { isFailedAuthentication } from '../limits/failed-authentication.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 
@@ -36,13 +34,6 @@ function loginAccountOf(request: FastifyRequest): string | null {
 export function registerLimits(app: FastifyInstance, limits: RequestLimits): void {
     app.addHook('onRequest', async (request, reply) => {
         limits.admit(request, (headers) => reply.headers(headers));
-        // spec Limits caps bodies after decompression: no content coding is decoded, so none is accepted
-        const encoding = request.headers['content-encoding'];
-        if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-            throw new AppError(ErrorCode.BAD_REQUEST, 'Content-Encoding is not supported; send the body uncompressed.', {
-                statusCode: 415, issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding', message: 'is not supported' }],
-            });
-        }
         if (request.headers.authorization === undefined && (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
             await limits.chargeRequest(request, null);
         }

@@ -74,5 +74,7 @@ export function utf8CheckedBody<S extends NodeJS.ReadableStream>(contentType: st
     if (kind === null) return payload;
     const checked = new Utf8Check(kind);
     payload.on('error', (error) => checked.destroy(error));
+    // a decoded body's compressed size is what Fastify compares with Content-Length
+    Object.defineProperty(checked, 'receivedEncodedLength', { get: () => (payload as { receivedEncodedLength?: number }).receivedEncodedLength });
     return payload.pipe(checked);
 }

@@ -1,55 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADMIN, basicHeader } from '../app.js';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../databases.js';
-import { freePort } from '../network.js';
-
-const ROOT = resolve(import.meta.dirname, '../../../..');
-const CLI = join(ROOT, 'packages/server/src/cli.ts');
-
-interface Replica {
-    url: string;
-    process: ChildProcess;
-    output: string[];
-}
-
-/** One server process, started exactly as `realmgate start` starts, configured by environment only. */
-async function startReplica(env: Record<string, string>): Promise<Replica> {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', CLI, 'start'], {
-        cwd: ROOT,
-        env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'warn', NODE_ENV: 'test' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output: string[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`replica exited with ${code}: ${output.join('')}`))));
-    // readiness: the first answer of the discovery route, polled until the process listens
-    const ready = (async () => {
-        for (;;) {
-            try {
-                if ((await fetch(`${url}/.well-known/openid-configuration`)).status === 200) return;
-            } catch {
-                // not listening yet
-            }
-            await new Promise((done) => setTimeout(done, 100));
-        }
-    })();
-    await Promise.race([ready, exited]);
-    return { url, process: child, output };
-}
-
-async function stopReplica(replica: Replica | undefined): Promise<void> {
-    if (!replica || replica.process.exitCode !== null) return;
-    const exited = new Promise((done) => replica.process.once('exit', done));
-    replica.process.kill('SIGTERM');
-    await exited;
-}
+import { decodeProtectedHeader } from 'jose';
+import { beforeAll, expect, it } from 'vitest';
+import { basicHeader } from '../app.js';
+import type { ServerProcess } from '../server-process.js';
+import { describeEachDialect } from '../databases.js';
+import { useReplicas } from '../replicas.js';
 
 /**
  * Two server processes on one database (and one Redis when TEST_REDIS_URL is set): what one
@@ -57,37 +11,11 @@ async function stopReplica(replica: Replica | undefined): Promise<void> {
  * session (issue 4, spec States).
  */
 describeEachDialect('two replicas on one database', (dialect) => {
-    let database: TestDatabase;
-    let directory: string;
-    let a: Replica | undefined;
-    let b: Replica | undefined;
-    const admin = basicHeader(ADMIN.name, ADMIN.password);
-    beforeAll(async () => {
-        database = await createTestDatabase(dialect);
-        directory = await mkdtemp(join(tmpdir(), 'realmgate-replicas-'));
-        const env = {
-            DB_TYPE: dialect, DB_URL: database.location, WRITABLE_DIRECTORY_PATH: directory,
-            ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
-        };
-        // booted together: the migration lock lets exactly one migrate and bootstrap
-        [a, b] = await Promise.all([startReplica(env), startReplica(env)]);
-    });
-    afterAll(async () => {
-        await Promise.all([stopReplica(a), stopReplica(b)]);
-        await database?.drop();
-        if (directory) await rm(directory, { recursive: true, force: true });
-    });
-
-    const call = (replica: Replica | undefined, path: string, init: RequestInit = {}) => fetch(`${replica!.url}${path}`, init);
-    const post = (replica: Replica | undefined, path: string, body: Record<string, string>, authorization?: string) =>
-        call(replica, path, {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
-            body: new URLSearchParams(body),
-        });
+    const replicas = useReplicas(dialect);
+    const { admin, call, post } = replicas;
 
     it('a token revoked on one replica answers 401 on the other on the very next request', async () => {
-        const created = await call(a, '/clients', {
+        const created = await call(replicas.a, '/clients', {
             method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' },
             body: JSON.stringify({ name: 'replicated', secret: 'replicated-secret' }),
         });
@@ -95,36 +23,155 @@ describeEachDialect('two replicas on one database', (dialect) => {
         const client = (await created.json() as { data: { id: string } }).data;
         const credentials = basicHeader(client.id, 'replicated-secret');
 
-        const issued = await post(a, '/token', { grant_type: 'client_credentials' }, credentials);
+        const issued = await post(replicas.a, '/token', { grant_type: 'client_credentials' }, credentials);
         expect(issued.status).toBe(200);
         const { access_token: token } = await issued.json() as { access_token: string };
         const bearer = { authorization: `Bearer ${token}` };
-        for (const replica of [a, b]) expect((await call(replica, '/clients/@me', { headers: bearer })).status).toBe(200);
+        for (const replica of [replicas.a, replicas.b]) expect((await call(replica, '/clients/@me', { headers: bearer })).status).toBe(200);
 
-        expect((await post(a, '/token/revoke', { token }, credentials)).status).toBe(200);
-        expect((await call(b, '/clients/@me', { headers: bearer })).status).toBe(401);
-        expect((await call(a, '/clients/@me', { headers: bearer })).status).toBe(401);
+        expect((await post(replicas.a, '/token/revoke', { token }, credentials)).status).toBe(200);
+        expect((await call(replicas.b, '/clients/@me', { headers: bearer })).status).toBe(401);
+        expect((await call(replicas.a, '/clients/@me', { headers: bearer })).status).toBe(401);
     });
 
     it('a refresh token rotated on one replica is a replay on the other, which ends the session everywhere', async () => {
-        const user = await call(b, '/users', {
+        const user = await call(replicas.b, '/users', {
             method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' },
             body: JSON.stringify({ name: 'replicated-user', password: 'user-password' }),
         });
         expect(user.status).toBe(201);
-        const login = await post(a, '/token', { grant_type: 'password', username: 'replicated-user', password: 'user-password' });
+        const login = await post(replicas.a, '/token', { grant_type: 'password', username: 'replicated-user', password: 'user-password' });
         expect(login.status).toBe(200);
         const first = await login.json() as { access_token: string; refresh_token: string };
-        const rotated = await post(b, '/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+        const rotated = await post(replicas.b, '/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
         expect(rotated.status).toBe(200);
         const second = await rotated.json() as { access_token: string };
-        expect((await call(a, '/users/@me', { headers: { authorization: `Bearer ${second.access_token}` } })).status).toBe(200);
+        expect((await call(replicas.a, '/users/@me', { headers: { authorization: `Bearer ${second.access_token}` } })).status).toBe(200);
 
-        const replay = await post(a, '/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+        const replay = await post(replicas.a, '/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
         expect(replay.status).toBe(400);
         expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
-        for (const replica of [b, a]) {
+        for (const replica of [replicas.b, replicas.a]) {
             expect((await call(replica, '/users/@me', { headers: { authorization: `Bearer ${second.access_token}` } })).status).toBe(401);
         }
+    });
+
+    /* Issue 12: every state change made through one replica holds on the other on the next request. */
+    let realm: { id: string; name: string };
+    beforeAll(async () => {
+        realm = (await replicas.json<{ data: { id: string; name: string } }>(replicas.a, 'POST', '/realms', { name: 'replicated-realm' }, 201)).data;
+    });
+    const createUser = async (name: string) =>
+        (await replicas.json<{ data: { id: string } }>(replicas.b, 'POST', '/users', { name, password: 'user-password', realmId: realm.id }, 201)).data;
+    type Tokens = { access_token: string; refresh_token: string };
+    const login = async (replica: ServerProcess, name: string, password = 'user-password'): Promise<Tokens> => {
+        const response = await post(replica, '/token', { grant_type: 'password', username: name, password, realm_id: realm.id });
+        expect(response.status, await response.clone().text()).toBe(200);
+        return await response.json() as Tokens;
+    };
+    const me = async (replica: ServerProcess, token: string) => (await call(replica, '/users/@me', { headers: { authorization: `Bearer ${token}` } })).status;
+    const active = async (replica: ServerProcess, token: string) =>
+        (await (await post(replica, '/token/introspect', { token }, admin)).json() as { active: boolean }).active;
+    /** the token works on both replicas (each has verified, and may remember, it) */
+    const warm = async (token: string) => {
+        for (const replica of [replicas.a, replicas.b]) expect(await me(replica, token)).toBe(200);
+    };
+
+    it("a key deleted on one replica ends its tokens on the other, and the other signs with a new key", async () => {
+        await createUser('replicated-keyholder');
+        const tokens = await login(replicas.b, 'replicated-keyholder');
+        await warm(tokens.access_token);
+        const { kid } = decodeProtectedHeader(tokens.access_token);
+        await replicas.json(replicas.a, 'DELETE', `/keys/${kid}?force=true`, undefined, 200);
+        expect(await me(replicas.b, tokens.access_token)).toBe(401);
+        expect(await active(replicas.b, tokens.access_token)).toBe(false);
+        expect((await post(replicas.b, '/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(400);
+        const renewed = await login(replicas.b, 'replicated-keyholder');
+        expect(decodeProtectedHeader(renewed.access_token).kid).not.toBe(kid);
+        await warm(renewed.access_token);
+        // and the deleted kid stays dead on the replica that did not delete it (tombstones)
+        expect((await replicas.call(replicas.b, `/keys/${kid}`, {
+            method: 'PUT', headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify({ realmId: realm.id }),
+        })).status).toBe(409);
+    });
+
+    it('a user deactivated on one replica is refused on the other', async () => {
+        const user = await createUser('replicated-leaver');
+        const tokens = await login(replicas.a, 'replicated-leaver');
+        await warm(tokens.access_token);
+        await replicas.json(replicas.a, 'POST', `/users/${user.id}`, { active: false }, 200);
+        expect(await me(replicas.b, tokens.access_token)).toBe(401);
+        expect(await active(replicas.b, tokens.access_token)).toBe(false);
+        expect((await post(replicas.b, '/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(400);
+        expect((await post(replicas.b, '/token', { grant_type: 'password', username: 'replicated-leaver', password: 'user-password', realm_id: realm.id })).status).toBe(400);
+    });
+
+    it("a password reset or change on one replica ends the user's other sessions on the other", async () => {
+        const user = await createUser('replicated-resetter');
+        const first = await login(replicas.a, 'replicated-resetter');
+        await warm(first.access_token);
+        // an administrator's reset ends every session
+        await replicas.json(replicas.a, 'POST', `/users/${user.id}`, { password: 'reset-password' }, 200);
+        expect(await me(replicas.b, first.access_token)).toBe(401);
+        expect(await me(replicas.a, first.access_token)).toBe(401);
+
+        // the user's own change (with the current password, through user_self_manage) keeps the request's session only
+        const selfManage = (await replicas.json<{ data: { id: string } }>(replicas.a, 'GET', '/permissions/user_self_manage', undefined, 200)).data;
+        await replicas.json(replicas.a, 'POST', '/user-permissions', { userId: user.id, permissionId: selfManage.id, realmScope: 'own' }, 201);
+        const current = await login(replicas.b, 'replicated-resetter', 'reset-password');
+        const other = await login(replicas.b, 'replicated-resetter', 'reset-password');
+        await warm(current.access_token);
+        await warm(other.access_token);
+        const changed = await call(replicas.a, '/users/@me/password', {
+            method: 'POST', headers: { authorization: `Bearer ${current.access_token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ currentPassword: 'reset-password', password: 'changed-password' }),
+        });
+        expect(changed.status, await changed.text()).toBe(200);
+        expect(await me(replicas.b, other.access_token)).toBe(401);
+        expect(await me(replicas.b, current.access_token)).toBe(200);
+        expect((await post(replicas.b, '/token', { grant_type: 'refresh_token', refresh_token: other.refresh_token })).status).toBe(400);
+        await login(replicas.b, 'replicated-resetter', 'changed-password');
+    });
+
+    it('one refresh token presented to both replicas at once: exactly one winner, and the session ends', async () => {
+        await createUser('replicated-racer');
+        for (let round = 0; round < 5; round++) {
+            const tokens = await login(replicas.a, 'replicated-racer');
+            const answers = await Promise.all([replicas.a, replicas.b].map((replica) =>
+                post(replica, '/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })));
+            const bodies = await Promise.all(answers.map(async (answer) => ({ status: answer.status, body: await answer.json() as Partial<Tokens> & { error?: string } })));
+            expect(bodies.map((body) => body.status).sort(), JSON.stringify(bodies)).toEqual([200, 400]);
+            const winner = bodies.find((body) => body.status === 200)!.body;
+            expect(bodies.find((body) => body.status === 400)!.body).toMatchObject({ error: 'invalid_grant' });
+            // the loser was a replay: the whole family ends, the winner's new tokens included (spec Versioning)
+            for (const replica of [replicas.a, replicas.b]) {
+                expect(await me(replica, winner.access_token!), `round ${round}`).toBe(401);
+                expect(await me(replica, tokens.access_token), `round ${round}`).toBe(401);
+            }
+            expect((await post(replicas.b, '/token', { grant_type: 'refresh_token', refresh_token: winner.refresh_token! })).status).toBe(400);
+        }
+    });
+
+    // the limits share their counters through Redis only (spec Limits); without it each replica counts its own
+    if (process.env.TEST_REDIS_URL) it('failed authentications counted on one replica lock the address out on the other', async () => {
+        const FAILURE_MAX = 300;
+        // one address of the suite's own (TRUST_PROXY is true, the default): no other test's address is touched
+        const address = { 'x-forwarded-for': `198.51.100.${dialect === 'postgres' ? 1 : 2}` };
+        const forged = { ...address, authorization: 'Bearer not.signed.here' };
+        // the 300 failures must fall in one fixed one-minute window: start one with room enough
+        const WINDOW = 60_000;
+        if (WINDOW - (Date.now() % WINDOW) < 20_000) await new Promise((wake) => setTimeout(wake, WINDOW - (Date.now() % WINDOW) + 100));
+        for (let failure = 0; failure < FAILURE_MAX - 1; failure++) {
+            expect((await call(replicas.a, '/users/@me', { headers: forged })).status).toBe(401);
+        }
+        expect((await call(replicas.b, '/.well-known/openid-configuration', { headers: address })).status).toBe(200);
+        expect((await call(replicas.b, '/users/@me', { headers: forged })).status).toBe(401);
+        for (const replica of [replicas.a, replicas.b]) {
+            const refused = await call(replica, '/.well-known/openid-configuration', { headers: address });
+            expect(refused.status).toBe(429);
+            expect(await refused.json()).toMatchObject({ code: 'too_many_requests' });
+        }
+        // another address is not affected
+        expect((await call(replicas.a, '/.well-known/openid-configuration', { headers: { 'x-forwarded-for': '198.51.100.200' } })).status).toBe(200);
     });
 }, ['postgres', 'mysql']);
