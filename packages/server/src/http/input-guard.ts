@@ -42,7 +42,7 @@ function inspect(value: unknown, path: (string | number)[], depth: number, issue
 
 export function registerInputGuard(app: FastifyInstance): void {
     // invalid UTF-8 is only visible in the raw bytes, before the parser decodes them
-    app.addHook('preParsing', async (request, _reply, payload) => utf8CheckedBody(request.headers['content-type'], payload));
+    app.addHook('preParsing', async (request, _reply, payload) => utf8CheckedBody(request.method, request.headers['content-type'], payload));
     app.addHook('preValidation', async (request) => {
         const issues: Issue[] = [];
         if (request.url.includes('\u0000') || /%00/i.test(request.url)) issues.push({ path: ['url'], code: 'invalid_character', message: 'must not contain a NUL character' });
