@@ -43,7 +43,13 @@ export const wrongTyped: fc.Arbitrary<unknown> = fc.oneof(
     fc.constant(''), fc.constant(Number.MAX_SAFE_INTEGER * 4), fc.constant(-1),
 );
 
-export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(wrongTyped, nastyString, oversizedString, deepValue, pollutingObject);
+/** values at and just past the usual limits, and text whose case or normalisation changes its length */
+const boundaryValue: fc.Arbitrary<unknown> = fc.constantFrom(
+    'x'.repeat(128), 'x'.repeat(129), 'x'.repeat(255), 'x'.repeat(256), 'x'.repeat(4096), 'x'.repeat(4097), 'é'.repeat(255), '\u{1F600}'.repeat(200),
+    2_147_483_647, 2_147_483_648, -2_147_483_649, 0, 1.5, 'İ', 'ß', 'ﬀ', 'ǅ', 'e\u0301'.repeat(128), '1970-01-01T00:00:00Z', '9999-12-31', 'null', 'true',
+);
+
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(wrongTyped, nastyString, oversizedString, deepValue, pollutingObject, boundaryValue);
 
 const UUID = /^\^\[0-9a-fA-F\]\{8\}/;
 
