@@ -11,33 +11,33 @@ import type { JsonSchema } from './openapi-operations.js';
 /** characters that break naive text handling: NUL, lone surrogates, bidi overrides, zero-width, BOM, line separators */
 const NASTY = ['\u0000', '\uD800', '\uDFFF', '\u202E', '\u2066', '\u200B', '\uFEFF', '\u0301', '\uFFFF', '\u{1F600}', '\r\n', '\u2028', '\'', '"', '\\', '%', '_', ';--'];
 
-export const nastyString: fc.Arbitrary<string> = fc.array(
+const nastyString: fc.Arbitrary<string> = fc.array(
     fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 3 })),
     { maxLength: 10 },
 ).map((parts) => parts.join(''));
 
-export const oversizedString: fc.Arbitrary<string> = fc.tuple(fc.integer({ min: 257, max: 70_000 }), fc.constantFrom('a', 'é', '\u{1F600}', '%', '0', ' '))
+const oversizedString: fc.Arbitrary<string> = fc.tuple(fc.integer({ min: 257, max: 70_000 }), fc.constantFrom('a', 'é', '\u{1F600}', '%', '0', ' '))
     .map(([length, unit]) => unit.repeat(length));
 
 /** an array or object nested `depth` deep, built without recursion */
-export function nested(kind: 'array' | 'object', depth: number): unknown {
+function nested(kind: 'array' | 'object', depth: number): unknown {
     let value: unknown = 1;
     for (let level = 0; level < depth; level += 1) value = kind === 'array' ? [value] : { a: value };
     return value;
 }
 
-export const deepValue: fc.Arbitrary<unknown> = fc.tuple(fc.constantFrom('array', 'object') as fc.Arbitrary<'array' | 'object'>, fc.integer({ min: 16, max: 2_000 }))
+const deepValue: fc.Arbitrary<unknown> = fc.tuple(fc.constantFrom('array', 'object') as fc.Arbitrary<'array' | 'object'>, fc.integer({ min: 16, max: 2_000 }))
     .map(([kind, depth]) => nested(kind, depth));
 
 /** an object whose own enumerable keys include `__proto__`, `constructor` or `prototype` (JSON.stringify keeps them) */
-export const pollutingObject: fc.Arbitrary<Record<string, unknown>> = fc.subarray(['__proto__', 'constructor', 'prototype'], { minLength: 1 })
+const pollutingObject: fc.Arbitrary<Record<string, unknown>> = fc.subarray(['__proto__', 'constructor', 'prototype'], { minLength: 1 })
     .map((keys) => {
         const target: Record<string, unknown> = {};
         for (const key of keys) Object.defineProperty(target, key, { value: { polluted: true, prototype: { polluted: true } }, enumerable: true, writable: true, configurable: true });
         return target;
     });
 
-export const wrongTyped: fc.Arbitrary<unknown> = fc.oneof(
+const wrongTyped: fc.Arbitrary<unknown> = fc.oneof(
     fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), fc.constant({}), fc.constant([]),
     fc.constant({ $ne: null }), fc.constant({ $gt: '' }), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
     fc.constant(''), fc.constant(Number.MAX_SAFE_INTEGER * 4), fc.constant(-1),
@@ -49,12 +49,12 @@ const boundaryValue: fc.Arbitrary<unknown> = fc.constantFrom(
     2_147_483_647, 2_147_483_648, -2_147_483_649, 0, 1.5, 'İ', 'ß', 'ﬀ', 'ǅ', 'e\u0301'.repeat(128), '1970-01-01T00:00:00Z', '9999-12-31', 'null', 'true',
 );
 
-export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(wrongTyped, nastyString, oversizedString, deepValue, pollutingObject, boundaryValue);
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(wrongTyped, nastyString, oversizedString, deepValue, pollutingObject, boundaryValue);
 
 const UUID = /^\^\[0-9a-fA-F\]\{8\}/;
 
 /** a value shaped like the schema (not always valid): the base the mutations break */
-export function plausible(schema: JsonSchema | undefined, ids: readonly string[], depth = 0): fc.Arbitrary<unknown> {
+function plausible(schema: JsonSchema | undefined, ids: readonly string[], depth = 0): fc.Arbitrary<unknown> {
     if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 2 });
     if (schema.anyOf?.length) return fc.oneof(...schema.anyOf.map((option) => plausible(option, ids, depth + 1)));
     if (schema.enum?.length) return fc.constantFrom(...schema.enum);
@@ -157,7 +157,7 @@ export function payloadFor(schema: JsonSchema | undefined, mediaTypes: readonly 
 }
 
 /** percent-encodes every byte of the UTF-8 form but unreserved characters (a lone surrogate becomes U+FFFD) */
-export function percentEncode(value: string): string {
+function percentEncode(value: string): string {
     let out = '';
     for (const byte of Buffer.from(value, 'utf8')) {
         const char = String.fromCharCode(byte);

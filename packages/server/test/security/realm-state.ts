@@ -9,7 +9,7 @@ import type { Kind, RealmWorld } from './realm-world.js';
  * column; how many rows each table holds in it; how many bindings refer to its rows.
  */
 
-export const TABLE_OF: Record<Kind, TableName> = {
+const TABLE_OF: Record<Kind, TableName> = {
     'realms': 'auth_realms', 'paths': 'auth_paths', 'users': 'auth_users', 'clients': 'auth_clients', 'roles': 'auth_roles',
     'permissions': 'auth_permissions', 'scopes': 'auth_scopes', 'policies': 'auth_policies', 'keys': 'auth_keys',
     'sessions': 'auth_sessions', 'session-tokens': 'auth_session_tokens', 'user-attributes': 'auth_user_attributes',
