@@ -4,6 +4,7 @@ import { ADMIN, useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { masterRealmId } from '../identities.js';
 import { login } from '../sessions.js';
+import { hostileAuthorization } from './hostile-input.js';
 import { injectOptions, internalDetail, requestFor, type FuzzRequest } from './fuzz-request.js';
 import { loadOperations, type Operation } from './openapi-operations.js';
 import { buildRealmWorld, type RealmWorld } from './realm-world.js';
@@ -11,10 +12,10 @@ import { countChanges, tableCounts, type TableCounts } from './table-counts.js';
 
 /*
  * Fuzzing every route of GET /openapi.json (issue 12 "Keep it running"): requests generated from
- * each operation's schemas, then broken (hostile-input.ts), sent as the admin (Basic or Bearer) and
- * anonymously. Every answer is < 500 and carries no internal detail; every answer 4xx leaves the row
- * count of every table as it was. Seeded and replayable: FUZZ_SEED (printed on failure) and
- * FUZZ_RUNS (cases per operation).
+ * each operation's schemas, then broken (hostile-input.ts), sent as the admin (Basic or Bearer, or
+ * with malformed credentials) and anonymously. Every answer is < 500 and carries no internal
+ * detail; every answer 4xx leaves the row count of every table as it was. Seeded and replayable:
+ * FUZZ_SEED (printed on failure) and FUZZ_RUNS (cases per operation).
  */
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -54,6 +55,9 @@ describeEachDialect('fuzzing every route of the OpenAPI document', (dialect) => 
         let requests = 0;
         let counts: TableCounts = await tableCounts(app);
 
+        const callerName = (authorization: string | null) => (authorization === null ? 'anonymous' : authorization === adminBasic ? 'the admin (Basic)' :
+            authorization === bearer ? 'the admin (Bearer)' : `credentials ${JSON.stringify(authorization.slice(0, 80))}`);
+
         /** one request: the checks that hold for any answer, and the counts around a refusal */
         const send = async (operation: Operation, request: FuzzRequest, authorization: string | null): Promise<string | undefined> => {
             const response = await app.request(injectOptions(operation, request, authorization));
@@ -62,7 +66,7 @@ describeEachDialect('fuzzing every route of the OpenAPI document', (dialect) => 
             const after = await tableCounts(app);
             const changed = countChanges(counts, after);
             counts = after;
-            const where = `${operation.method} ${request.url.slice(0, 200)} [${request.payload.label}] as ${authorization === null ? 'anonymous' : authorization.split(' ')[0]}`;
+            const where = `${operation.method} ${request.url.slice(0, 200)} [${request.payload.label}] as ${callerName(authorization)}`;
             if (response.statusCode >= 500) return `${where}: ${response.statusCode} ${response.body.slice(0, 300)}`;
             const detail = internalDetail(response.body);
             if (detail) return `${where}: ${response.statusCode} carries ${detail}: ${response.body.slice(0, 300)}`;
@@ -72,9 +76,11 @@ describeEachDialect('fuzzing every route of the OpenAPI document', (dialect) => 
         };
 
         for (const operation of operations) {
-            const property = fc.asyncProperty(requestFor(operation, idsOf, allIds), fc.boolean(), async (request, useBearer) => {
-                for (const authorization of [useBearer ? bearer : adminBasic, null]) {
-                    const failure = await send(operation, request, authorization);
+            // the admin (Basic or Bearer) mostly, malformed credentials now and then; anonymously always
+            const caller = fc.oneof({ weight: 2, arbitrary: fc.constant(adminBasic) }, { weight: 2, arbitrary: fc.constant(bearer) }, { weight: 1, arbitrary: hostileAuthorization });
+            const property = fc.asyncProperty(requestFor(operation, idsOf, allIds), caller, async (request, authorization) => {
+                for (const as of [authorization, null]) {
+                    const failure = await send(operation, request, as);
                     if (failure) throw new Error(failure);
                 }
             });

@@ -207,3 +207,18 @@ export function queryFor(parameters: readonly string[]): fc.Arbitrary<string> {
     return fc.array(fc.tuple(key, queryValue, fc.boolean()), { maxLength: 5 })
         .map((pairs) => pairs.map(([name, value, bare]) => (bare && value.length < 8 ? name : `${name}=${value}`)).join('&'));
 }
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** malformed credentials (printable ASCII, as a header value must be): broken Basic, forged or junk Bearer, other schemes */
+export const hostileAuthorization: fc.Arbitrary<string> = fc.oneof(
+    fc.constantFrom(
+        'Basic', 'Basic ', 'Basic !!!!', `Basic ${b64('no-colon')}`, `Basic ${b64(':')}`, `Basic ${b64('admin:')}`, `Basic ${b64(':start123')}`,
+        'Bearer', 'Bearer ', 'Bearer a.b.c', 'Bearer ....', `Bearer ${b64url({ alg: 'none' })}.${b64url({ sub: 'admin' })}.`,
+        `Bearer ${b64url({ alg: 'HS256', kid: '../../etc/passwd' })}.${b64url({ sub: 'x' })}.c2ln`, 'Digest username="admin"', 'basic YWRtaW46c3RhcnQxMjM=',
+        'Bearer  x', 'Basic YWRtaW46c3RhcnQxMjM= extra', `Bearer ${'x'.repeat(9_000)}`,
+    ),
+    fc.tuple(nastyString, nastyString).map(([user, password]) => `Basic ${b64(`${user}:${password}`)}`),
+    fc.string({ unit: 'binary-ascii', maxLength: 64 }).map((text) => `Bearer ${text.replace(/[^\x20-\x7e]/g, '')}`),
+);
