@@ -53,11 +53,31 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(wrongTyped, nastyString, ov
 
 const UUID = /^\^\[0-9a-fA-F\]\{8\}/;
 
+/** policy types and other `type` values, so a body gets past the type check to the engine's own validation */
+const TYPES = ['identity', 'composite', 'attributes', 'attributeNames', 'date', 'time', 'realmMatch', 'permissionBinding', '$withheld', 'oct', 'rsa', 'unknown'];
+
+/** members that policy bodies (additionalProperties) and other routes read */
+const MEMBER_KEYS = [
+    'start', 'end', 'interval', 'dayOfWeek', 'dayOfMonth', 'dayOfYear', 'names', 'query', 'decisionStrategy', 'children', 'config', 'invert',
+    'parentId', 'realmId', 'clientId', 'value', 'data', 'grantTypes', 'redirectUri', 'realmScope', 'policyId', 'permissionId', 'privateKey', 'algorithm',
+];
+
+/** values that pass a loose schema and reach the deeper validators: times, dates, intervals, strategies, queries */
+const memberValue: fc.Arbitrary<unknown> = fc.oneof(
+    fc.constantFrom(
+        '00:00', '23:59:59', '24:00', '12:60', 'daily', 'weekly', 'monthly', 'yearly', 0, 6, 7, 31, 366, 367, -1, 1.5, 1e21,
+        'unanimous', 'affirmative', 'consensus', [], ['a'], [{}], {}, { $eq: 1 }, { name: { $regex: '(a+)+$' } }, '2020-01-01', '2020-13-45', 'not-a-date',
+        '2020-01-01T00:00:00Z', '-271821-04-20T00:00:00Z', '+275760-09-13T00:00:01Z',
+    ),
+    fc.jsonValue({ maxDepth: 3 }),
+);
+
 /** a value shaped like the schema (not always valid): the base the mutations break */
-function plausible(schema: JsonSchema | undefined, ids: readonly string[], depth = 0): fc.Arbitrary<unknown> {
+function plausible(schema: JsonSchema | undefined, ids: readonly string[], depth = 0, key = ''): fc.Arbitrary<unknown> {
     if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 2 });
     if (schema.anyOf?.length) return fc.oneof(...schema.anyOf.map((option) => plausible(option, ids, depth + 1)));
     if (schema.enum?.length) return fc.constantFrom(...schema.enum);
+    if (key === 'type') return fc.oneof(fc.constantFrom(...TYPES), fc.string({ maxLength: 8 }));
     const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
     switch (type) {
         case 'string':
@@ -72,8 +92,8 @@ function plausible(schema: JsonSchema | undefined, ids: readonly string[], depth
             const properties = schema.properties ?? {};
             const required = new Set(schema.required ?? []);
             return fc.record(
-                Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, plausible(value, ids, depth + 1)])),
-                { requiredKeys: Object.keys(properties).filter((key) => required.has(key)) },
+                Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, plausible(value, ids, depth + 1, name)])),
+                { requiredKeys: Object.keys(properties).filter((name) => required.has(name)) },
             );
         }
         default: return fc.jsonValue({ maxDepth: 2 });
@@ -82,8 +102,8 @@ function plausible(schema: JsonSchema | undefined, ids: readonly string[], depth
 
 /** the schema's shape with one to three members broken, unknown or polluting members added */
 function mutatedObject(schema: JsonSchema, ids: readonly string[]): fc.Arbitrary<unknown> {
-    const keys = Object.keys(schema.properties ?? {});
-    const mutation = fc.tuple(keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), hostileValue);
+    const keys = [...Object.keys(schema.properties ?? {}), ...MEMBER_KEYS];
+    const mutation = fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }), fc.oneof(hostileValue, memberValue));
     return fc.tuple(plausible(schema, ids), fc.array(mutation, { minLength: 1, maxLength: 3 }), fc.option(pollutingObject, { freq: 4 }))
         .map(([base, mutations, polluting]) => {
             const target: Record<string, unknown> = base && typeof base === 'object' && !Array.isArray(base) ? { ...base } : {};
