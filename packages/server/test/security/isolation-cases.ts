@@ -62,8 +62,26 @@ function createBodies(kind: Kind, a: RealmWorld, b: RealmWorld): Record<string, 
     }
 }
 
+/** the world's collection a relation points into (`parent` of a path is a path) */
+const RELATED: Record<string, Kind> = {
+    realm: 'realms', user: 'users', client: 'clients', role: 'roles', permission: 'permissions', policy: 'policies', scope: 'scopes',
+    path: 'paths', parent: 'paths', session: 'sessions',
+};
+
+/** every relation at once, and a filter through each relation on realm B's row it points to (which selects only B's rows) */
+function relationShapes(relations: readonly string[], b: RealmWorld): [string, string, boolean][] {
+    if (relations.length === 0) return [];
+    const shapes: [string, string, boolean][] = [[`include=${relations.join(',')}`, `include=${relations.join(',')}`, false]];
+    for (const relation of relations) {
+        // realm's own filter shapes are in listShapes
+        const target = RELATED[relation] && relation !== 'realm' ? b.ids[RELATED[relation]][0] : undefined;
+        if (target) shapes.push([`include=${relation}&filter[${relation}.id]=B`, `include=${relation}&filter[${relation}.id]=${target}`, true]);
+    }
+    return shapes;
+}
+
 /** list query shapes: relation filters, include, fields, sort, page; `empty` when they select realm B's rows only */
-function listShapes(kind: Kind, a: RealmWorld, b: RealmWorld): [string, string, boolean][] {
+function listShapes(kind: Kind, a: RealmWorld, b: RealmWorld, relations: readonly string[]): [string, string, boolean][] {
     const bRow = b.ids[kind][0]!;
     const aRow = a.ids[kind][0];
     const realmScoped = kind !== 'realms' && !kind.includes('-') || kind.endsWith('-attributes');
@@ -82,6 +100,7 @@ function listShapes(kind: Kind, a: RealmWorld, b: RealmWorld): [string, string, 
             ['include=realm', 'include=realm', false],
             ['include=realm&filter[realm.id]=B', `include=realm&filter[realm.id]=${b.realmId}`, true],
         ] as [string, string, boolean][] : []),
+        ...relationShapes(relations, b),
         ['fields=id', 'fields=id', false],
         ['sort=-createdAt', 'sort=-createdAt', false],
         ['sort=-id&page[limit]=1', 'sort=-id&page[limit]=1', false],
@@ -89,14 +108,14 @@ function listShapes(kind: Kind, a: RealmWorld, b: RealmWorld): [string, string, 
     ];
 }
 
-export function isolationCases(a: RealmWorld, b: RealmWorld): IsolationCase[] {
+/** `relations`: each collection's relations as GET /<collection>/@schema lists them */
+export function isolationCases(a: RealmWorld, b: RealmWorld, relations: Partial<Record<Kind, string[]>>): IsolationCase[] {
     const cases: IsolationCase[] = [];
     const mounts = [b.realmId, b.realmName, a.realmId];
     for (const kind of Object.keys(b.ids) as Kind[]) {
-        const bRow = b.ids[kind][0];
-        if (!bRow) continue;
+        if (b.ids[kind].length === 0) continue;
         const rowUrls = kind === 'realms' ? [`/realms/${b.realmId}`, `/realms/${b.realmName}`] :
-            [`/${kind}/${bRow}`, ...(MOUNTED.includes(kind) ? mounts.map((mount) => `/realms/${mount}/${kind}/${bRow}`) : [])];
+            b.ids[kind].flatMap((bRow) => [`/${kind}/${bRow}`, ...(MOUNTED.includes(kind) ? mounts.map((mount) => `/realms/${mount}/${kind}/${bRow}`) : [])]);
         const update = updateBody(kind);
         const creates = createBodies(kind, a, b);
         for (const url of rowUrls) {
@@ -119,7 +138,7 @@ export function isolationCases(a: RealmWorld, b: RealmWorld): IsolationCase[] {
         const listUrls = kind === 'realms' ? ['/realms'] : [`/${kind}`, ...(MOUNTED.includes(kind) ? mounts.map((mount) => `/realms/${mount}/${kind}`) : [])];
         for (const url of listUrls) {
             const onB = url.startsWith(`/realms/${b.realmId}/`) || url.startsWith(`/realms/${b.realmName}/`);
-            for (const [shape, query, empty] of listShapes(kind, a, b)) {
+            for (const [shape, query, empty] of listShapes(kind, a, b, relations[kind] ?? [])) {
                 cases.push({ label: `list ${url}?${shape}`, action: 'list', method: 'GET', url: query ? `${url}?${query}` : url, empty: empty || onB });
             }
         }

@@ -4,7 +4,7 @@ import { describeEachDialect } from '../databases.js';
 import { globalId } from '../grant-fixtures.js';
 import { isolationCases, type Action, type IsolationCase } from './isolation-cases.js';
 import { realmState, stateChanges } from './realm-state.js';
-import { buildRealmWorld, type RealmWorld } from './realm-world.js';
+import { buildRealmWorld, type Kind, type RealmWorld } from './realm-world.js';
 
 /*
  * Realm isolation, generated (issue 12 "Keep it running"; spec "Realm reach values"): two realms
@@ -35,9 +35,25 @@ describeEachDialect('realm isolation, generated', (dialect) => {
     let before: Record<string, unknown>;
     let adminView: Record<string, string>;
     const callers: Record<string, string> = {};
+    const relations: Partial<Record<Kind, string[]>> = {};
+    let globalRole: string;
+    let userRead: string;
     beforeAll(async () => {
         a = await buildRealmWorld(app, 'iso-a');
         b = await buildRealmWorld(app, 'iso-b');
+        // realm B's rows that hang on global rows, which realm A's administrator does read
+        globalRole = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'iso-global-role', realmId: null } }, 201)).data.id;
+        userRead = await globalId(app, 'auth_permissions', 'user_read');
+        const onGlobal = [
+            await app.json<{ data: { id: string } }>({ method: 'POST', url: '/user-roles', payload: { userId: b.user.id, roleId: globalRole } }, 201),
+            await app.json<{ data: { id: string } }>({ method: 'POST', url: '/role-permissions', payload: { roleId: b.roleId, permissionId: userRead } }, 201),
+        ];
+        b.ids['user-roles'].push(onGlobal[0]!.data.id);
+        b.ids['role-permissions'].push(onGlobal[1]!.data.id);
+        b.markers.push(...onGlobal.map((row) => row.data.id));
+        for (const kind of Object.keys(b.ids) as Kind[]) {
+            relations[kind] = (await app.json<{ data: { relations: string[] } }>({ method: 'GET', url: `/${kind}/@schema` }, 200)).data.relations;
+        }
         const realmAdmin = await globalId(app, 'auth_roles', 'realm_admin');
         const password = 'realm-admin-password';
         const user = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/users', payload: { name: 'iso-a-admin', realmId: a.realmId, password } }, 201);
@@ -102,7 +118,13 @@ describeEachDialect('realm isolation, generated', (dialect) => {
     };
 
     it('lets realm A\'s administrator and client token reach none of realm B\'s rows, on every route, verb and list shape', async () => {
-        const cases = isolationCases(a, b);
+        const cases = [
+            ...isolationCases(a, b, relations),
+            // lists through the global rows B's bindings point to: A's administrator reads the global rows, never B's bindings
+            ...[`/user-roles?filter[roleId]=${globalRole}&include=user,role`, `/role-permissions?filter[permissionId]=${userRead}&include=role,permission&page[limit]=100`,
+                `/user-roles?filter[role.name]=iso-global-role`, `/role-permissions?filter[permission.name]=user_read&sort=-createdAt`]
+                .map((url): IsolationCase => ({ label: `list ${url}`, action: 'list', method: 'GET', url })),
+        ];
         const failures: string[] = [];
         const statuses = new Map<string, number>();
         let sent = 0;
