@@ -85,6 +85,7 @@ describeEachDialect('realm isolation, generated', (dialect) => {
         const kept = query.split('&').filter((part) => part && !part.startsWith('page['));
         let rows = 0;
         for (let offset = 0; offset < 2_000; offset += 100) {
+            requests += 1;
             const page = await app.json<List>({ method: 'GET', url: `${path}?${[...kept, 'page[limit]=100', `page[offset]=${offset}`].join('&')}`, as }, 200);
             rows += page.data.length;
             if (page.data.length < 100) break;
@@ -94,9 +95,11 @@ describeEachDialect('realm isolation, generated', (dialect) => {
 
     /** list answers that show realm A's own rows: the callers do see what they may (the suite is not vacuous) */
     let listsShowingA = 0;
+    let requests = 0;
 
     /** what is wrong with one answer, or nothing */
     const judge = async (check: IsolationCase, as: string): Promise<string | undefined> => {
+        requests += 1;
         const response = await app.request({ method: check.method, url: check.url, as, ...(check.payload ? { payload: check.payload } : {}) });
         const status = response.statusCode;
         const sent = `${check.url} ${JSON.stringify(check.payload ?? {})}`;
@@ -139,7 +142,7 @@ describeEachDialect('realm isolation, generated', (dialect) => {
             }
         }
         const leaks = failures.filter((failure) => failure.includes('LEAK'));
-        console.info(`realm isolation [${dialect}]: ${sent} cases (${cases.length} × ${Object.keys(callers).length} callers; ${[...statuses].map(([action, n]) => `${action} ${n}`).join(', ')}), ${leaks.length} leaks, ${failures.length} failures, ${listsShowingA} lists showing A's rows`);
+        console.info(`realm isolation [${dialect}]: ${sent} cases (${cases.length} × ${Object.keys(callers).length} callers; ${[...statuses].map(([action, n]) => `${action} ${n}`).join(', ')}), ${requests} requests, ${leaks.length} leaks, ${failures.length} failures, ${listsShowingA} lists showing A's rows`);
         expect(failures).toEqual([]);
         expect(sent).toBeGreaterThanOrEqual(1_000);
         // every collection's plain list, for every caller, shows A's row at least
