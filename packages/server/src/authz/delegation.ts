@@ -68,12 +68,22 @@ function actorCovers(authorizer: RequestAuthorizer, grant: DelegatedGrant, holde
 }
 
 /**
+ * The definition's name as a refusal may show it: only to an actor whose permission_read reaches the
+ * definition's realm. A realm administrator of A who names a permission of realm B by id learned its
+ * name from the 403 (spec "Realm reach values": another realm's rows are not readable; issue 12's
+ * generated isolation suite).
+ */
+function nameShownTo(authorizer: RequestAuthorizer, definition: GrantedDefinition): string {
+    return authorizer.evaluator.allows({ name: PermissionName.PERMISSION_READ, data: probe(definition.realmId) }) ? definition.name : 'a permission';
+}
+
+/**
  * Delegation rule (a) (issue 3 item 7): a grant row written by an actor never exceeds the actor's
  * own reach. 403 otherwise.
  */
 export function assertCanGrant(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): void {
     if (!actorCovers(authorizer, grant, holderRealm)) {
-        throw forbidden(`You cannot grant ${grant.definition.name} at reach ${grant.realmScope}: it exceeds your own reach.`);
+        throw forbidden(`You cannot grant ${nameShownTo(authorizer, grant.definition)} at reach ${grant.realmScope}: it exceeds your own reach.`);
     }
 }
 
@@ -85,6 +95,6 @@ export function assertCanGrant(authorizer: RequestAuthorizer, grant: DelegatedGr
 export function assertCanAssignRole(authorizer: RequestAuthorizer, carried: readonly DelegatedGrant[], holderRealm: string | null): void {
     const missing = carried.find((grant) => !actorCovers(authorizer, grant, holderRealm));
     if (missing) {
-        throw forbidden(`You cannot assign this role: it carries ${missing.definition.name} at reach ${missing.realmScope}, beyond your own reach.`);
+        throw forbidden(`You cannot assign this role: it carries ${nameShownTo(authorizer, missing.definition)} at reach ${missing.realmScope}, beyond your own reach.`);
     }
 }

@@ -47,7 +47,7 @@ export function registerInputGuard(app: FastifyInstance): void {
     // reads them as text
     app.addHook('preParsing', async (request, _reply, payload) => {
         const coding = contentCodingOf(request.headers['content-encoding']);
-        return utf8CheckedBody(request.headers['content-type'], coding === null ? payload : decodedBody(coding, payload));
+        return utf8CheckedBody(request.method, request.headers['content-type'], coding === null ? payload : decodedBody(coding, payload));
     });
     app.addHook('preValidation', async (request) => {
         const issues: Issue[] = [];

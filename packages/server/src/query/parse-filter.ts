@@ -100,9 +100,17 @@ function parseFilterValue(name: string, field: QueryFieldSpec, value: string): P
     return { ok: true, condition: { operator: negate ? 'ne' : 'eq', field: name, value: coerced.value } };
 }
 
+/**
+ * The most list values one query's filters may hold together. Each value is a bound parameter, and
+ * the databases cap them per statement (SQLite 32,766, PostgreSQL 65,535): a longer "in" list was a
+ * 500 (issue 12 fuzzing), where a client's input answers 400 (API.md §1).
+ */
+export const MAX_FILTER_VALUES = 1_000;
+
 /** Every filter entry, ANDed in request order; one issue per bad entry, path ['filter', name]. */
 export function parseFilter(entries: readonly QueryEntry[], spec: CollectionQuerySpec, issues: Issue[]): QueryCondition | null {
     const conditions: QueryCondition[] = [];
+    let values = 0;
     for (const entry of entries) {
         if (entry.keys.length === 0) {
             issues.push(issue(['filter'], QUERY_ISSUE.malformed, 'Use filter[field]=value.'));
@@ -115,8 +123,17 @@ export function parseFilter(entries: readonly QueryEntry[], spec: CollectionQuer
             continue;
         }
         const parsed = parseFilterValue(name, resolved.field, entry.value);
-        if (!parsed.ok) issues.push(issue(['filter', name], QUERY_ISSUE.invalidFilter, parsed.message));
-        else conditions.push(parsed.condition);
+        if (!parsed.ok) {
+            issues.push(issue(['filter', name], QUERY_ISSUE.invalidFilter, parsed.message));
+            continue;
+        }
+        const value = 'value' in parsed.condition ? parsed.condition.value : undefined;
+        values += Array.isArray(value) ? value.length : 1;
+        if (values > MAX_FILTER_VALUES) {
+            issues.push(issue(['filter', name], QUERY_ISSUE.invalidFilter, `The filters hold more than ${MAX_FILTER_VALUES} values together.`));
+            return null;
+        }
+        conditions.push(parsed.condition);
     }
     if (conditions.length === 0) return null;
     return conditions.length === 1 ? conditions[0]! : { operator: 'and', conditions };

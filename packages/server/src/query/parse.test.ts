@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, type Issue } from '../errors/app-error.js';
+import { MAX_FILTER_VALUES } from './parse-filter.js';
 import { parseListQuery } from './parse.js';
 import type { CollectionQuerySpec } from './types.js';
 
@@ -205,6 +206,13 @@ describe('filter refusals', () => {
         for (const [field, value] of cases) {
             expect(onlyIssue({ [`filter[${field}]`]: value }), `${field}=${value}`).toEqual({ path: ['filter', field], code: 'invalid_filter' });
         }
+    });
+
+    it(`at most ${MAX_FILTER_VALUES} list values across the filters (each is a bound parameter; issue 12 fuzzing)`, () => {
+        const list = (count: number, prefix = 'v') => Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(',');
+        expect(filterOf(list(MAX_FILTER_VALUES))).toMatchObject({ operator: 'in' });
+        expect(onlyIssue({ 'filter[name]': list(MAX_FILTER_VALUES + 1) })).toEqual({ path: ['filter', 'name'], code: 'invalid_filter' });
+        expect(onlyIssue({ 'filter[name]': list(600), 'filter[realm.name]': list(600) })).toEqual({ path: ['filter', 'realm.name'], code: 'invalid_filter' });
     });
 
     it('unknown keys, withheld fields and relations that may not be filtered through', () => {

@@ -60,4 +60,17 @@ describeEachDialect('input encoding (issue 12 item 12)', (dialect) => {
         const other = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { realmId: realm, name: 'other' } }, 201)).data;
         expect((await app.request({ method: 'POST', url: `/roles/${other.id}`, payload: { name: nfd } })).statusCode).toBe(409);
     });
+    it('answers a broken JSON body that nothing reads without an uncaught stream error (issue 12 fuzzing)', async () => {
+        // before the fix the unread body's UTF-8 check failed with no listener: an uncaught exception, the process ended
+        const payload = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
+        for (const [url, as] of [['/users', undefined], ['/openapi.json', null], ['/realms/master/.well-known/openid-configuration', null]] as const) {
+            const response = await app.request({ method: 'GET', url, headers: json, payload, ...(as === null ? { as } : {}) });
+            expect(response.statusCode, url).toBe(200);
+        }
+        // a method whose body is read still refuses it
+        expect((await app.request({ method: 'DELETE', url: '/sessions', headers: json, payload })).statusCode).toBe(400);
+        // the unread streams fail on the next ticks: the app still answers after them
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect((await app.request({ method: 'GET', url: '/users' })).statusCode).toBe(200);
+    });
 });

@@ -69,4 +69,13 @@ describeEachDialect('paths and bad input on every core collection', (dialect) =>
             expect(stored.name).toBe(valid.name);
         });
     }
+    it('answers 400 to a filter list longer than the databases bind (40,000 values were a 500 on SQLite, 70,000 on PostgreSQL)', async () => {
+        const list = Array.from({ length: 70_000 }, (_, index) => `v${index}`).join(',');
+        for (const url of [`/users?filter[name]=${list}`, `/sessions?filter[ipAddress]=${list}`, `/roles?filter[realm.name]=${list}`]) {
+            const response = await app.request({ method: 'GET', url });
+            expect(response.statusCode, url.slice(0, 30)).toBe(400);
+            expect((response.json() as { issues: { code: string }[] }).issues[0]?.code).toBe('invalid_filter');
+        }
+        expect((await app.request({ method: 'GET', url: `/users?filter[name]=${list.split(',').slice(0, 1_000).join(',')}` })).statusCode).toBe(200);
+    });
 });

@@ -38,6 +38,19 @@ describeEachDialect('delegation', (dialect) => {
         expect(await countRows(app, 'auth_role_permissions')).toBe(before - 1);
     });
 
+    it('does not name another realm\'s permission in its refusal, and names a readable one (issue 12 isolation)', async () => {
+        const ownRole = await insertRole(app, realmB);
+        const elsewhere = await createRealm(app);
+        const hidden = await createPermission(app, elsewhere, 'hidden-perm-of-another-realm');
+        const refused = await asRealmAdmin('/role-permissions', { roleId: ownRole, permissionId: hidden });
+        expect(refused.statusCode).toBe(403);
+        expect(refused.body).not.toContain('hidden-perm-of-another-realm');
+        // a global permission it can read keeps its name in the message
+        const wide = await asRealmAdmin('/role-permissions', { roleId: ownRole, permissionId: await permission('user_read'), realmScope: 'any' });
+        expect(wide.statusCode).toBe(403);
+        expect(wide.body).toContain('user_read');
+    });
+
     it('refuses a grant wider than the actor\'s own reach (403)', async () => {
         const ownRole = await insertRole(app, realmB);
         const userRead = await permission('user_read');
