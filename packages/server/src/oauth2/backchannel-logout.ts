@@ -60,8 +60,10 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps): Backchanne
     };
 
     const run = async (ended: EndedSession[]): Promise<void> => {
-        // §2.4: the logout token's sub is the End-User; a client's own sessions (client_credentials) have none
-        const sessions = ended.filter((session) => session.clientId !== null && session.subKind === 'user');
+        // §2.4: the logout token's sub is the End-User; a client's own sessions (client_credentials)
+        // have none. Spec States: an expiring session sends nothing, nor does revoking one expired.
+        const now = Date.now();
+        const sessions = ended.filter((session) => session.clientId !== null && session.subKind === 'user' && session.expiresAt.getTime() > now);
         if (sessions.length === 0) return;
         let targets: BackchannelTarget[];
         try {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { toDbDate, type DialectName } from '../db/values.js';
+import type { DbDate } from '../db/schema.js';
+import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
 import type { RowCondition } from './resource/rows.js';
 import { dynamic } from './resource/table.js';
 import type { SubjectKind } from './subjects.js';
@@ -12,6 +13,8 @@ export interface EndedSession {
     subKind: SubjectKind;
     clientId: string | null;
     realmId: string;
+    /** an expired session ends by itself: revoking it later announces nothing (spec States) */
+    expiresAt: Date;
 }
 
 /** ids per `IN` list of a cascade step */
@@ -19,10 +22,12 @@ const CHUNK = 500;
 /** parent → child → …: the model has two levels (browser session, application session); a bound keeps a bad row from looping */
 const MAX_DEPTH = 8;
 
-interface EndedRow { id: string; sub: string; sub_kind: string; client_id: string | null; realm_id: string }
+interface EndedRow { id: string; sub: string; sub_kind: string; client_id: string | null; realm_id: string; expires_at: DbDate }
+
+const COLUMNS = ['id', 'sub', 'sub_kind', 'client_id', 'realm_id', 'expires_at'];
 
 const endedOf = (row: EndedRow): EndedSession => ({
-    id: row.id, sub: row.sub, subKind: row.sub_kind as SubjectKind, clientId: row.client_id, realmId: row.realm_id,
+    id: row.id, sub: row.sub, subKind: row.sub_kind as SubjectKind, clientId: row.client_id, realmId: row.realm_id, expiresAt: fromDbDate(row.expires_at),
 });
 
 /**
@@ -39,10 +44,10 @@ async function revokeOnce(db: Kysely<Database>, dialect: DialectName, where: Row
     if (dialect !== 'mysql') {
         const rows = await untyped.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
             .where(where).where('auth_sessions.revoked_at', 'is', null)
-            .returning(['id', 'sub', 'sub_kind', 'client_id', 'realm_id']).execute() as EndedRow[];
+            .returning(COLUMNS).execute() as EndedRow[];
         return rows.map(endedOf);
     }
-    const rows = await untyped.selectFrom('auth_sessions').select(['id', 'sub', 'sub_kind', 'client_id', 'realm_id'])
+    const rows = await untyped.selectFrom('auth_sessions').select(COLUMNS)
         .where(where).where('auth_sessions.revoked_at', 'is', null).forUpdate().execute() as EndedRow[];
     for (let start = 0; start < rows.length; start += CHUNK) {
         const ids = rows.slice(start, start + CHUNK).map((row) => row.id);
