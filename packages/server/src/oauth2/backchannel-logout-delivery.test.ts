@@ -50,6 +50,8 @@ describeEachDialect('back-channel logout delivery, cascade and refusal', (dialec
             // off the request path: the revocation answered while the delivery is still under way
             let delivered = false;
             const settled = app.deps.backchannelLogout.settled().then(() => { delivered = true; });
+            // had the revocation waited for the delivery, nothing would be pending and this turn would settle it
+            await new Promise((resolve) => setImmediate(resolve));
             if (answer === 'hang') expect(delivered).toBe(false);
             expect(await probe(app, session.bearer)).toBe(401);
             await settled;
