@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { TestApp } from './app.js';
+import { createRealm, uniqueName } from './grant-fixtures.js';
+import { createClient } from './identities.js';
 
 /*
  * A relying party's back-channel logout endpoint on loopback (OIDC Back-Channel Logout 1.0 §2.5):
@@ -84,4 +86,30 @@ export async function deliveredSessions(app: TestApp, listener: BackchannelListe
         out.push([claims.sub!, claims.sid as string]);
     }
     return out.sort();
+}
+
+export interface BackchannelWorld {
+    realm: { id: string; name: string };
+    listener: BackchannelListener;
+    /** a client of the realm whose backchannelLogoutUri is the listener */
+    client: Awaited<ReturnType<typeof createClient>>;
+}
+
+/**
+ * A realm, a loopback listener and a client registered with it, set up before the suite's tests;
+ * before each test the listener forgets what it received and answers 200 again.
+ */
+export function useBackchannelWorld(app: TestApp): BackchannelWorld {
+    const world = { realm: { id: '', name: uniqueName('bcl') } } as BackchannelWorld;
+    beforeAll(async () => {
+        world.realm.id = await createRealm(app, world.realm.name);
+        world.listener = await startListener();
+        world.client = await createClient(app, world.realm.id, undefined, { backchannelLogoutUri: world.listener.uri });
+    });
+    afterAll(async () => world.listener.close());
+    beforeEach(() => {
+        world.listener.received.length = 0;
+        world.listener.answer = 200;
+    });
+    return world;
 }

@@ -1,11 +1,10 @@
 import { PermissionName, RealmScope } from '@realmgate/core';
 import { toDbDate } from '../db/values.js';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createActor } from '../../test/actors.js';
 import { useTestApp } from '../../test/app.js';
-import { deliveredSessions, startListener, type BackchannelListener } from '../../test/backchannel.js';
+import { deliveredSessions, useBackchannelWorld } from '../../test/backchannel.js';
 import { describeEachDialect } from '../../test/databases.js';
-import { createRealm, uniqueName } from '../../test/grant-fixtures.js';
 import { createClient } from '../../test/identities.js';
 import { del, login, probe, refresh } from '../../test/sessions.js';
 
@@ -16,30 +15,19 @@ import { del, login, probe, refresh } from '../../test/sessions.js';
  */
 describeEachDialect('back-channel logout on every revocation path', (dialect) => {
     const app = useTestApp(dialect);
-    const realm = { id: '', name: uniqueName('bcl') };
-    let listener: BackchannelListener;
-    let client: Awaited<ReturnType<typeof createClient>>;
-    beforeAll(async () => {
-        realm.id = await createRealm(app, realm.name);
-        listener = await startListener();
-        client = await createClient(app, realm.id, undefined, { backchannelLogoutUri: listener.uri });
-    });
-    afterAll(async () => listener.close());
-    beforeEach(() => {
-        listener.received.length = 0;
-    });
+    const world = useBackchannelWorld(app);
 
     const through = { client_id: '', client_secret: '' };
     /** a user signed in `count` times through the client (sessions with client_id), plus its direct session */
     const signedIn = async (count: number) => {
-        Object.assign(through, { client_id: client.name, client_secret: client.secret });
-        const actor = await createActor(app, realm.id, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
+        Object.assign(through, { client_id: world.client.name, client_secret: world.client.secret });
+        const actor = await createActor(app, world.realm.id, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
         const viaClient = [];
-        for (let i = 0; i < count; i += 1) viaClient.push(await login(app, realm.id, actor.name, 'secret-password', through));
-        const direct = await login(app, realm.id, actor.name, 'secret-password');
+        for (let i = 0; i < count; i += 1) viaClient.push(await login(app, world.realm.id, actor.name, 'secret-password', through));
+        const direct = await login(app, world.realm.id, actor.name, 'secret-password');
         return { ...actor, viaClient, direct, expected: viaClient.map((session) => [actor.userId, session.sessionId] as [string, string]).sort() };
     };
-    const delivered = () => deliveredSessions(app, listener, realm, client.id);
+    const delivered = () => deliveredSessions(app, world.listener, world.realm, world.client.id);
 
     it('DELETE /sessions/:id by its owner', async () => {
         const user = await signedIn(1);
@@ -70,7 +58,7 @@ describeEachDialect('back-channel logout on every revocation path', (dialect) =>
     it('POST /token/revoke (RFC 7009) of an access token', async () => {
         const user = await signedIn(1);
         const answer = await app.request({
-            method: 'POST', url: '/token/revoke', as: app.basic(client.id, client.secret), payload: { token: user.viaClient[0]!.accessToken },
+            method: 'POST', url: '/token/revoke', as: app.basic(world.client.id, world.client.secret), payload: { token: user.viaClient[0]!.accessToken },
         });
         expect(answer.statusCode, answer.body).toBe(200);
         expect(await delivered()).toEqual(user.expected);
@@ -107,18 +95,18 @@ describeEachDialect('back-channel logout on every revocation path', (dialect) =>
     });
 
     it('deactivating the client: its relying party still hears of the sessions it held', async () => {
-        const own = await createClient(app, realm.id, undefined, { backchannelLogoutUri: listener.uri });
-        const actor = await createActor(app, realm.id, []);
-        const session = await login(app, realm.id, actor.name, 'secret-password', { client_id: own.name, client_secret: own.secret });
+        const own = await createClient(app, world.realm.id, undefined, { backchannelLogoutUri: world.listener.uri });
+        const actor = await createActor(app, world.realm.id, []);
+        const session = await login(app, world.realm.id, actor.name, 'secret-password', { client_id: own.name, client_secret: own.secret });
         await app.json({ method: 'POST', url: `/clients/${own.id}`, payload: { active: false } }, 200);
-        expect(await deliveredSessions(app, listener, realm, own.id)).toEqual([[actor.userId, session.sessionId]]);
+        expect(await deliveredSessions(app, world.listener, world.realm, own.id)).toEqual([[actor.userId, session.sessionId]]);
     });
 
     it('a client without backchannelLogoutUri, a session without a client and DELETE /session-tokens send nothing', async () => {
-        const silent = await createClient(app, realm.id);
-        const actor = await createActor(app, realm.id, []);
-        const session = await login(app, realm.id, actor.name, 'secret-password', { client_id: silent.name, client_secret: silent.secret });
-        const direct = await login(app, realm.id, actor.name, 'secret-password');
+        const silent = await createClient(app, world.realm.id);
+        const actor = await createActor(app, world.realm.id, []);
+        const session = await login(app, world.realm.id, actor.name, 'secret-password', { client_id: silent.name, client_secret: silent.secret });
+        const direct = await login(app, world.realm.id, actor.name, 'secret-password');
         const user = await signedIn(1);
         // DELETE /session-tokens deletes refresh tokens: the session lives on (its access tokens answer), so nothing ended
         expect((await del(app, `/session-tokens?filter[sessionId]=${user.viaClient[0]!.sessionId}`)).statusCode).toBe(200);
