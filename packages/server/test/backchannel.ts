@@ -57,7 +57,7 @@ export async function startListener(): Promise<BackchannelListener> {
  * Verifies a logout token as a relying party does (§2.6): signature against the realm's JWKS,
  * typ `logout+jwt`, iss, aud; returns its claims after checking the members §2.4 requires.
  */
-export async function verifyLogoutToken(app: TestApp, token: string, realm: { id: string; name: string }, clientId: string): Promise<JWTPayload> {
+async function verifyLogoutToken(app: TestApp, token: string, realm: { id: string; name: string }, clientId: string): Promise<JWTPayload> {
     const jwks = await app.json<{ keys: [] }>({ method: 'GET', url: `/realms/${realm.id}/jwks`, as: null }, 200);
     const issuer = `${app.deps.config.publicUrl.replace(/\/+$/, '')}/realms/${realm.name}`;
     const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {

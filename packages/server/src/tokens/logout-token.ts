@@ -9,9 +9,9 @@ import { signJws } from './jws.js';
 import { createSigner } from './signer.js';
 
 /** Back-Channel Logout 1.0 §2.4: the event member that makes a JWT a logout token. */
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** §2.4: the `typ` header that keeps a logout token from being taken for another JWT (RFC 8725 §3.11). */
-export const LOGOUT_TOKEN_TYPE = 'logout+jwt';
+const LOGOUT_TOKEN_TYPE = 'logout+jwt';
 /** §2.4 asks for a short lifetime: the token is delivered at once or not at all (seconds) */
 const LOGOUT_TOKEN_LIFETIME = 120;
 
