@@ -7,6 +7,7 @@ import { deliveredSessions, startListener, useBackchannelWorld } from '../../tes
 import { describeEachDialect } from '../../test/databases.js';
 import { createClient } from '../../test/identities.js';
 import { login, probe } from '../../test/sessions.js';
+import { writeTransaction } from '../storage/write-transaction.js';
 import { createLogoutTokenIssuer } from '../tokens/logout-token.js';
 
 /**
@@ -79,6 +80,18 @@ describeEachDialect('back-channel logout delivery, cascade and refusal', (dialec
         await app.deps.backchannelLogout.settled();
         const byAudience = world.listener.received.splice(0).map((delivery) => JSON.parse(Buffer.from(delivery.token!.split('.')[1]!, 'base64url').toString()) as { aud: string; sid: string });
         expect(byAudience.map((claims) => [claims.aud, claims.sid]).sort()).toEqual([[world.client.id, first.sessionId], [other.id, second.sessionId]].sort());
+    });
+
+    it('a revocation whose transaction rolls back ends nothing and announces nothing', async () => {
+        const { session } = await signIn();
+        const failing = writeTransaction(app.deps, { preload: () => Promise.resolve() }, async (tx) => {
+            expect(await app.deps.sessions.revoke(tx, session.sessionId)).toHaveLength(1);
+            throw new Error('rolled back');
+        });
+        await expect(failing).rejects.toThrow('rolled back');
+        expect(await probe(app, session.bearer)).toBe(200);
+        await app.deps.backchannelLogout.settled();
+        expect(world.listener.received).toEqual([]);
     });
 
     it('concurrent revocations of the same session announce it once', async () => {
