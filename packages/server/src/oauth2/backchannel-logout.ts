@@ -7,6 +7,9 @@ import type { LogoutTokenIssuer } from '../tokens/logout-token.js';
 /** How long one delivery may take: best effort, never a stuck connection held open (spec Events 6) */
 const DELIVERY_TIMEOUT_MS = 2_000;
 
+/** deliveries under way at once per notification: a realm-wide force-logout must not open thousands of connections */
+const PARALLEL_DELIVERIES = 8;
+
 /** Where a failed delivery is told: the status or the error, the client and session, never the token. */
 export type DeliveryWarning = (detail: Record<string, unknown>, message: string) => void;
 
@@ -73,10 +76,14 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps): Backchanne
             return;
         }
         const byClient = new Map(targets.map((target) => [target.clientId, target]));
-        await Promise.all(sessions.map(async (session) => {
+        const queue = sessions.flatMap((session) => {
             const target = byClient.get(session.clientId!);
-            if (target) await deliver(target, session);
-        }));
+            return target ? [{ target, session }] : [];
+        });
+        const worker = async () => {
+            for (let next = queue.shift(); next; next = queue.shift()) await deliver(next.target, next.session);
+        };
+        await Promise.all(Array.from({ length: Math.min(PARALLEL_DELIVERIES, queue.length) }, worker));
     };
 
     return {
