@@ -45,6 +45,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     const app: FastifyInstance = options.logger ?
         Fastify({ ...serverOptions, loggerInstance: options.logger }) :
         Fastify({ ...serverOptions, logger: { level: config.logLevel } });
+    deps.logTo(app.log);
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
     const proxyWarning = trustProxyWarning(config);
@@ -82,6 +83,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
         deps,
         async close() {
             await app.close();
+            // deliveries already scheduled finish (each has a short timeout) before the database closes
+            await deps.backchannelLogout.settled();
             await deps.limits.close();
             if (!options.handle) await deps.handle.destroy();
         },

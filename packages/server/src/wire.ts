@@ -13,6 +13,8 @@ import { grantRegistry } from './oauth2/grants/index.js';
 import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint } from './oauth2/token-endpoint.js';
+import { createBackchannelLogout } from './oauth2/backchannel-logout.js';
+import { createLogoutTokenIssuer } from './tokens/logout-token.js';
 import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
@@ -52,7 +54,18 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const secrets = createSecretBox(handle, config.secretsEncryptionKey ?? null);
     const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
     const keys = createKeyStore(handle.dialect, secrets);
-    const sessions = createSessionStore(handle.dialect);
+    // the app's logger exists only after wire (app.ts hands it over with logTo): until then, process warnings
+    let logger = options.logger;
+    const backchannelLogout = createBackchannelLogout({
+        db: handle.db,
+        issueLogoutToken: createLogoutTokenIssuer(keys, config.publicUrl),
+        warn: (detail, message) => {
+            if (logger) logger.warn(detail, message);
+            else process.emitWarning(`${message}: ${JSON.stringify(detail)}`);
+        },
+    });
+    // every revocation through the store (routes, grants, lifecycle hooks, logout) reaches back-channel logout
+    const sessions = createSessionStore(handle.dialect, backchannelLogout.notify);
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
@@ -79,6 +92,10 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         clientSecrets,
         keys,
         sessions,
+        backchannelLogout,
+        logTo(appLogger) {
+            logger ??= appLogger;
+        },
         tokens,
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),

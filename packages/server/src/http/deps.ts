@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { KeyStore } from '../keys/store.js';
 import type { RequestLimits } from '../limits/request-limits.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { BackchannelLogout } from '../oauth2/backchannel-logout.js';
 import type { IntrospectionEndpoint } from '../oauth2/introspection-endpoint.js';
 import type { RevocationEndpoint } from '../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../oauth2/token-endpoint.js';
@@ -23,6 +25,10 @@ export interface AppDeps {
     clientSecrets: ClientSecretVerifier;
     keys: KeyStore;
     sessions: SessionStore;
+    /** OIDC Back-Channel Logout: the deliveries the sessions store schedules; settled() waits for them */
+    backchannelLogout: BackchannelLogout;
+    /** the app's logger, for what wire built before it existed (back-channel logout warnings) */
+    logTo(logger: FastifyBaseLogger): void;
     tokens: TokenService;
     /** `POST /token` without its transport, over the explicit grant registry */
     tokenEndpoint: TokenEndpoint;

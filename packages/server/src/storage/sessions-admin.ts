@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, DbDate } from '../db/schema.js';
+import type { Database } from '../db/schema.js';
 import { dynamic } from './resource/table.js';
 import type { RowCondition } from './resource/rows.js';
 
@@ -20,13 +20,6 @@ export function otherSessionsOf(identity: { id: string; type: string }, currentS
 /** The tokens of the sessions a session condition chooses. */
 export function tokensOfSessions(sessions: RowCondition): RowCondition {
     return (eb) => eb('auth_session_tokens.session_id', 'in', eb.selectFrom('auth_sessions').select('auth_sessions.id').where(sessions));
-}
-
-/** Revoke the sessions not yet revoked that the condition chooses; the number revoked. */
-export async function revokeSessionsWhere(db: Kysely<Database>, where: RowCondition, now: DbDate): Promise<number> {
-    const result = await dynamic(db).updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-        .where(where).where('auth_sessions.revoked_at', 'is', null).executeTakeFirst();
-    return Number(result.numUpdatedRows);
 }
 
 /** Delete the stored refresh tokens the condition chooses; the number deleted. */

@@ -2,6 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import type { Database, SessionTable } from '../db/schema.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
+import { revokeSessionsCascading, type EndedSession } from './session-revocation.js';
 import type { SubjectKind } from './subjects.js';
 
 /** A new auth_sessions row (API.md §3): created_at is the authentication time. */
@@ -44,38 +45,31 @@ export async function insertSessionRows(db: Kysely<Database>, rows: SessionRow[]
     await db.insertInto('auth_sessions').values(rows).execute();
 }
 
-/** Sets revoked_at on a live session (spec States). */
-export async function revokeSession(db: Kysely<Database>, dialect: DialectName, sessionId: string): Promise<void> {
-    const now = toDbDate(dialect, new Date());
-    await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-        .where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+/** Sets revoked_at on a live session and its children (spec States); the sessions it ended. */
+export function revokeSession(db: Kysely<Database>, dialect: DialectName, sessionId: string): Promise<EndedSession[]> {
+    return revokeSessionsCascading(db, dialect, (eb) => eb('auth_sessions.id', '=', sessionId));
 }
 
-/** Revokes every live session of a subject but `keep`; the count revoked. */
-export async function revokeSessionsOfSubject(
+/** Revokes every live session of a subject but `keep` (and their children); the sessions ended. */
+export function revokeSessionsOfSubject(
     db: Kysely<Database>,
     dialect: DialectName,
     subject: { kind: SubjectKind; id: string },
     keep?: string | null,
-): Promise<number> {
-    const now = toDbDate(dialect, new Date());
-    let query = db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-        .where('sub', '=', subject.id).where('sub_kind', '=', subject.kind).where('revoked_at', 'is', null);
-    if (keep) query = query.where('id', '!=', keep);
-    return Number((await query.executeTakeFirst()).numUpdatedRows);
+): Promise<EndedSession[]> {
+    return revokeSessionsCascading(db, dialect, (eb) => eb.and([
+        eb('auth_sessions.sub', '=', subject.id),
+        eb('auth_sessions.sub_kind', '=', subject.kind),
+        ...(keep ? [eb('auth_sessions.id', '!=', keep)] : []),
+    ]));
 }
 
-/** Revokes every live session a client holds as subject or was issued tokens in; the count revoked. */
-export async function revokeSessionsOfClient(db: Kysely<Database>, dialect: DialectName, clientId: string): Promise<number> {
-    const now = toDbDate(dialect, new Date());
-    const result = await db.updateTable('auth_sessions').set({ revoked_at: now, updated_at: now })
-        .where((eb) => eb.or([
-            eb('client_id', '=', clientId),
-            eb.and([eb('sub', '=', clientId), eb('sub_kind', '=', 'client')]),
-        ]))
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+/** Revokes every live session a client holds as subject or was issued tokens in (and their children); the sessions ended. */
+export function revokeSessionsOfClient(db: Kysely<Database>, dialect: DialectName, clientId: string): Promise<EndedSession[]> {
+    return revokeSessionsCascading(db, dialect, (eb) => eb.or([
+        eb('auth_sessions.client_id', '=', clientId),
+        eb.and([eb('auth_sessions.sub', '=', clientId), eb('auth_sessions.sub_kind', '=', 'client')]),
+    ]));
 }
 
 /** Records activity on a session and moves its expiry (a refresh). */

@@ -33,6 +33,21 @@ export interface WriteTransactionOptions {
     invalidatesCatalog?: boolean;
 }
 
+/** The transactions writeTransaction runs, with the work each defers to its commit. */
+const committing = new WeakMap<Kysely<Database>, Array<() => void>>();
+
+/**
+ * Runs `effect` once what `db` wrote is committed: at once outside a transaction, after the commit
+ * of a transaction writeTransaction runs, never after its rollback. For effects outside the
+ * database (a back-channel logout must not announce a revocation that is rolled back). A
+ * transaction opened elsewhere is not followed: the effect runs at once (best effort).
+ */
+export function afterCommit(db: Kysely<Database>, effect: () => void): void {
+    const pending = db.isTransaction ? committing.get(db) : undefined;
+    if (pending) pending.push(effect);
+    else effect();
+}
+
 /** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
 function mapWriteError(error: unknown): never {
     const classified = classifyDbError(error);
@@ -64,12 +79,17 @@ export async function writeTransaction<T>(
     await options.preload();
     const lock: RowLock = { forUpdate: deps.handle.dialect !== 'sqlite' };
     let result: T;
+    const effects: Array<() => void> = [];
     try {
-        result = await deps.db.transaction().execute((tx) => work(tx, lock));
+        result = await deps.db.transaction().execute((tx) => {
+            committing.set(tx, effects);
+            return work(tx, lock);
+        });
     } catch (error) {
         if (error instanceof AppError) throw error;
         return mapWriteError(error);
     }
     if (options.invalidatesCatalog) deps.catalog.invalidate();
+    for (const effect of effects) effect();
     return result;
 }

@@ -1,13 +1,13 @@
-import { randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
-import type { SigningAlgorithm } from '../keys/material.js';
 import type { KeyStore } from '../keys/store.js';
 import { insertRefreshToken } from '../storage/session-tokens.js';
 import { ID_TOKEN_ALGORITHM, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
+import { createSigner } from './signer.js';
 
 export interface TokenSettings {
     /** PUBLIC_URL; the issuer of a realm is `<publicUrl>/realms/<name>` (API.md §4) */
@@ -57,31 +57,7 @@ export interface TokenIssuer {
 
 /** Signing access, refresh and ID tokens with the realm's active key (API.md §4). */
 export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings: TokenSettings): TokenIssuer {
-    /**
-     * Private keys unwrapped and parsed once per key row: keyed by realm, kid and the row's
-     * creation stamp, since a kid names one row at a time — a row re-created under an old kid
-     * (another realm's, or the same realm's later) never signs with the material it replaced.
-     */
-    const privateKeys = new Map<string, KeyObject>();
-
-    const signer = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm) => {
-        let active = await keys.activeSigningKey(db, realmId, algorithm);
-        if (!active) {
-            // a realm whose keys are all disabled or passive (or that never had one) still issues:
-            // a fresh key is created on demand; the disabled keys' tokens stay inactive (spec States)
-            await keys.ensureSigningKey(db, realmId, algorithm);
-            active = await keys.activeSigningKey(db, realmId, algorithm);
-            if (!active) throw new Error(`realm ${realmId} has no active signing key`);
-        }
-        const cacheKey = `${realmId}/${active.kid}/${active.createdAt}`;
-        let key = privateKeys.get(cacheKey);
-        if (!key) {
-            key = await keys.privateKeyFor(db, active.kid);
-            if (!key) throw new Error(`signing key ${active.kid} is unavailable`);
-            privateKeys.set(cacheKey, key);
-        }
-        return { kid: active.kid, algorithm: active.algorithm, key };
-    };
+    const signer = createSigner(keys);
 
     return {
         async issue(db, request) {

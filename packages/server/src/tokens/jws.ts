@@ -19,8 +19,9 @@ function keyOptions(algorithm: SigningAlgorithm, key: KeyObject) {
     return algorithm === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' as const } : key;
 }
 
-export function signJws(algorithm: SigningAlgorithm, kid: string, payload: Record<string, unknown>, key: KeyObject): string {
-    const input = `${b64url(JSON.stringify({ alg: algorithm, typ: 'JWT', kid }))}.${b64url(JSON.stringify(payload))}`;
+/** `typ` names the token's media type where a profile asks for one (Back-Channel Logout 1.0 §2.4: `logout+jwt`). */
+export function signJws(algorithm: SigningAlgorithm, kid: string, payload: Record<string, unknown>, key: KeyObject, typ = 'JWT'): string {
+    const input = `${b64url(JSON.stringify({ alg: algorithm, typ, kid }))}.${b64url(JSON.stringify(payload))}`;
     return `${input}.${sign('sha256', Buffer.from(input), keyOptions(algorithm, key)).toString('base64url')}`;
 }
 

@@ -5,6 +5,9 @@ import type { DialectName } from '../db/values.js';
 import {
     insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession, type SessionRow,
 } from '../storage/sessions.js';
+import { revokeSessionsCascading, type EndedSession } from '../storage/session-revocation.js';
+import type { RowCondition } from '../storage/resource/rows.js';
+import { afterCommit } from '../storage/write-transaction.js';
 import type { TokenSubject } from './claims.js';
 
 export interface NewSession {
@@ -21,18 +24,30 @@ export interface NewSession {
  */
 export interface SessionStore {
     create(db: Kysely<Database>, session: NewSession): Promise<string>;
-    /** sets revoked_at (spec States: the next request with one of its tokens answers 401) */
-    revoke(db: Kysely<Database>, sessionId: string): Promise<void>;
+    /**
+     * sets revoked_at (spec States: the next request with one of its tokens answers 401), on the
+     * session and the sessions signed in through it; every revocation below reports the sessions
+     * it ended to the store's listener once committed (back-channel logout, spec Events 6)
+     */
+    revoke(db: Kysely<Database>, sessionId: string): Promise<EndedSession[]>;
     /** a refresh extends the session to the new refresh token's expiry and records the activity */
     touch(db: Kysely<Database>, sessionId: string, expiresAt: Date): Promise<void>;
     /**
      * ends every live session of a subject but `keep` (spec States: a password reset or a
      * deactivation ends all of them, a password change all but the current one); the count ended
      */
-    endOfSubject(db: Kysely<Database>, subject: { kind: 'user' | 'client'; id: string }, keep?: string | null): Promise<number>;
+    endOfSubject(db: Kysely<Database>, subject: { kind: 'user' | 'client'; id: string }, keep?: string | null): Promise<EndedSession[]>;
     /** ends every live session a client holds as subject or was issued tokens in (spec States: client deactivated) */
-    endOfClient(db: Kysely<Database>, clientId: string): Promise<number>;
+    endOfClient(db: Kysely<Database>, clientId: string): Promise<EndedSession[]>;
+    /** ends the live sessions a condition chooses (DELETE /sessions) */
+    endWhere(db: Kysely<Database>, where: RowCondition): Promise<EndedSession[]>;
 }
+
+/**
+ * Told of the sessions a revocation ended, after its commit; never of an expiring session (spec
+ * States: an expiring session sends nothing). Must not throw: it schedules, it does not wait.
+ */
+export type SessionEndListener = (ended: EndedSession[]) => void;
 
 interface PendingInsert {
     row: SessionRow;
@@ -87,8 +102,14 @@ function createInsertBatcher() {
     });
 }
 
-export function createSessionStore(dialect: DialectName): SessionStore {
+export function createSessionStore(dialect: DialectName, onEnded: SessionEndListener = () => {}): SessionStore {
     const batched = createInsertBatcher();
+    /** the listener hears of what a revocation ended only once it is committed, never of a rollback */
+    const reported = async (db: Kysely<Database>, ending: Promise<EndedSession[]>): Promise<EndedSession[]> => {
+        const ended = await ending;
+        if (ended.length > 0) afterCommit(db, () => onEnded(ended));
+        return ended;
+    };
     return {
         async create(db, session) {
             const id = randomUUID();
@@ -102,9 +123,10 @@ export function createSessionStore(dialect: DialectName): SessionStore {
             else await batched(db, row);
             return id;
         },
-        revoke: (db, sessionId) => revokeSession(db, dialect, sessionId),
-        endOfSubject: (db, subject, keep) => revokeSessionsOfSubject(db, dialect, subject, keep),
-        endOfClient: (db, clientId) => revokeSessionsOfClient(db, dialect, clientId),
+        revoke: (db, sessionId) => reported(db, revokeSession(db, dialect, sessionId)),
+        endOfSubject: (db, subject, keep) => reported(db, revokeSessionsOfSubject(db, dialect, subject, keep)),
+        endOfClient: (db, clientId) => reported(db, revokeSessionsOfClient(db, dialect, clientId)),
+        endWhere: (db, where) => reported(db, revokeSessionsCascading(db, dialect, where)),
         touch: (db, sessionId, expiresAt) => touchSession(db, dialect, sessionId, expiresAt),
     };
 }

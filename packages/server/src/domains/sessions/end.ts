@@ -1,9 +1,9 @@
 import type { RequestContext } from '../../authz/request-context.js';
-import { toDbDate } from '../../db/values.js';
-import { deleteSessionTokensWhere, otherSessionsOf, revokeSessionsWhere, tokensOfSessions } from '../../storage/sessions-admin.js';
+import { deleteSessionTokensWhere, otherSessionsOf, tokensOfSessions } from '../../storage/sessions-admin.js';
 import type { RowCondition } from '../../storage/resource/rows.js';
 import type { ResourceDefinition } from '../resource/context.js';
 import type { ResourceDeps } from '../resource/deps.js';
+import type { RevokeSessionDeps } from './revoke.js';
 import { bulkEnd } from './bulk.js';
 
 /** Spec "Client, user and session routes": the flat keys that make DELETE /sessions a force-logout. */
@@ -22,11 +22,12 @@ function ownOtherSessions(ctx: RequestContext): RowCondition {
  * bulk.ts); the number revoked. A count, not the rows: a realm-wide force-logout may end more
  * sessions than a page holds.
  */
-export function endSessions(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, query: Record<string, unknown>): Promise<number> {
+export function endSessions(deps: RevokeSessionDeps, definition: ResourceDefinition, ctx: RequestContext, query: Record<string, unknown>): Promise<number> {
     return bulkEnd(deps, definition, ctx, query, {
         targetKeys: SESSION_TARGET_KEYS,
         ownRows: ownOtherSessions,
-        apply: (tx, where) => revokeSessionsWhere(tx, where, toDbDate(deps.handle.dialect, new Date())),
+        // through the store: the children end too and back-channel logout hears of every one (spec Events 6)
+        apply: async (tx, where) => (await deps.sessions.endWhere(tx, where)).length,
     });
 }
 
