@@ -20,8 +20,10 @@ export interface UserinfoDeps {
 /** What the UserInfo endpoint receives of a request, without its transport. */
 export interface UserinfoRequest {
     authorization: string | undefined;
-    /** the form body of a POST (RFC 6750 §2.2); undefined for GET */
+    /** the body of a POST (RFC 6750 §2.2); undefined for GET */
     body: unknown;
+    /** whether the body is application/x-www-form-urlencoded, the only encoding §2.2 allows */
+    formEncoded: boolean;
     query: unknown;
 }
 
@@ -46,7 +48,9 @@ function presentedToken(request: UserinfoRequest): string {
     }
     const body = request.body as Record<string, unknown> | undefined;
     const inBody = body && typeof body === 'object' ? body.access_token : undefined;
-    if (inBody !== undefined && typeof inBody !== 'string') throw bearerError(400, ErrorCode.INVALID_REQUEST, 'access_token must be a string.', 'invalid_request');
+    if (inBody !== undefined && (typeof inBody !== 'string' || !request.formEncoded)) {
+        throw bearerError(400, ErrorCode.INVALID_REQUEST, 'access_token must be a form-encoded string (RFC 6750 §2.2).', 'invalid_request');
+    }
     if (request.authorization !== undefined) {
         if (inBody !== undefined) throw bearerError(400, ErrorCode.INVALID_REQUEST, 'Send the access token in one place only.', 'invalid_request');
         const token = bearerTokenOf(request.authorization);

@@ -38,7 +38,8 @@ export function registerUserinfoRoutes(app: FastifyInstance, deps: UserinfoRoute
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
         reply.headers(NO_STORE);
         try {
-            const token = await deps.userinfo.authenticate({ authorization: request.headers.authorization, body: request.body, query: request.query });
+            const formEncoded = /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '');
+            const token = await deps.userinfo.authenticate({ authorization: request.headers.authorization, body: request.body, query: request.query, formEncoded });
             await deps.limits?.chargeRequest(request, { kind: 'user', id: token.sub });
             return reply.send(await deps.userinfo.claims(token));
         } catch (error) {
@@ -52,7 +53,8 @@ export function registerUserinfoRoutes(app: FastifyInstance, deps: UserinfoRoute
         description: 'The access token (scope `openid`, a user\'s) as `Authorization: Bearer`' + (body ? ', or the form member `access_token` (RFC 6750 §2.2).' : '.'),
         ...(body ? {
             consumes: ['application/x-www-form-urlencoded'],
-            body: Type.Optional(Type.Object({ access_token: Type.Optional(Type.String()) }, { additionalProperties: true })),
+            // optional (the header alone is the common case): the endpoint reads `access_token` itself
+            body: Type.Unknown({ description: 'Optionally `access_token` (RFC 6750 §2.2), form-encoded.' }),
         } : {}),
         response: { 200: ANSWER },
     });
