@@ -401,7 +401,11 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         })).json() as TokenAnswer;
         const signIn = await seedSignIn(api, fixtures);
         const codes = codePool(small.service.url, signIn);
-        const oidcUserinfo = `Bearer ${await oidcUserinfoToken(oidc.url)}`;
+        // oidc-provider's development adapter keeps 1,000 entries: a fresh token before each round
+        const oidcUserinfo = get('/me', `Bearer ${await oidcUserinfoToken(oidc.url)}`);
+        const freshOidcToken = async () => {
+            oidcUserinfo.headers!.authorization = `Bearer ${await oidcUserinfoToken(oidc.url)}`;
+        };
         const hashCost = Number(/^\$2[abxy]\$(\d{2})\$/.exec(await adminHash(small.database))?.[1] ?? 10);
 
         const c = plan.connections;
@@ -435,7 +439,7 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             codeScenario('redeem', server, codes, c),
             httpScenario('userinfo', server, get('/userinfo', bearer(signIn.openid)), c, true),
             httpScenario('meOpenid', server, get('/users/@me', bearer(signIn.openid)), c),
-            httpScenario('oidcUserinfo', oidc, get('/me', oidcUserinfo), c),
+            httpScenario('oidcUserinfo', oidc, oidcUserinfo, c, false, freshOidcToken),
             httpScenario('rsMe', server, get('/users/@me', bearer(tokens.rsUser)), c),
             // 1 realm and many realms adjacent in every round
             ...scaling('cc', ({ fixtures: own }) => ccRequest(own, own.plain)),

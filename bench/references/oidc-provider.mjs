@@ -61,18 +61,30 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
 // silence the development-configuration warnings on every request
 provider.on('server_error', (_ctx, error) => console.error(error));
 
-const grant = new provider.Grant({ accountId: ACCOUNT.sub, clientId: 'bench-rp' });
-grant.addOIDCScope('openid profile email');
-const grantId = await grant.save();
-const accessToken = new provider.AccessToken({
-    accountId: ACCOUNT.sub, client: await provider.Client.find('bench-rp'), grantId, scope: 'openid profile email', gty: 'authorization_code',
-});
-const userinfoToken = await accessToken.save();
+/**
+ * A Grant and an AccessToken saved in the adapter, as a code redemption leaves them. Minted on
+ * each call: the development adapter is an LRU of 1,000 entries, which the client_credentials
+ * scenarios (opaque tokens are stored) flush, so the bench fetches a fresh one before each round.
+ */
+async function mintUserinfoToken() {
+    const grant = new provider.Grant({ accountId: ACCOUNT.sub, clientId: 'bench-rp' });
+    grant.addOIDCScope('openid profile email');
+    const grantId = await grant.save();
+    const accessToken = new provider.AccessToken({
+        accountId: ACCOUNT.sub, client: await provider.Client.find('bench-rp'), grantId, scope: 'openid profile email', gty: 'authorization_code',
+    });
+    return accessToken.save();
+}
 
 const callback = provider.callback();
 createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/bench/userinfo-token') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: userinfoToken }));
+        mintUserinfoToken().then((token) => {
+            response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token }));
+        }, (error) => {
+            console.error(error);
+            response.writeHead(500).end();
+        });
         return;
     }
     callback(request, response);
