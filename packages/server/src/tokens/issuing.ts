@@ -46,7 +46,7 @@ export interface IdTokenRequest {
  * OpenID Connect Core §3.1.3.6 `at_hash`: the left half of the hash of the access token's ASCII
  * octets, base64url — SHA-256 for the RS256 ID token (the hash of its `alg`).
  */
-export function accessTokenHash(accessToken: string): string {
+function accessTokenHash(accessToken: string): string {
     const digest = createHash('sha256').update(accessToken, 'ascii').digest();
     return digest.subarray(0, digest.length / 2).toString('base64url');
 }
