@@ -18,6 +18,7 @@ import { bcryptVerifyRate, jwsRates } from './lib/micro.js';
 import { rssOf, startService, type Service } from './lib/processes.js';
 import type { Row, Section } from './lib/report.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
+import { codePool, oidcUserinfoToken, seedSignIn } from './lib/sign-in.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { name: 'admin', password: 'start123' };
@@ -174,6 +175,26 @@ async function httpScenario(
             return loadOnce(service.url, request, connections, seconds, settleMs);
         },
     };
+}
+
+/**
+ * Code redemption (issue 13): every round first mints the codes it will spend through
+ * `POST /authorize` (the API form, untimed), then loads `POST /token` with them. Skipped, and
+ * said so, while `POST /authorize` does not answer.
+ */
+async function codeScenario(key: string, service: Service, codes: ReturnType<typeof codePool>, connections: number): Promise<Scenario> {
+    const unavailable = await codes.probe();
+    if (unavailable) {
+        return { key, skipped: `${unavailable}: skipped`, warm: async () => undefined, round: async () => ({ requests: 0, seconds: 0, p50: 0, p99: 0, errors: 0 }) };
+    }
+    const request = codes.request();
+    const run = async (seconds: number, settleMs: number) => {
+        await codes.fill(seconds);
+        const result = await loadOnce(service.url, request, connections, seconds, settleMs);
+        codes.observe(result.requests / result.seconds);
+        return result;
+    };
+    return { key, warm: async (seconds, settleMs) => void await run(seconds, settleMs), round: run };
 }
 
 /** An in-process rate (calls per second for `seconds`) taking its turn in the rounds like a scenario. */
@@ -378,6 +399,13 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         const opaque = await (await fetch(`${oidc.url}/token`, {
             method: 'POST', headers: { 'content-type': FORM, authorization: OIDC_CLIENT }, body: form({ grant_type: 'client_credentials', scope: 'api' }),
         })).json() as TokenAnswer;
+        const signIn = await seedSignIn(api, fixtures);
+        const codes = codePool(small.service.url, signIn);
+        // oidc-provider's development adapter keeps 1,000 entries: a fresh token before each round
+        const oidcUserinfo = get('/me', `Bearer ${await oidcUserinfoToken(oidc.url)}`);
+        const freshOidcToken = async () => {
+            oidcUserinfo.headers!.authorization = `Bearer ${await oidcUserinfoToken(oidc.url)}`;
+        };
         const hashCost = Number(/^\$2[abxy]\$(\d{2})\$/.exec(await adminHash(small.database))?.[1] ?? 10);
 
         const c = plan.connections;
@@ -405,6 +433,13 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             httpScenario('checkSolo', server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), 1, true),
             httpScenario('catalogSolo', server, get('/authorization', bearer(tokens.admin)), 1, true),
             httpScenario('rsCc', server, ccRequest(fixtures, fixtures.rs256.client, fixtures.rs256.realmName), c),
+            // issue 13, each beside its reference on the same server: redemption and client_credentials,
+            // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
+            httpScenario('ccSmall', server, ccRequest(fixtures, fixtures.plain), c),
+            codeScenario('redeem', server, codes, c),
+            httpScenario('userinfo', server, get('/userinfo', bearer(signIn.openid)), c, true),
+            httpScenario('meOpenid', server, get('/users/@me', bearer(signIn.openid)), c),
+            httpScenario('oidcUserinfo', oidc, oidcUserinfo, c, false, freshOidcToken),
             httpScenario('rsMe', server, get('/users/@me', bearer(tokens.rsUser)), c),
             // 1 realm and many realms adjacent in every round
             ...scaling('cc', ({ fixtures: own }) => ccRequest(own, own.plain)),
@@ -456,6 +491,7 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                     row('oidc-provider client_credentials (ES256 JWT)', m('oidcJwt')),
                     row('oidc-provider client_credentials (opaque)', m('oidcOpaque')),
                     row('oidc-provider introspection (opaque)', m('oidcIntrospect')),
+                    row('oidc-provider userinfo GET /me (opaque token)', m('oidcUserinfo')),
                     { scenario: `bcrypt verify, cost ${hashCost} (in-process, ${c} in flight)`, rps: m('bcrypt').rps },
                 ],
             },
@@ -483,6 +519,20 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                     { scenario: 'in-process evaluate() calls/s (1 grant)', rps: evaluate.median, note: 'packages/access; `npm run bench -- access` for the rest' },
                     jws(es256),
                     jws(rs256),
+                ],
+            },
+            {
+                title: 'browser sign-in (issue 13; the bench realm server)',
+                rows: [
+                    row('client_credentials, plain secret (this server)', m('ccSmall'), oidcCc),
+                    {
+                        ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ID token)', m('redeem'),
+                            { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps }, { ratio: 0.8 }),
+                        ...(codes.state.dry > 0 ? { note: `${codes.state.dry} requests found the code pool dry and replayed a code` } : {}),
+                    },
+                    row('bearer GET /users/@me (token with openid profile email global)', m('meOpenid'), bareGet),
+                    row('GET /userinfo (the same token)', m('userinfo'), { name: 'bearer GET /users/@me, same token', rps: m('meOpenid').rps }, { ratio: 0.9 }),
+                    row('GET /userinfo against oidc-provider\'s', m('userinfo'), { name: 'oidc-provider GET /me', rps: m('oidcUserinfo').rps }),
                 ],
             },
             {

@@ -11,13 +11,19 @@ export type TokenKind = typeof TokenKind[keyof typeof TokenKind];
 
 export const TOKEN_KINDS: readonly TokenKind[] = Object.freeze(Object.values(TokenKind));
 
-/** Scope names provisioned globally (API.md §3). `global` unlocks identity policy data (spec consumer rule 12). */
+/**
+ * Scope names provisioned globally (API.md §3), ensured at every boot so an existing deployment
+ * gains a new one on its next start. `global` unlocks identity policy data (spec consumer rule 12);
+ * `profile` and `offline_access` are OpenID Connect Core §5.4 and §11 (issue 13).
+ */
 export const ScopeName = {
     GLOBAL: 'global',
     OPENID: 'openid',
     EMAIL: 'email',
     ROLES: 'roles',
     IDENTITY: 'identity',
+    PROFILE: 'profile',
+    OFFLINE_ACCESS: 'offline_access',
 } as const;
 
 export type ScopeName = typeof ScopeName[keyof typeof ScopeName];

@@ -10,6 +10,7 @@ import { createClientSecretVerifier } from './secrets/client-secret-verifier.js'
 import { createPasswordHasher } from './secrets/passwords.js';
 import { createKeyStore } from './keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
+import { createUserinfoEndpoint } from './oauth2/userinfo.js';
 import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint } from './oauth2/token-endpoint.js';
@@ -69,7 +70,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
-    const grants = grantRegistry({ tokens, sessions, passwords });
+    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords });
     const catalog = new CatalogCache(handle.db);
     const limits = await createLimits(config, options.limits ?? {}, (error) => {
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
@@ -101,5 +102,6 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
         limits,
         introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
+        userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
     };
 }

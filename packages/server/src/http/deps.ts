@@ -9,6 +9,7 @@ import type { BackchannelLogout } from '../oauth2/backchannel-logout.js';
 import type { IntrospectionEndpoint } from '../oauth2/introspection-endpoint.js';
 import type { RevocationEndpoint } from '../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../oauth2/token-endpoint.js';
+import type { UserinfoEndpoint } from '../oauth2/userinfo.js';
 import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { TokenService } from '../tokens/service.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
     revocationEndpoint: RevocationEndpoint;
     /** `POST /token/introspect` (RFC 7662) and `GET /sessions/@me/introspect` without their transport */
     introspectionEndpoint: IntrospectionEndpoint;
+    /** `GET`/`POST /userinfo` (OpenID Connect Core §5.3) without their transport */
+    userinfoEndpoint: UserinfoEndpoint;
     /** spec Limits: failed authentications per address, budgets per identity, the login gate */
     limits: RequestLimits;
 }

@@ -27,24 +27,35 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
         const document = response.json() as Record<string, unknown>;
         expect(document).toEqual({
             issuer: `${publicUrl}/realms/discovered`,
+            authorization_endpoint: `${publicUrl}/authorize`,
             token_endpoint: `${publicUrl}/token`,
+            userinfo_endpoint: `${publicUrl}/userinfo`,
+            end_session_endpoint: `${publicUrl}/logout`,
             jwks_uri: `${publicUrl}/realms/discovered/jwks`,
             revocation_endpoint: `${publicUrl}/token/revoke`,
-            grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
-            token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+            grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'authorization_code'],
+            token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
             revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             introspection_endpoint: `${publicUrl}/token/introspect`,
             introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-            response_types_supported: [],
+            response_types_supported: ['code'],
+            response_modes_supported: ['query', 'form_post'],
+            code_challenge_methods_supported: ['S256'],
             subject_types_supported: ['public'],
             id_token_signing_alg_values_supported: ['RS256'],
-            scopes_supported: expect.arrayContaining(['global', 'openid', 'email', 'roles', 'identity', 'reports']),
+            scopes_supported: expect.arrayContaining(['global', 'openid', 'profile', 'email', 'offline_access', 'roles', 'identity', 'reports']),
             claims_supported: [
                 'iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp',
-                'aud', 'azp', 'sid', 'auth_time', 'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
+                'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash',
+                'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
             ],
+            backchannel_logout_supported: true,
+            backchannel_logout_session_supported: true,
+            authorization_response_iss_parameter_supported: true,
         });
-        expect(document.authorization_endpoint).toBeUndefined();
+        // nothing advertised that does not exist: no implicit flow, no registration, no device endpoint
+        expect(document.registration_endpoint).toBeUndefined();
+        expect(document.device_authorization_endpoint).toBeUndefined();
         const byId = await app.request({ method: 'GET', url: `/realms/${realm.id.toUpperCase()}/.well-known/openid-configuration`, as: null });
         expect(byId.json()).toEqual(document);
     });

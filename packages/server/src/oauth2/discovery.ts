@@ -11,7 +11,10 @@ import { supportedGrantTypes } from './grants/index.js';
  */
 export interface DiscoveryDocument {
     issuer: string;
+    authorization_endpoint: string;
     token_endpoint: string;
+    userinfo_endpoint: string;
+    end_session_endpoint: string;
     jwks_uri: string;
     revocation_endpoint: string;
     introspection_endpoint: string;
@@ -20,18 +23,26 @@ export interface DiscoveryDocument {
     revocation_endpoint_auth_methods_supported: string[];
     introspection_endpoint_auth_methods_supported: string[];
     response_types_supported: string[];
+    response_modes_supported: string[];
+    code_challenge_methods_supported: string[];
     subject_types_supported: string[];
     id_token_signing_alg_values_supported: string[];
     scopes_supported: string[];
     claims_supported: string[];
+    backchannel_logout_supported: boolean;
+    backchannel_logout_session_supported: boolean;
+    authorization_response_iss_parameter_supported: boolean;
 }
 
 /** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke` and `/token/introspect`. */
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+/** RFC 8414 §2 `none`: a public client names itself by client_id at the token endpoint (code + PKCE, RFC 7636). */
+const TOKEN_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
 
 /** The claims an ID token may carry besides those of an access token (oauth2/grants/contract.ts). */
 const ID_TOKEN_CLAIMS = [
-    'aud', 'azp', 'sid', 'auth_time', 'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
+    'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash',
+    'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
 ];
 
 /** The claims of an access token (API.md §4, oauth2/tokens/claims.ts). */
@@ -44,24 +55,39 @@ export async function discoveryDocument(db: Kysely<Database>, publicUrl: string,
     const scopes = await scopeNamesOfRealm(db, realm.id);
     return {
         issuer: issuerOf(publicUrl, realm.name),
+        // the protocol routes sit at the root for every realm; the realm follows from the client
+        // (authorization, token) or the token (userinfo, logout) — ISSUE13 routes
+        authorization_endpoint: `${base}/authorize`,
         token_endpoint: `${base}/token`,
+        // OpenID Connect Core §5.3
+        userinfo_endpoint: `${base}/userinfo`,
+        // OpenID Connect RP-Initiated Logout 1.0 §2.1
+        end_session_endpoint: `${base}/logout`,
         jwks_uri: `${base}/realms/${encodeURIComponent(realm.name)}/jwks`,
         revocation_endpoint: `${base}/token/revoke`,
         // the grants `POST /token` handles, from the registry itself (oauth2/grants/index.ts)
         grant_types_supported: supportedGrantTypes(),
-        token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+        token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
         revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
         // RFC 8414 §2 (RFC 7662 §2)
         introspection_endpoint: `${base}/token/introspect`,
         introspection_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
-        // OIDC Discovery §3 makes this member REQUIRED, yet there is no authorization endpoint yet,
-        // so no response type is supported: the empty list is the true answer (RFC 8414 §2 alike)
-        response_types_supported: [],
+        // the authorization code flow only (OpenID Connect Core §3.1; no implicit or hybrid flow)
+        response_types_supported: ['code'],
+        // OAuth 2.0 Multiple Response Type Encoding Practices §2.1 and Form Post Response Mode
+        response_modes_supported: ['query', 'form_post'],
+        // RFC 7636 §4.2: S256 only, `plain` is refused (RFC 9700 §2.1.1)
+        code_challenge_methods_supported: ['S256'],
         // OIDC Discovery §3 (REQUIRED): `sub` is the subject's id, the same for every client
         subject_types_supported: ['public'],
         scopes_supported: [...new Set(scopes)],
         // OIDC Discovery §3 (REQUIRED): ID tokens are signed RS256 (oauth2/tokens/service.ts)
         id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM],
         claims_supported: [...new Set([...ACCESS_TOKEN_CLAIMS, ...ID_TOKEN_CLAIMS])],
+        // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid`
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
+        // RFC 9207 §3: the authorization response carries `iss`
+        authorization_response_iss_parameter_supported: true,
     };
 }

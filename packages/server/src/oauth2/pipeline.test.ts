@@ -5,7 +5,8 @@ import { createRevocationEndpoint } from './revocation-endpoint.js';
 import { createTokenEndpoint } from './token-endpoint.js';
 
 // the step lists only: nothing runs, so no dependency is called
-const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0];
+const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0]
+    & Parameters<typeof grantRegistry>[0];
 
 describe('protocol endpoints as named steps', () => {
     it('authenticates before charging, then runs the rest (token)', () => {
@@ -30,7 +31,7 @@ describe('protocol endpoints as named steps', () => {
         const grants = grantRegistry(deps);
         expect(supportedGrantTypes()).toEqual(grants.map((grant) => grant.type));
         expect(grants.map(({ type, clientAuthentication }) => [type, clientAuthentication])).toEqual([
-            ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'],
+            ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'], ['authorization_code', 'optional'],
         ]);
     });
 });

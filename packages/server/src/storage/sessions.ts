@@ -16,13 +16,15 @@ export interface NewSessionRecord {
     userAgent: string | null;
     expiresAt: Date;
     createdAt: Date;
+    /** the browser session an application session was signed in through (issue 13); null otherwise */
+    parentId?: string | null;
 }
 
 /** A session row ready to insert, kept opaque so callers can batch rows without knowing columns. */
 export type SessionRow = Insertable<SessionTable>;
 
 export function sessionRowOf(dialect: DialectName, session: NewSessionRecord): SessionRow {
-    const now = toDbDate(dialect, session.createdAt);
+    const now = toDbDate(dialect, new Date());
     return {
         id: session.id,
         sub: session.subjectId,
@@ -35,7 +37,9 @@ export function sessionRowOf(dialect: DialectName, session: NewSessionRecord): S
         seen_at: now,
         expires_at: toDbDate(dialect, session.expiresAt),
         revoked_at: null,
-        created_at: now,
+        parent_id: session.parentId ?? null,
+        // the authentication time: earlier than the row for a session signed in through another
+        created_at: toDbDate(dialect, session.createdAt),
         updated_at: now,
     };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
@@ -36,6 +36,19 @@ export interface IdTokenRequest {
     authTime: Date;
     /** the profile claims the granted scopes release; absent ones are omitted, never null */
     claims: Record<string, string | number | boolean | string[]>;
+    /** the authorization request's `nonce` (Core §3.1.2.1), echoed when it was sent */
+    nonce?: string | null;
+    /** the access token issued beside it, bound by `at_hash` (Core §3.1.3.6) */
+    accessToken?: string;
+}
+
+/**
+ * OpenID Connect Core §3.1.3.6 `at_hash`: the left half of the hash of the access token's ASCII
+ * octets, base64url — SHA-256 for the RS256 ID token (the hash of its `alg`).
+ */
+function accessTokenHash(accessToken: string): string {
+    const digest = createHash('sha256').update(accessToken, 'ascii').digest();
+    return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
 export interface IssuedTokens {
@@ -102,6 +115,9 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
                 realm_name: request.subject.realmName,
                 sid: request.sessionId,
                 auth_time: Math.floor(request.authTime.getTime() / 1000),
+                // absent, never null (Core §2: a claim without a value is omitted)
+                ...(request.nonce ? { nonce: request.nonce } : {}),
+                ...(request.accessToken ? { at_hash: accessTokenHash(request.accessToken) } : {}),
                 iat,
                 exp: iat + settings.accessMaxAge,
             };

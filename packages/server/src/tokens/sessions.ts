@@ -16,6 +16,13 @@ export interface NewSession {
     ipAddress: string | null;
     userAgent: string | null;
     expiresAt: Date;
+    /**
+     * an application session signed in through a browser session (issue 13, code redemption):
+     * the browser session, revoked with it; and the authentication time, which the code carries
+     * and which is the session's created_at (API.md §3), so a refresh keeps `auth_time`
+     */
+    parentId?: string;
+    authTime?: Date;
 }
 
 /**
@@ -116,7 +123,7 @@ export function createSessionStore(dialect: DialectName, onEnded: SessionEndList
             const row = sessionRowOf(dialect, {
                 id, subjectId: session.subject.id, subjectKind: session.subject.kind, clientId: session.clientId,
                 realmId: session.subject.realmId, ipAddress: session.ipAddress, userAgent: session.userAgent,
-                expiresAt: session.expiresAt, createdAt: new Date(),
+                expiresAt: session.expiresAt, createdAt: session.authTime ?? new Date(), parentId: session.parentId ?? null,
             });
             // inside a transaction the row belongs to it and is written at once
             if (db.isTransaction) await insertSessionRows(db, [row]);

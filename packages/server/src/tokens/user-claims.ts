@@ -32,3 +32,21 @@ export async function userClaims(db: Kysely<Database>, userId: string): Promise<
     const email: EmailClaims = user.email ? { email: user.email, email_verified: user.emailVerified } : {};
     return { profile, email };
 }
+
+/** OpenID Connect Core §5.4: the scopes that release the profile claims (`identity` is this server's older name) and the address. */
+const PROFILE_SCOPES = ['profile', 'identity'];
+const EMAIL_SCOPE = 'email';
+
+/**
+ * The claims a granted scope releases of a user (OpenID Connect Core §5.4), for the ID token and
+ * the UserInfo response alike: the profile claims with `profile` (or `identity`), `email` and
+ * `email_verified` with `email`. Members without a value are absent, never null.
+ */
+export function releasedClaims(scope: string, claims: { profile: ProfileClaims; email: EmailClaims } | undefined): ProfileClaims & EmailClaims {
+    if (!claims) return {};
+    const names = scope.split(' ');
+    return {
+        ...(PROFILE_SCOPES.some((name) => names.includes(name)) ? claims.profile : {}),
+        ...(names.includes(EMAIL_SCOPE) ? claims.email : {}),
+    };
+}

@@ -19,7 +19,18 @@ describeEachDialect('bootstrap', (dialect) => {
         const bound = await db.selectFrom('auth_permission_policies').select('permission_id').where('policy_id', '=', systemDefault.id).execute();
         expect(bound).toHaveLength(PERMISSION_NAMES.length);
         const scopes = await db.selectFrom('auth_scopes').select('name').where('realm_id', 'is', null).execute();
-        expect(scopes.map((s) => s.name).sort()).toEqual(['email', 'global', 'identity', 'openid', 'roles']);
+        expect(scopes.map((s) => s.name).sort()).toEqual(['email', 'global', 'identity', 'offline_access', 'openid', 'profile', 'roles']);
+    });
+
+    it('gives a deployment bootstrapped before `profile` and `offline_access` existed both on its next boot, once', async () => {
+        const { db } = app.deps;
+        const globalScopes = async () => (await db.selectFrom('auth_scopes').select('name').where('realm_id', 'is', null).execute()).map((s) => s.name).sort();
+        const before = await globalScopes();
+        await db.deleteFrom('auth_scopes').where('realm_id', 'is', null).where('name', 'in', ['profile', 'offline_access']).execute();
+        expect(await globalScopes()).not.toContain('profile');
+        await bootstrap(app.deps);
+        await bootstrap(app.deps);
+        expect(await globalScopes()).toEqual(before);
     });
 
     it('gives admin every permission at any and realm_admin own-realm writes without realm create/update/delete', async () => {

@@ -10,6 +10,7 @@ import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
 import { registerDiscoveryRoutes } from './discovery.js';
+import { registerUserinfoRoutes } from './userinfo.js';
 import { registerSelfIntrospectionRoute } from './introspection.js';
 import { registerAuthorizationCheckRoutes } from './authorization-check.js';
 import { registerAuthorizationCatalogRoute } from './authorization.js';
@@ -46,6 +47,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
     });
     registerSelfIntrospectionRoute(app, deps);
+    registerUserinfoRoutes(app, { userinfo: deps.userinfoEndpoint, limits: deps.limits });
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });

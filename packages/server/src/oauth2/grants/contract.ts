@@ -1,16 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { DialectName } from '../../db/values.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
 import { hasScope, type TokenSubject } from '../../tokens/claims.js';
 import type { IssuedTokens } from '../../tokens/issuing.js';
 import type { TokenService } from '../../tokens/service.js';
-import { userClaims } from '../../tokens/user-claims.js';
+import { releasedClaims, userClaims } from '../../tokens/user-claims.js';
+import type { SessionStore } from '../../tokens/sessions.js';
 
 const OPENID_SCOPE = 'openid';
-const IDENTITY_SCOPE = 'identity';
-const EMAIL_SCOPE = 'email';
-import type { SessionStore } from '../../tokens/sessions.js';
 
 /** RFC 6749 §5.1 successful response. */
 export interface TokenResponse {
@@ -34,6 +33,8 @@ export interface GrantRequest {
 }
 
 export interface GrantDeps {
+    /** the database dialect (timestamps a grant writes itself, such as a code's used_at) */
+    dialect: DialectName;
     tokens: TokenService;
     sessions: SessionStore;
     passwords: PasswordHasher;
@@ -96,17 +97,24 @@ export async function issueForLogin(
     return tokenResponse(deps, request.db, { subject, clientId, scope, sessionId, authTime: new Date() }, issued);
 }
 
+/** What an ID token states of the grant (OpenID Connect Core §2). */
+export interface IssuedGrant {
+    subject: TokenSubject;
+    clientId: string | null;
+    scope: string;
+    sessionId: string;
+    authTime: Date;
+    /** the authorization request's nonce (code redemption only; Core §12.2: not on a refresh) */
+    nonce?: string | null;
+}
+
 /**
  * RFC 6749 §5.1 from what was issued, plus an ID token (OpenID Connect Core §3.1.3.3) when the
  * granted scope holds `openid`, the subject is a user and a client receives it — the ID token's
- * audience. Profile claims are released by scope: `identity` the profile, `email` the address.
+ * audience. Profile claims are released by scope (tokens/user-claims.ts releasedClaims); the ID
+ * token binds the access token by `at_hash` (Core §3.1.3.6).
  */
-export async function tokenResponse(
-    deps: GrantDeps,
-    db: Kysely<Database>,
-    grant: { subject: TokenSubject; clientId: string | null; scope: string; sessionId: string; authTime: Date },
-    issued: IssuedTokens,
-): Promise<TokenResponse> {
+export async function tokenResponse(deps: GrantDeps, db: Kysely<Database>, grant: IssuedGrant, issued: IssuedTokens): Promise<TokenResponse> {
     const response: TokenResponse = {
         access_token: issued.accessToken,
         token_type: 'Bearer',
@@ -121,10 +129,9 @@ export async function tokenResponse(
         clientId: grant.clientId,
         sessionId: grant.sessionId,
         authTime: grant.authTime,
-        claims: {
-            ...(hasScope(grant.scope, IDENTITY_SCOPE) ? claims?.profile : {}),
-            ...(hasScope(grant.scope, EMAIL_SCOPE) ? claims?.email : {}),
-        },
+        claims: { ...releasedClaims(grant.scope, claims) },
+        nonce: grant.nonce ?? null,
+        accessToken: issued.accessToken,
     });
     return response;
 }

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
+import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
+
+/**
+ * The redemption side of auth_authorization_codes (spec Authentication 12; RFC 6749 §4.1.3):
+ * a code found by the SHA-256 digest of its value, with the state of the session it was minted
+ * in and of its user, and its single use. Minting lives in storage/authorization-codes.ts.
+ */
+export interface StoredAuthorizationCode {
+    id: string;
+    realmId: string;
+    clientId: string;
+    userId: string;
+    /** the session the user signed in with (browser session or the bearer's) */
+    sessionId: string;
+    redirectUri: string;
+    scope: string;
+    nonce: string | null;
+    codeChallenge: string | null;
+    codeChallengeMethod: string | null;
+    authTime: Date;
+    expiresAt: Date;
+    usedAt: Date | null;
+    /** the application session the first redemption created */
+    issuedSessionId: string | null;
+    /** the signing-in session's end: revoked, or its expiry (null when the row is gone) */
+    sessionRevoked: boolean;
+    sessionExpiresAt: Date | null;
+    /** the user's active mark and realm; null when the user row is gone */
+    userActive: boolean | null;
+    userRealmId: string | null;
+}
+
+/** One round trip on the redemption path: the code, its session and its user (a prepared statement). */
+const CODE_BY_DIGEST = prepareQuery((db, param) => db.selectFrom('auth_authorization_codes as code')
+    .leftJoin('auth_sessions as session', 'session.id', 'code.session_id')
+    .leftJoin('auth_users as code_user', 'code_user.id', 'code.user_id')
+    .select([
+        'code.id', 'code.realm_id', 'code.client_id', 'code.user_id', 'code.session_id', 'code.redirect_uri', 'code.scope',
+        'code.nonce', 'code.code_challenge', 'code.code_challenge_method', 'code.auth_time', 'code.expires_at', 'code.used_at',
+        'code.issued_session_id', 'session.revoked_at as session_revoked_at', 'session.expires_at as session_expires_at',
+        'code_user.active as user_active', 'code_user.realm_id as user_realm_id',
+    ])
+    .where('code.code_digest', '=', param(0)));
+
+export async function findAuthorizationCodeByDigest(db: Kysely<Database>, digest: string): Promise<StoredAuthorizationCode | undefined> {
+    const row = await CODE_BY_DIGEST.first(db, [digest]);
+    if (!row) return undefined;
+    return {
+        id: row.id, realmId: row.realm_id, clientId: row.client_id, userId: row.user_id, sessionId: row.session_id,
+        redirectUri: row.redirect_uri, scope: row.scope, nonce: row.nonce, codeChallenge: row.code_challenge,
+        codeChallengeMethod: row.code_challenge_method, authTime: fromDbDate(row.auth_time), expiresAt: fromDbDate(row.expires_at),
+        usedAt: fromDbDateOrNull(row.used_at), issuedSessionId: row.issued_session_id,
+        sessionRevoked: row.session_revoked_at !== null, sessionExpiresAt: fromDbDateOrNull(row.session_expires_at),
+        userActive: row.user_active === null ? null : fromDbBool(row.user_active), userRealmId: row.user_realm_id,
+    };
+}
+
+/**
+ * Marks the code used and names the session its redemption created, in one conditional UPDATE:
+ * of concurrent redemptions exactly one sees an affected row (the same on SQLite, PostgreSQL and
+ * MySQL, no lock needed). False: another redemption came first.
+ */
+export async function consumeAuthorizationCode(db: Kysely<Database>, dialect: DialectName, codeId: string, issuedSessionId: string): Promise<boolean> {
+    const result = await db.updateTable('auth_authorization_codes')
+        .set({ used_at: toDbDate(dialect, new Date()), issued_session_id: issuedSessionId })
+        .where('id', '=', codeId).where('used_at', 'is', null)
+        .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+}
+
+/** The session the winning redemption recorded (a replay that lost the race reads it after). */
+export async function issuedSessionOfCode(db: Kysely<Database>, codeId: string): Promise<string | null> {
+    const row = await db.selectFrom('auth_authorization_codes').select('issued_session_id').where('id', '=', codeId).executeTakeFirst();
+    return row?.issued_session_id ?? null;
+}
