@@ -36,6 +36,14 @@ export function cookiePolicy(publicUrl: string): CookiePolicy {
     return { sessionName: `${prefix}${BASE_NAME}`, csrfName: `${prefix}${CSRF_BASE_NAME}`, secure, origin: url.origin };
 }
 
+/**
+ * Whether a Cookie header may hold a console session (either name): such a request is charged
+ * once its caller is known (spec Limits), not to its address as it arrives.
+ */
+export function mayCarrySession(cookieHeader: string | undefined): boolean {
+    return cookieHeader !== undefined && cookieHeader.includes(`${BASE_NAME}=`);
+}
+
 export function sha256Hex(value: string): string {
     return createHash('sha256').update(value).digest('hex');
 }

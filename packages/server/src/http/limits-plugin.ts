@@ -1,6 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeBasicRfc7617 } from '../authn/basic-credentials.js';
+import { mayCarrySession } from '../authn/console-session.js';
 import { AppError } from '../errors/app-error.js';
 import { isFailedAuthentication } from '../limits/failed-authentication.js';
 import type { RequestLimits } from '../limits/request-limits.js';
@@ -43,7 +44,10 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits): voi
                 statusCode: 415, issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding', message: 'is not supported' }],
             });
         }
-        if (request.headers.authorization === undefined && (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
+        // a console-session cookie is a credential (issue 13): charged to its user by the authentication
+        // step, or to the address when the request ends (limits.finish) if it named no live session
+        if (request.headers.authorization === undefined && !mayCarrySession(request.headers.cookie) &&
+            (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
             await limits.chargeRequest(request, null);
         }
     });

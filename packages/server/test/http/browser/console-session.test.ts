@@ -71,6 +71,21 @@ describeEachDialect('console session as an API credential', (dialect) => {
     });
 });
 
+describeEachDialect('console session: charged to its user (spec Limits)', (dialect) => {
+    const app = useTestApp(dialect, { rateLimit: { userMax: 1_000_000, clientMax: 1_000_000, anonymousMax: 3 } });
+    it('spends the user\'s budget, not the address\'s', async () => {
+        const world = await browserWorld(app, { firstParty: true });
+        const client = browser(app);
+        // two anonymous requests: the sign-in page and the form
+        const answer = await client.submit(await client.authorize(authorizeParams(world).params), { username: world.user.name, password: world.user.password });
+        expect(locationParams(answer).params.code).toBeDefined();
+        for (let request = 0; request < 4; request++) expect((await client.get('/users/@me')).statusCode).toBe(200);
+        // the address budget is still there for one more anonymous request, then spent
+        expect((await app.request({ method: 'GET', url: '/.well-known/openid-configuration', as: null })).statusCode).toBe(200);
+        expect((await app.request({ method: 'GET', url: '/.well-known/openid-configuration', as: null })).statusCode).toBe(429);
+    });
+});
+
 describe('AUTH_CONSOLE_PATH', () => {
     const folder = mkdtempSync(join(tmpdir(), 'realmgate-console-'));
     const module = (name: string, source: string) => {
