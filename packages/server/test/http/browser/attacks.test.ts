@@ -81,7 +81,7 @@ describeEachDialect('browser sign-in: attacks of RFC 9700 §4', (dialect) => {
     it('refuses a sign-in form without the CSRF token, with a wrong one, or from a foreign origin, and creates no session', async () => {
         const client = browser(app);
         const page = await client.authorize(authorizeParams(world).params);
-        const fields = { ...hiddenFields(page.body), username: world.user.name, password: world.user.password };
+        const fields: Record<string, string> = { ...hiddenFields(page.body), username: world.user.name, password: world.user.password };
         const before = await app.deps.db.selectFrom('auth_sessions').select('id').where('sub', '=', world.user.id).execute();
         const { csrf: _csrf, ...withoutToken } = fields;
         for (const [form, headers] of [

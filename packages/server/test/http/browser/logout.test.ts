@@ -73,13 +73,14 @@ describeEachDialect('RP-initiated logout', (dialect) => {
     it('never redirects to an unregistered or altered post_logout_redirect_uri (no open redirect)', async () => {
         const { client } = await signedIn();
         const hint = await idToken(randomUUID());
-        for (const query of [
+        const queries: Record<string, string>[] = [
             { client_id: world.clientId, post_logout_redirect_uri: 'https://evil.example/' },
             { client_id: world.clientId, post_logout_redirect_uri: `${postLogout}/x` },
             { post_logout_redirect_uri: postLogout },
             { id_token_hint: hint, post_logout_redirect_uri: 'https://evil.example/' },
             { id_token_hint: hint, client_id: randomUUID(), post_logout_redirect_uri: postLogout },
-        ]) {
+        ];
+        for (const query of queries) {
             const answer = await client.get(`/logout?${new URLSearchParams(query).toString()}`);
             expect(answer.statusCode, JSON.stringify(query)).toBe(400);
             expect(answer.headers.location).toBeUndefined();
