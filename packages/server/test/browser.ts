@@ -9,7 +9,7 @@ import type { TestApp } from './app.js';
  * a sign-in needs, created through the API.
  */
 
-export class CookieJar {
+class CookieJar {
     readonly cookies = new Map<string, string>();
 
     /** takes the Set-Cookie headers of an answer (a cleared cookie is dropped) */
@@ -47,19 +47,19 @@ export function hiddenFields(html: string): Record<string, string> {
     return fields;
 }
 
-export function formAction(html: string): string {
+function formAction(html: string): string {
     const match = /<form method="post" action="([^"]*)"/.exec(html);
     if (!match) throw new Error(`no form in the page: ${html.slice(0, 300)}`);
     return unescape(match[1]!);
 }
 
 /** RFC 7636 §4.1, §4.2: a verifier and its S256 challenge. */
-export function pkce(): { verifier: string; challenge: string } {
+function pkce(): { verifier: string; challenge: string } {
     const verifier = randomBytes(32).toString('base64url');
     return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-export function sha256Hex(value: string): string {
+function sha256Hex(value: string): string {
     return createHash('sha256').update(value).digest('hex');
 }
 

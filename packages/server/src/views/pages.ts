@@ -3,7 +3,7 @@ import { escapeHtml as e, hiddenFields, page } from './html.js';
 import { STRINGS } from './strings.js';
 
 /** The script of the form_post page (no inline script: the pages' CSP is `script-src 'self'`). */
-export const FORM_POST_SCRIPT_PATH = '/assets/form-post.js';
+const FORM_POST_SCRIPT_PATH = '/assets/form-post.js';
 
 const realmName = (realm: PageRealm | null): string => (realm ? realm.displayName ?? realm.name : 'Realmgate');
 const clientName = (client: PageClient): string => client.displayName ?? client.name;

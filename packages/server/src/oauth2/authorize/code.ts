@@ -7,7 +7,7 @@ import { insertAuthorizationCode } from '../../storage/authorization-codes.js';
 import type { AuthorizationRequest } from './request.js';
 
 /** Spec Limits "authorization code lifetime 5 minutes" (RFC 6749 §4.1.2: short-lived, 10 minutes at most). */
-export const CODE_LIFETIME_MS = 5 * 60 * 1000;
+const CODE_LIFETIME_MS = 5 * 60 * 1000;
 
 /** Who the code is issued for: the user, the session they signed in with and when they authenticated. */
 export interface CodeSubject {

@@ -35,7 +35,7 @@ export interface FlowOptions {
  * §3.1.2.1): it must belong to the client's realm (a realm B session is never used for a realm A
  * client), prompt=login forces a fresh sign-in, and max_age one when the last real sign-in is older.
  */
-export function sessionSatisfies(request: AuthorizationRequest, session: ConsoleSession | null, fresh: boolean): session is ConsoleSession {
+function sessionSatisfies(request: AuthorizationRequest, session: ConsoleSession | null, fresh: boolean): session is ConsoleSession {
     if (!session || session.realmId !== request.client.realm.id) return false;
     if (fresh) return true;
     if (request.prompt.has('login')) return false;
@@ -51,7 +51,7 @@ export function accessAllows(db: Kysely<Database>, request: AuthorizationRequest
 }
 
 /** The scopes the user has not granted the client yet (none for a first-party client; all with prompt=consent). */
-export async function scopesNeedingConsent(db: Kysely<Database>, request: AuthorizationRequest, userId: string): Promise<string[]> {
+async function scopesNeedingConsent(db: Kysely<Database>, request: AuthorizationRequest, userId: string): Promise<string[]> {
     if (request.client.firstParty) return [];
     if (request.prompt.has('consent')) return [...request.scopes];
     const granted = new Set(await findConsentedScopes(db, userId, request.client.id));

@@ -8,13 +8,13 @@ import { resolveScope, scopeNames } from '../grants/scope.js';
 import { authorizationError, type AuthorizationResponse, type ResponseTarget } from './response.js';
 
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
-export const AUTHORIZATION_PARAMETERS = [
+const AUTHORIZATION_PARAMETERS = [
     'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
     'prompt', 'max_age', 'login_hint', 'response_mode',
 ] as const;
 
 /** OIDC Core §5.4 and §11: the scopes every client may ask for, whatever its scope bindings. */
-export const OPENID_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'offline_access']);
+const OPENID_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 export type Prompt = 'none' | 'login' | 'consent';
 
@@ -62,7 +62,7 @@ const MAX_VALUE_LENGTH = 4096;
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** The parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names collected. */
-export function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[] } {
+function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[] } {
     const params: Record<string, string> = {};
     const repeated: string[] = [];
     if (typeof source !== 'object' || source === null) return { params, repeated };
