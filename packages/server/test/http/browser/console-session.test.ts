@@ -6,6 +6,7 @@ import { ADMIN, startTestApp, useTestApp } from '../../app.js';
 import { authorizeParams, browser, browserWorld, createBrowserClient, locationParams, type Browser } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
 import { masterRealmId } from '../../identities.js';
+import { toDbDate } from '../../../src/db/values.js';
 
 /*
  * Issue 13 item 2: the console session is a credential on the API too (not narrowed by a client),
@@ -58,6 +59,17 @@ describeEachDialect('console session as an API credential', (dialect) => {
         // and the browser is asked to sign in again
         const world = await browserWorld(app, { firstParty: true });
         expect((await admin.authorize(authorizeParams(world).params)).statusCode).toBe(200);
+    });
+
+    it('is no session once expired', async () => {
+        const world = await browserWorld(app, { firstParty: true });
+        const client = browser(app);
+        await client.submit(await client.authorize(authorizeParams(world).params), { username: world.user.name, password: world.user.password });
+        expect((await client.get('/users/@me')).statusCode).toBe(200);
+        const sessionId = client.jar.cookies.get('realmgate_session')!.split('.')[0]!;
+        await app.deps.db.updateTable('auth_sessions').set({ expires_at: toDbDate(app.deps.handle.dialect, new Date(Date.now() - 1000)) }).where('id', '=', sessionId).execute();
+        expect((await client.get('/users/@me')).statusCode).toBe(401);
+        expect(locationParams(await client.authorize(authorizeParams(world, { prompt: 'none' }).params)).params.error).toBe('login_required');
     });
 
     it('ends with the user: a deactivated user\'s cookie is no session', async () => {

@@ -150,6 +150,26 @@ describeEachDialect('browser sign-in: authorization code flow', (dialect) => {
         expect(answer.headers['content-security-policy']).toContain('https://app.example');
     });
 
+    it('takes the authorization request as a form POST too (OIDC Core §3.1.2.1)', async () => {
+        const world = await browserWorld(app, { firstParty: true });
+        const client = browser(app);
+        const { params } = authorizeParams(world);
+        const page = await client.post('/authorize', params);
+        expect(page.statusCode).toBe(200);
+        expect(page.body).toContain('Username or email');
+        expect(hiddenFields(page.body).state).toBe(params.state);
+    });
+
+    it('answers an inactive user as a wrong password would', async () => {
+        const world = await browserWorld(app, { firstParty: true });
+        await app.json({ method: 'POST', url: `/users/${world.user.id}`, payload: { active: false } }, 200);
+        const client = browser(app);
+        const answer = await client.submit(await client.authorize(authorizeParams(world).params), { username: world.user.name, password: world.user.password });
+        expect(answer.statusCode).toBe(401);
+        expect(answer.body).toContain('The username or password is incorrect.');
+        expect(answer.headers['set-cookie'] ?? '').not.toContain('realmgate_session');
+    });
+
     it('serves the stylesheet and the form_post script', async () => {
         const css = await app.request({ method: 'GET', url: '/assets/auth.css', as: null });
         expect(css.statusCode).toBe(200);
