@@ -109,11 +109,19 @@ describeEachDialect('browser sign-in: attacks of RFC 9700 §4', (dialect) => {
 
     it('sends the framing and content-security headers with every page', async () => {
         const client = browser(app);
+        const thirdParty = await createBrowserClient(app, world.realmId, { redirectUri: world.redirectUri });
+        const signInPage = await client.authorize(authorizeParams(world, { client_id: thirdParty }).params);
+        const consentPage = await client.submit(signInPage, { username: world.user.name, password: world.user.password });
+        expect(consentPage.body).toContain('name="decision"');
+        const formPost = await client.authorize(authorizeParams(world, { response_mode: 'form_post' }).params);
+        expect(formPost.body).toContain('id="form-post"');
+        const confirmation = await client.get('/logout');
         const pages = [
-            await client.authorize(authorizeParams(world).params),
+            signInPage, consentPage, formPost, confirmation,
             await client.authorize({ client_id: 'unknown' }),
-            await client.get('/logout'),
+            await client.submit(confirmation),
         ];
+        expect(pages[5]!.body).toContain('You are signed out.');
         for (const page of pages) {
             const policy = String(page.headers['content-security-policy']);
             expect(policy).toContain("default-src 'none'");
