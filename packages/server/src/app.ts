@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
 import formbody from '@fastify/formbody';
+import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
 import { registerDomains } from './http/routes/register.js';
 import { BODY_LIMIT } from './http/content-encoding.js';
@@ -71,6 +72,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     registerErrorHandler(app);
     registerInputGuard(app);
     registerLimits(app, deps.limits);
+    // parses Cookie before the authentication step reads the console session (issue 13 item 2)
+    await app.register(cookie);
     registerAuthenticationStep(app, deps);
     await app.register(formbody);
     registerErrorSchemas(app);

@@ -19,6 +19,7 @@ import { createLogoutTokenIssuer } from './tokens/logout-token.js';
 import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
+import { loadAuthConsole } from './views/load.js';
 
 /** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
 export type { AppDeps } from './http/deps.js';
@@ -49,6 +50,9 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
 }
 
 export async function wire(config: Config, options: WireOptions = {}): Promise<AppDeps> {
+    // spec "A service that fails to start": a substituted auth console of another contract version
+    // stops the boot before anything is opened
+    const views = await loadAuthConsole(config.authConsolePath);
     const handle = options.handle ?? await openDatabase(config);
     if (config.migrationEnabled) await migrateToLatest(handle);
     const passwords = createPasswordHasher(options.bcryptCost ?? 10);
@@ -103,5 +107,6 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         limits,
         introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
+        views,
     };
 }

@@ -6,8 +6,8 @@ export interface Actor {
     identity: PolicyIdentity | null;
     /** the client a bearer token was issued to (spec Authentication rule 8); null when not narrowed */
     tokenClientId: string | null;
-    /** how the caller authenticated */
-    method: 'basic' | 'bearer' | 'none';
+    /** how the caller authenticated; `session`: the console-session cookie (authn/console-session.ts) */
+    method: 'basic' | 'bearer' | 'session' | 'none';
     /**
      * a bearer without scope `global`: the caller stays identified (`@me`), but authorization
      * evaluates it without identity data or grants (spec check-route rule 1, consumer rule 12)

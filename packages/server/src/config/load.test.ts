@@ -36,6 +36,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     MIGRATION_ENABLED: ['FALSE', false],
     TRUST_PROXY: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'],
     CORS_ORIGINS: ['https://app.example https://console.example', 'https://app.example https://console.example'],
+    AUTH_CONSOLE_PATH: ['./console/index.js', './console/index.js'],
     RATE_LIMIT_USER_MAX: ['10', 10],
     RATE_LIMIT_CLIENT_MAX: ['20', 20],
     RATE_LIMIT_ANONYMOUS_MAX: ['30', 30],

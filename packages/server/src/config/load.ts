@@ -32,6 +32,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
     corsOrigins: parse.text,
+    authConsolePath: parse.text,
     'rateLimit.userMax': parse.positiveInteger,
     'rateLimit.clientMax': parse.positiveInteger,
     'rateLimit.anonymousMax': parse.positiveInteger,

@@ -46,6 +46,8 @@ export interface Config {
     trustProxy: boolean | number | string;
     /** API.md §7: origins allowed for CORS beyond those derived from the clients (comma- or space-separated) */
     corsOrigins: string | undefined;
+    /** issue 13: a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
+    authConsolePath: string | undefined;
     /** requests per minute */
     rateLimit: { userMax: number; clientMax: number; anonymousMax: number };
     logLevel: LogLevel;
@@ -181,6 +183,12 @@ export const CONFIG_KEYS = [
         env: 'CORS_ORIGINS',
         default: null,
         description: 'extra origins (`https://app.example`, comma- or space-separated) allowed for CORS beyond those derived from each client\'s `redirectUri` and `baseUrl`',
+    },
+    {
+        key: 'authConsolePath',
+        env: 'AUTH_CONSOLE_PATH',
+        default: null,
+        description: 'module replacing the built-in sign-in, consent, logout and error pages (same exports); the boot is refused unless it declares `CONTRACT_VERSION` 5',
     },
     { key: 'rateLimit.userMax', env: 'RATE_LIMIT_USER_MAX', default: '6000', description: 'requests per minute per user' },
     { key: 'rateLimit.clientMax', env: 'RATE_LIMIT_CLIENT_MAX', default: '300000', description: 'requests per minute per client' },

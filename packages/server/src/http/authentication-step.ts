@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../authn/actor.js';
 import { authenticateHeader, type HeaderAuthenticationDeps } from '../authn/authenticate-header.js';
+import { consoleSessionActor, cookiePolicy, verifyConsoleSession, type CookiePolicy } from '../authn/console-session.js';
 import { createRequestAuthorizer, type RequestAuthorizer } from '../authz/authorizer.js';
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import type { RequestContext } from '../authz/request-context.js';
@@ -35,6 +36,32 @@ export interface AuthenticationStepDeps extends HeaderAuthenticationDeps {
     catalog: CatalogCache;
     /** spec Limits: the authenticated caller's request budget is charged here */
     limits?: RequestLimits;
+    /** PUBLIC_URL names the console-session cookie and the origin of same-origin requests */
+    config?: { publicUrl: string };
+}
+
+/** Methods that change nothing (RFC 9110 §9.2.1): no CSRF check for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * CSRF protection of a cookie-authenticated unsafe request (issue 13 item 2; OWASP CSRF Prevention
+ * Cheat Sheet, "Verifying Origin" and "Custom Request Headers"): its Origin must be PUBLIC_URL's
+ * origin, or, when a client sends no Origin, it must carry `X-Requested-With`, a header a
+ * cross-site HTML form cannot send and a cross-origin script can only send after a CORS preflight.
+ */
+function assertSameOrigin(request: FastifyRequest, cookies: CookiePolicy): void {
+    if (SAFE_METHODS.has(request.method)) return;
+    const origin = request.headers.origin;
+    const ok = origin === undefined ? request.headers['x-requested-with'] !== undefined : origin === cookies.origin;
+    if (!ok) {
+        throw new AppError(ErrorCode.PERMISSION_DENIED, 'A cookie-authenticated request that changes state must come from the server\'s own origin (Origin header, or X-Requested-With when no Origin is sent).', { statusCode: 403 });
+    }
+}
+
+/** The console-session cookie of a request without an Authorization header, if any. */
+function sessionCookieOf(request: FastifyRequest, cookies: CookiePolicy | null): string | undefined {
+    if (cookies === null || request.headers.authorization) return undefined;
+    return request.cookies?.[cookies.sessionName];
 }
 
 function credentialsMissing(): AppError {
@@ -55,14 +82,19 @@ async function findMountRealm(db: Kysely<Database>, value: string | undefined): 
  * authenticated caller is charged to its own budget (spec Limits), then learns that the realm
  * does not exist (404).
  */
-async function authenticateRequest(deps: AuthenticationStepDeps, request: FastifyRequest, auth: 'required' | 'optional'): Promise<RequestContext> {
+async function authenticateRequest(deps: AuthenticationStepDeps, request: FastifyRequest, auth: 'required' | 'optional', cookies: CookiePolicy | null): Promise<RequestContext> {
     const params = request.params as { realmId?: string } | undefined;
-    if (!request.headers.authorization && auth === 'required') throw credentialsMissing();
+    const cookie = sessionCookieOf(request, cookies);
+    if (!request.headers.authorization && cookie === undefined && auth === 'required') throw credentialsMissing();
     const found = await findMountRealm(deps.db, params?.realmId);
     const routeRealmId = found ?? null;
     let actor: Actor;
     try {
-        actor = await authenticateHeader(deps, request.headers.authorization, routeRealmId);
+        // issue 13 item 2: without an Authorization header, a live console session is the caller
+        // (a revoked, expired or mismatched cookie is no session: the request is anonymous)
+        const session = cookie === undefined ? null : await verifyConsoleSession(deps.db, cookie);
+        if (session) assertSameOrigin(request, cookies!);
+        actor = session ? consoleSessionActor(session) : await authenticateHeader(deps, request.headers.authorization, routeRealmId);
     } catch (error) {
         if (error instanceof AppError && error.statusCode === 401) {
             request.server.log.debug({ code: error.code }, 'authentication failed');
@@ -99,6 +131,7 @@ const authOf = (request: FastifyRequest): RouteAuth | undefined => request.route
  * A route without a declaration fails the boot: every route says how it authenticates.
  */
 export function registerAuthenticationStep(app: FastifyInstance, deps: AuthenticationStepDeps): void {
+    const cookies = deps.config ? cookiePolicy(deps.config.publicUrl) : null;
     app.decorateRequest('context', null as unknown as RequestContext);
     app.addHook('onRoute', (route: RouteOptions) => {
         // routes a plugin registers hidden from the document (the explorer's assets, the CORS
@@ -111,11 +144,11 @@ export function registerAuthenticationStep(app: FastifyInstance, deps: Authentic
         }
     });
     app.addHook('onRequest', async (request) => {
-        if (authOf(request) === 'required' && !request.headers.authorization) throw credentialsMissing();
+        if (authOf(request) === 'required' && !request.headers.authorization && sessionCookieOf(request, cookies) === undefined) throw credentialsMissing();
     });
     app.addHook('preValidation', async (request) => {
         const auth = authOf(request);
-        if (auth === 'required' || auth === 'optional') request.context = await authenticateRequest(deps, request, auth);
+        if (auth === 'required' || auth === 'optional') request.context = await authenticateRequest(deps, request, auth, cookies);
     });
     app.addHook('onSend', async (request, reply) => {
         const auth = authOf(request);

@@ -14,6 +14,7 @@ import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { TokenService } from '../tokens/service.js';
 import type { SessionStore } from '../tokens/sessions.js';
+import type { AuthConsole } from '../views/contract.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -41,4 +42,6 @@ export interface AppDeps {
     userinfoEndpoint: UserinfoEndpoint;
     /** spec Limits: failed authentications per address, budgets per identity, the login gate */
     limits: RequestLimits;
+    /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */
+    views: AuthConsole;
 }

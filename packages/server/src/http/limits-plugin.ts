@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeBasicRfc7617 } from '../authn/basic-credentials.js';
+import { mayCarrySession } from '../authn/console-session.js';
 import { isFailedAuthentication } from '../limits/failed-authentication.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 
@@ -34,7 +35,10 @@ function loginAccountOf(request: FastifyRequest): string | null {
 export function registerLimits(app: FastifyInstance, limits: RequestLimits): void {
     app.addHook('onRequest', async (request, reply) => {
         limits.admit(request, (headers) => reply.headers(headers));
-        if (request.headers.authorization === undefined && (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
+        // a console-session cookie is a credential (issue 13): charged to its user by the authentication
+        // step, or to the address when the request ends (limits.finish) if it named no live session
+        if (request.headers.authorization === undefined && !mayCarrySession(request.headers.cookie) &&
+            (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
             await limits.chargeRequest(request, null);
         }
     });

@@ -18,7 +18,7 @@ import { ensurePolicyTree, type PolicySeed } from './policies.js';
 /** Attributes a user may not set on itself (spec: emailVerified is on this denylist). */
 const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
 /** Attributes a client may not set on itself (spec Authentication rule 14: its own grantTypes). */
-const CLIENT_SELF_MANAGE_DENYLIST = ['active', 'builtIn', 'grantTypes', 'realmId', 'pathId', 'accessPolicyId', 'secretHashed', 'secretEncrypted', 'redirectUri', 'backchannelLogoutUri'];
+const CLIENT_SELF_MANAGE_DENYLIST = ['active', 'builtIn', 'grantTypes', 'realmId', 'pathId', 'accessPolicyId', 'secretHashed', 'secretEncrypted', 'redirectUri', 'backchannelLogoutUri', 'firstParty'];
 
 const DEFAULT_ADMIN_PASSWORD = 'start123';
 

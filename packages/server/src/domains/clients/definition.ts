@@ -53,6 +53,8 @@ spec.fields = [
     { name: 'grantTypes', column: 'grant_types', type: 'stringList', nullable: true, maxLength: 64, create: 'optional', update: true },
     uriField('baseUrl', 'base_url', 2048),
     uriField('backchannelLogoutUri', 'backchannel_logout_uri', 2048),
+    // issue 13: a client an administrator marks as first-party is not asked for consent
+    { name: 'firstParty', column: 'first_party', type: 'boolean', create: 'optional', update: true, default: false },
     foreignKey('accessPolicyId', 'access_policy_id', { create: 'optional', update: true, nullable: true }),
     foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
 ];

@@ -18,6 +18,9 @@ import { registerClientRoutes } from './clients.js';
 import { registerUserRoutes } from './users.js';
 import { registerSessionRoutes, registerSessionTokenRoutes } from './sessions.js';
 import { registerExpandedRoute } from './policies.js';
+import { registerAssetRoutes } from './assets.js';
+import { registerAuthorizeRoutes } from './authorize.js';
+import { registerLogoutRoutes } from './logout.js';
 import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
 
 type ExtraRoutes = (app: FastifyInstance, deps: AppDeps, definition: ResourceDefinition, prefix: string) => void;
@@ -51,6 +54,10 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
+    // issue 13: browser sign-in, RP-initiated logout and the auth pages' assets
+    registerAuthorizeRoutes(app, deps);
+    registerLogoutRoutes(app, deps);
+    registerAssetRoutes(app, deps.views);
     // bulk schema description (spec "Schema and statistics facets")
     routes.get('/schemas', contract({
         auth: 'required', tags: ['schemas'], summary: 'The query vocabulary of every collection',

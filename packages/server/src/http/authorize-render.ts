@@ -1,0 +1,91 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { cookiePolicy, verifyConsoleSession, type ConsoleSession, type CookiePolicy } from '../authn/console-session.js';
+import type { Outcome } from '../oauth2/authorize/flow.js';
+import type { AuthorizationRequest, Validation } from '../oauth2/authorize/request.js';
+import { responseUrl, type AuthorizationResponse } from '../oauth2/authorize/response.js';
+import type { PageRealm } from '../views/contract.js';
+import { csrfToken, formTarget, sendErrorPage, sendPage } from './auth-pages.js';
+import type { AppDeps } from './deps.js';
+
+/** What the browser-facing authorization routes share. */
+export interface BrowserContext {
+    deps: AppDeps;
+    cookies: CookiePolicy;
+    /** PUBLIC_URL without a trailing slash: the forms post to absolute URLs under it */
+    base: string;
+}
+
+export function browserContext(deps: AppDeps): BrowserContext {
+    return { deps, cookies: cookiePolicy(deps.config.publicUrl), base: deps.config.publicUrl.replace(/\/+$/, '') };
+}
+
+export const pageRealm = (realm: { name: string; displayName: string | null }): PageRealm => ({ name: realm.name, displayName: realm.displayName });
+
+/** The console session the request's cookie names, if live (anything wrong is no session). */
+export function sessionOf(context: BrowserContext, request: FastifyRequest): Promise<ConsoleSession | null> {
+    return verifyConsoleSession(context.deps.db, request.cookies[context.cookies.sessionName]);
+}
+
+/**
+ * Delivers an authorization response: response_mode=query answers 303 See Other to the redirect URI
+ * (RFC 9700 §4.11: 303 so a POSTed form is never re-posted), form_post a page whose form posts
+ * the parameters there (OAuth 2.0 Form Post Response Mode §2).
+ */
+export function deliver(context: BrowserContext, reply: FastifyReply, response: AuthorizationResponse): FastifyReply {
+    const { target } = response;
+    if (target.responseMode === 'form_post') {
+        const html = context.deps.views.renderFormPost({ realm: pageRealm(target.realm), form: { action: target.redirectUri, fields: response.params } });
+        return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets: [formTarget(target.redirectUri)] });
+    }
+    return reply.status(303).headers({ location: responseUrl(response), 'cache-control': 'no-store', 'x-frame-options': 'DENY' }).send();
+}
+
+/** A failed validation: the error page when the redirect URI is not trusted, else the error at the redirect URI. */
+export function sendInvalid(context: BrowserContext, reply: FastifyReply, validation: Exclude<Validation, { ok: true }>): FastifyReply {
+    if ('page' in validation) {
+        return sendErrorPage(reply, context.deps.views, {
+            status: 400, realm: validation.page.realm && pageRealm(validation.page.realm), error: validation.page.error,
+            message: validation.page.message, publicOrigin: context.cookies.origin,
+        });
+    }
+    return deliver(context, reply, validation.redirect);
+}
+
+/** A request whose form failed the CSRF check: refused on a page, never redirected. */
+export function sendCsrfRefusal(context: BrowserContext, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
+    return sendErrorPage(reply, context.deps.views, {
+        status: 403, realm, error: 'invalid_request',
+        message: 'This form expired or was not sent from this site. Go back to the application and start again.', publicOrigin: context.cookies.origin,
+    });
+}
+
+/** Renders the next step of the flow (oauth2/authorize/flow.ts). */
+export function sendOutcome(
+    context: BrowserContext,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authorization: AuthorizationRequest,
+    outcome: Outcome,
+    signIn: { username?: string | undefined; error?: string; status?: number } = {},
+): FastifyReply {
+    if (outcome.kind === 'respond') return deliver(context, reply, outcome.response);
+    const { views } = context.deps;
+    const realm = pageRealm(authorization.client.realm);
+    const client = { name: authorization.client.name, displayName: authorization.client.displayName };
+    const csrf = csrfToken(request, reply, context.cookies);
+    // the forms end in a 303 to the redirect URI, which form-action must allow (Chromium enforces it on redirects)
+    const formTargets = [formTarget(authorization.redirectUri)];
+    if (outcome.kind === 'sign-in') {
+        const username = signIn.username ?? authorization.loginHint;
+        const html = views.renderSignIn({
+            realm, client, form: { action: `${context.base}/authorize/sign-in`, fields: { ...authorization.params, csrf } },
+            ...(username !== undefined ? { username } : {}), ...(signIn.error !== undefined ? { error: signIn.error } : {}),
+        });
+        return sendPage(reply, html, { status: signIn.status ?? 200, publicOrigin: context.cookies.origin, formTargets });
+    }
+    const html = views.renderConsent({
+        realm, client, user: outcome.session.userName, scopes: outcome.scopes,
+        form: { action: `${context.base}/authorize/consent`, fields: { ...authorization.params, csrf, session_id: outcome.session.id } },
+    });
+    return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets });
+}

@@ -1,0 +1,42 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { sha256Hex } from '../../authn/console-session.js';
+import type { Database } from '../../db/schema.js';
+import type { DialectName } from '../../db/values.js';
+import { insertAuthorizationCode } from '../../storage/authorization-codes.js';
+import type { AuthorizationRequest } from './request.js';
+
+/** Spec Limits "authorization code lifetime 5 minutes" (RFC 6749 §4.1.2: short-lived, 10 minutes at most). */
+const CODE_LIFETIME_MS = 5 * 60 * 1000;
+
+/** Who the code is issued for: the user, the session they signed in with and when they authenticated. */
+export interface CodeSubject {
+    userId: string;
+    sessionId: string;
+    authTime: Date;
+}
+
+/**
+ * Spec Authentication 12: a 256-bit random code (base64url), stored only as its SHA-256 digest,
+ * bound to the client, the redirect URI, the PKCE challenge and method (RFC 7636 §4.4), the nonce
+ * (OIDC Core §3.1.2.1), the scope, the session and the authentication time. Returns the code.
+ */
+export async function mintCode(db: Kysely<Database>, dialect: DialectName, request: AuthorizationRequest, subject: CodeSubject): Promise<string> {
+    const code = randomBytes(32).toString('base64url');
+    await insertAuthorizationCode(db, dialect, {
+        id: randomUUID(),
+        codeDigest: sha256Hex(code),
+        realmId: request.client.realm.id,
+        clientId: request.client.id,
+        userId: subject.userId,
+        sessionId: subject.sessionId,
+        redirectUri: request.redirectUri,
+        scope: request.scope,
+        nonce: request.nonce,
+        codeChallenge: request.codeChallenge,
+        codeChallengeMethod: request.codeChallengeMethod,
+        authTime: subject.authTime,
+        expiresAt: new Date(Date.now() + CODE_LIFETIME_MS),
+    });
+    return code;
+}

@@ -1,0 +1,84 @@
+import { isUuid } from '@realmgate/core';
+import type { Kysely } from 'kysely';
+import type { ConsoleSession } from '../../authn/console-session.js';
+import type { Database } from '../../db/schema.js';
+import { findAuthorizationClient, findPageRealm, type AuthorizationClient } from '../../storage/authorize-lookups.js';
+import { findSessionLink } from '../../storage/console-sessions.js';
+import type { SessionStore } from '../../tokens/sessions.js';
+import { verifyIdTokenHint, type IdTokenHint } from './id-token-hint.js';
+import { isRegisteredUri } from './request.js';
+
+/** OIDC RP-Initiated Logout 1.0 §2: the parameters of a logout request. */
+export interface LogoutParams {
+    id_token_hint?: string;
+    post_logout_redirect_uri?: string;
+    state?: string;
+    client_id?: string;
+}
+
+export type LogoutRequest =
+    | { ok: false; message: string; realm: { name: string; displayName: string | null } | null }
+    | {
+        ok: true;
+        hint: IdTokenHint | null;
+        client: AuthorizationClient | null;
+        /** the validated post-logout redirect URI, with `state` to echo */
+        redirect: { uri: string; state: string | undefined } | null;
+        realm: { id: string; name: string; displayName: string | null } | null;
+    };
+
+export function readLogoutParams(source: unknown): LogoutParams | null {
+    const params: Record<string, string> = {};
+    if (typeof source !== 'object' || source === null) return params;
+    for (const name of ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] as const) {
+        const value = (source as Record<string, unknown>)[name];
+        if (value === undefined) continue;
+        if (typeof value !== 'string' || value.length > 8192) return null;
+        params[name] = value;
+    }
+    return params;
+}
+
+/**
+ * Validates a logout request (OIDC RP-Initiated Logout 1.0 §2, §3): a hint that does not verify is
+ * no hint (the user confirms instead); the client is the hint's audience or `client_id` (both must
+ * agree); `post_logout_redirect_uri` must be exactly one of that client's postLogoutRedirectUri
+ * entries, else an error page — the endpoint is never an open redirector (RFC 9700 §4.11).
+ */
+export async function validateLogout(db: Kysely<Database>, publicUrl: string, params: LogoutParams, session: ConsoleSession | null): Promise<LogoutRequest> {
+    const hint = params.id_token_hint ? await verifyIdTokenHint(db, publicUrl, params.id_token_hint) : null;
+    const clientId = hint?.clientId ?? params.client_id;
+    if (hint && params.client_id !== undefined && params.client_id.toLowerCase() !== hint.clientId) {
+        return { ok: false, message: 'client_id does not match the id_token_hint.', realm: null };
+    }
+    const client = clientId !== undefined && isUuid(clientId) ? await findAuthorizationClient(db, clientId.toLowerCase()) ?? null : null;
+    const realm = client?.realm ?? (hint ? await findPageRealm(db, hint.realmId) : session ? await findPageRealm(db, session.realmId) : undefined) ?? null;
+    let redirect: { uri: string; state: string | undefined } | null = null;
+    if (params.post_logout_redirect_uri !== undefined) {
+        if (!client?.active || !isRegisteredUri(client.postLogoutRedirectUri, params.post_logout_redirect_uri)) {
+            return { ok: false, message: 'post_logout_redirect_uri is not registered for this client.', realm };
+        }
+        redirect = { uri: params.post_logout_redirect_uri, state: params.state };
+    }
+    return { ok: true, hint, client, redirect, realm };
+}
+
+/**
+ * The sessions a verified hint ends (ISSUE13 sessions model): the session its `sid` names and the
+ * browser session it was signed in through, revoked through the SessionStore (so the logout
+ * cascade and back-channel notices run), plus the cookie's session when it is the same user's.
+ * Returns whether the cookie's session was ended.
+ */
+export async function endHintedSessions(db: Kysely<Database>, sessions: SessionStore, hint: IdTokenHint, cookie: ConsoleSession | null): Promise<boolean> {
+    const ended = new Set<string>();
+    if (hint.sid !== null && isUuid(hint.sid)) {
+        const link = await findSessionLink(db, hint.sid);
+        if (link && link.sub === hint.sub && link.realmId === hint.realmId) {
+            ended.add(hint.sid);
+            if (link.parentId !== null) ended.add(link.parentId);
+        }
+    }
+    if (cookie && cookie.userId === hint.sub) ended.add(cookie.id);
+    for (const id of ended) await sessions.revoke(db, id);
+    return cookie !== null && ended.has(cookie.id);
+}

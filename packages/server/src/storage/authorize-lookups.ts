@@ -1,0 +1,70 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { fromDbBool } from '../db/values.js';
+
+/** A client as the authorization and logout endpoints see it, with its realm (issue 13). */
+export interface AuthorizationClient {
+    id: string;
+    name: string;
+    displayName: string | null;
+    active: boolean;
+    /** null: a public client (created without a secret), which must use PKCE */
+    hasSecret: boolean;
+    /** space-separated exact URIs; null: none registered */
+    redirectUri: string | null;
+    postLogoutRedirectUri: string | null;
+    grantTypes: string | null;
+    accessPolicyId: string | null;
+    firstParty: boolean;
+    realm: { id: string; name: string; displayName: string | null };
+}
+
+export async function findAuthorizationClient(db: Kysely<Database>, clientId: string): Promise<AuthorizationClient | undefined> {
+    const row = await db.selectFrom('auth_clients')
+        .innerJoin('auth_realms', 'auth_realms.id', 'auth_clients.realm_id')
+        .select([
+            'auth_clients.id', 'auth_clients.name', 'auth_clients.display_name', 'auth_clients.active', 'auth_clients.secret',
+            'auth_clients.redirect_uri', 'auth_clients.post_logout_redirect_uri', 'auth_clients.grant_types',
+            'auth_clients.access_policy_id', 'auth_clients.first_party',
+            'auth_realms.id as realm_id', 'auth_realms.name as realm_name', 'auth_realms.display_name as realm_display_name',
+        ])
+        .where('auth_clients.id', '=', clientId)
+        .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+        id: row.id, name: row.name, displayName: row.display_name, active: fromDbBool(row.active), hasSecret: row.secret !== null,
+        redirectUri: row.redirect_uri, postLogoutRedirectUri: row.post_logout_redirect_uri, grantTypes: row.grant_types,
+        accessPolicyId: row.access_policy_id, firstParty: fromDbBool(row.first_party),
+        realm: { id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name },
+    };
+}
+
+/** The realm of a page when no client names it (the logout pages of a session). */
+export async function findPageRealm(db: Kysely<Database>, realmId: string): Promise<{ id: string; name: string; displayName: string | null } | undefined> {
+    const row = await db.selectFrom('auth_realms').select(['id', 'name', 'display_name']).where('id', '=', realmId).executeTakeFirst();
+    return row && { id: row.id, name: row.name, displayName: row.display_name };
+}
+
+/** A user signing in with the form: name and password hash (null: none set), active mark. */
+export interface SignInUser {
+    id: string;
+    name: string;
+    active: boolean;
+    password: string | null;
+}
+
+/**
+ * The user the sign-in form names in a realm (issue 13 item 3: username or email): by name first,
+ * else by email when exactly one user of the realm has it (an address shared by several names no one).
+ */
+export async function findSignInUser(db: Kysely<Database>, realmId: string, login: string): Promise<SignInUser | undefined> {
+    if (login.includes('\u0000')) return undefined;
+    const columns = ['id', 'name', 'active', 'password'] as const;
+    const byName = await db.selectFrom('auth_users').select(columns).where('realm_id', '=', realmId).where('name', '=', login).executeTakeFirst();
+    const rows = byName ? [byName] : login.includes('@') ?
+        await db.selectFrom('auth_users').select(columns).where('realm_id', '=', realmId).where('email', '=', login).limit(2).execute() :
+        [];
+    if (rows.length !== 1) return undefined;
+    const row = rows[0]!;
+    return { id: row.id, name: row.name, active: fromDbBool(row.active), password: row.password };
+}

@@ -1,0 +1,8 @@
+/**
+ * The default auth console (issue 13 item 1): server-rendered pages that work without JavaScript.
+ * A deployment may substitute another module with the same exports (AUTH_CONSOLE_PATH); the server
+ * refuses to boot when its CONTRACT_VERSION is not the one this entry declares (views/load.ts).
+ */
+export const CONTRACT_VERSION = 5;
+export { renderConsent, renderError, renderFormPost, renderLoggedOut, renderLogout, renderSignIn } from './pages.js';
+export { STYLESHEET as stylesheet } from './assets.js';

@@ -1,0 +1,101 @@
+import type { ConsentView, ErrorView, FormPostView, LoggedOutView, LogoutView, PageClient, PageRealm, SignInView } from './contract.js';
+import { escapeHtml as e, hiddenFields, page } from './html.js';
+import { STRINGS } from './strings.js';
+
+/** The script of the form_post page (no inline script: the pages' CSP is `script-src 'self'`). */
+const FORM_POST_SCRIPT_PATH = '/assets/form-post.js';
+
+const realmName = (realm: PageRealm | null): string => (realm ? realm.displayName ?? realm.name : 'Realmgate');
+const clientName = (client: PageClient): string => client.displayName ?? client.name;
+
+const formOpen = (action: string, id?: string): string =>
+    `<form method="post" action="${e(action)}"${id ? ` id="${e(id)}"` : ''}>`;
+
+export function renderSignIn(view: SignInView): string {
+    const realm = realmName(view.realm);
+    const error = view.error ? `<p class="error" role="alert">${e(view.error)}</p>\n` : '';
+    return page({
+        title: STRINGS.signInTitle,
+        realm,
+        body: `<h1>${e(STRINGS.signInHeading(realm))}</h1>
+<p class="subtitle">${e(STRINGS.signInFor(clientName(view.client)))}</p>
+${error}${formOpen(view.form.action)}
+${hiddenFields(view.form.fields)}
+<label for="username">${e(STRINGS.usernameLabel)}</label>
+<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${e(view.username ?? '')}"${view.username ? '' : ' autofocus'}>
+<label for="password">${e(STRINGS.passwordLabel)}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? ' autofocus' : ''}>
+<button type="submit">${e(STRINGS.signInButton)}</button>
+</form>`,
+    });
+}
+
+export function renderConsent(view: ConsentView): string {
+    const scopes = view.scopes.map((scope) => {
+        const description = STRINGS.scopeDescriptions[scope];
+        return `<li>${description ? `${e(description)} <code>${e(scope)}</code>` : `<code>${e(scope)}</code>`}</li>`;
+    }).join('\n');
+    return page({
+        title: STRINGS.consentTitle,
+        realm: realmName(view.realm),
+        body: `<h1>${e(STRINGS.consentHeading(clientName(view.client)))}</h1>
+<p class="subtitle">${e(STRINGS.consentSignedInAs(view.user))}</p>
+<p>${e(STRINGS.consentScopes)}</p>
+<ul class="scopes">
+${scopes}
+</ul>
+${formOpen(view.form.action)}
+${hiddenFields(view.form.fields)}
+<div class="actions">
+<button type="submit" name="decision" value="deny" class="secondary">${e(STRINGS.denyButton)}</button>
+<button type="submit" name="decision" value="allow">${e(STRINGS.allowButton)}</button>
+</div>
+</form>`,
+    });
+}
+
+export function renderLogout(view: LogoutView): string {
+    const realm = realmName(view.realm);
+    return page({
+        title: STRINGS.logoutTitle,
+        realm,
+        body: `<h1>${e(STRINGS.logoutQuestion(realm))}</h1>
+${formOpen(view.form.action)}
+${hiddenFields(view.form.fields)}
+<button type="submit">${e(STRINGS.logoutButton)}</button>
+</form>`,
+    });
+}
+
+export function renderLoggedOut(view: LoggedOutView): string {
+    return page({
+        title: STRINGS.loggedOutTitle,
+        realm: realmName(view.realm),
+        body: `<h1>${e(STRINGS.loggedOutTitle)}</h1>\n<p>${e(STRINGS.loggedOutMessage)}</p>`,
+    });
+}
+
+export function renderError(view: ErrorView): string {
+    return page({
+        title: STRINGS.errorTitle,
+        realm: realmName(view.realm),
+        body: `<h1>${e(STRINGS.errorTitle)}</h1>\n<p class="error" role="alert">${e(view.message)}</p>\n<p class="code"><code>${e(view.error)}</code></p>`,
+    });
+}
+
+/**
+ * The form_post response (OAuth 2.0 Form Post Response Mode §2): the code and state posted to the
+ * redirect URI. The external script submits it at once; without JavaScript the user presses Continue.
+ */
+export function renderFormPost(view: FormPostView): string {
+    return page({
+        title: STRINGS.formPostTitle,
+        realm: realmName(view.realm),
+        script: FORM_POST_SCRIPT_PATH,
+        body: `<p>${e(STRINGS.formPostMessage)}</p>
+${formOpen(view.form.action, 'form-post')}
+${hiddenFields(view.form.fields)}
+<button type="submit">${e(STRINGS.continueButton)}</button>
+</form>`,
+    });
+}

@@ -1,0 +1,35 @@
+/**
+ * Every text of the auth pages in one place (issue 13 item 1), so a deployment can translate or
+ * reword them by substituting the console module (AUTH_CONSOLE_PATH) without touching markup.
+ */
+export const STRINGS = {
+    signInTitle: 'Sign in',
+    signInHeading: (realm: string) => `Sign in to ${realm}`,
+    signInFor: (client: string) => `to continue to ${client}`,
+    usernameLabel: 'Username or email',
+    passwordLabel: 'Password',
+    signInButton: 'Sign in',
+    invalidCredentials: 'The username or password is incorrect.',
+    tooManyAttempts: 'Too many sign-in attempts. Wait a moment and try again.',
+    consentTitle: 'Authorize application',
+    consentHeading: (client: string) => `${client} wants to access your account`,
+    consentScopes: 'It asks for:',
+    consentSignedInAs: (user: string) => `Signed in as ${user}`,
+    allowButton: 'Allow',
+    denyButton: 'Deny',
+    logoutTitle: 'Sign out',
+    logoutQuestion: (realm: string) => `Do you want to sign out of ${realm}?`,
+    logoutButton: 'Sign out',
+    loggedOutTitle: 'Signed out',
+    loggedOutMessage: 'You are signed out.',
+    errorTitle: 'Something went wrong',
+    formPostTitle: 'Continue',
+    formPostMessage: 'Continue to the application.',
+    continueButton: 'Continue',
+    scopeDescriptions: {
+        openid: 'Your identity',
+        profile: 'Your profile (name, display name)',
+        email: 'Your email address',
+        offline_access: 'Access while you are away',
+    } as Readonly<Record<string, string>>,
+} as const;
