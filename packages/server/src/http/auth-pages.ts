@@ -29,7 +29,10 @@ export function sendPage(reply: FastifyReply, html: string, options: { status?: 
         'x-frame-options': 'DENY',
         'cache-control': 'no-store',
         pragma: 'no-cache',
-        'referrer-policy': 'no-referrer',
+        // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` with a form
+        // POST, which the CSRF check must refuse; same-origin still keeps the request's URL (its
+        // state, its code) from every other site (RFC 9700 §4.2.4)
+        'referrer-policy': 'same-origin',
     }).send(html);
 }
 

@@ -26,7 +26,7 @@ export function page(options: { title: string; realm: string; body: string; scri
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(options.title)} · ${escapeHtml(options.realm)}</title>
 <link rel="stylesheet" href="/assets/auth.css">${script}
 </head>

@@ -83,7 +83,10 @@ describeEachDialect('end to end: browser sign-in with chromium and openid-client
             await page.getByRole('button', { name: 'Sign in' }).click();
         }
         if (consent) await page.getByRole('button', { name: 'Allow' }).click();
-        await page.waitForURL((url) => url.href.startsWith(rp.callback));
+        // a page that stops short of the application says where and why in the failure
+        await page.waitForURL((url) => url.href.startsWith(rp.callback), { timeout: 10_000 }).catch(async (error: unknown) => {
+            throw new Error(`the browser stopped at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: error });
+        });
         return new URL(page.url());
     }
 
