@@ -10,6 +10,8 @@ import { createClientSecretVerifier } from './secrets/client-secret-verifier.js'
 import { createPasswordHasher } from './secrets/passwords.js';
 import { createKeyStore } from './keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
+import { createDeviceAuthorizationEndpoint } from './oauth2/device/authorization-endpoint.js';
+import { createDeviceVerification } from './oauth2/device/verification.js';
 import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint } from './oauth2/token-endpoint.js';
@@ -56,7 +58,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
-    const grants = grantRegistry({ tokens, sessions, passwords });
+    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords });
     const catalog = new CatalogCache(handle.db);
     const limits = await createLimits(config, options.limits ?? {}, (error) => {
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
@@ -83,6 +85,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
         limits,
+        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, clientSecrets, passwords, publicUrl: config.publicUrl }),
+        deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
         introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
     };
 }

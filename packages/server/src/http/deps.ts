@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { KeyStore } from '../keys/store.js';
 import type { RequestLimits } from '../limits/request-limits.js';
+import type { DeviceAuthorizationEndpoint } from '../oauth2/device/authorization-endpoint.js';
+import type { DeviceVerification } from '../oauth2/device/verification.js';
 import type { IntrospectionEndpoint } from '../oauth2/introspection-endpoint.js';
 import type { RevocationEndpoint } from '../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../oauth2/token-endpoint.js';
@@ -30,6 +32,10 @@ export interface AppDeps {
     revocationEndpoint: RevocationEndpoint;
     /** `POST /token/introspect` (RFC 7662) and `GET /sessions/@me/introspect` without their transport */
     introspectionEndpoint: IntrospectionEndpoint;
+    /** `POST /device_authorization` (RFC 8628 §3.1) without its transport */
+    deviceAuthorizationEndpoint: DeviceAuthorizationEndpoint;
+    /** the user's side of the device flow (RFC 8628 §3.3): the API routes and the /device page */
+    deviceVerification: DeviceVerification;
     /** spec Limits: failed authentications per address, budgets per identity, the login gate */
     limits: RequestLimits;
 }

@@ -12,6 +12,7 @@ import { supportedGrantTypes } from './grants/index.js';
 export interface DiscoveryDocument {
     issuer: string;
     token_endpoint: string;
+    device_authorization_endpoint: string;
     jwks_uri: string;
     revocation_endpoint: string;
     introspection_endpoint: string;
@@ -45,6 +46,7 @@ export async function discoveryDocument(db: Kysely<Database>, publicUrl: string,
     return {
         issuer: issuerOf(publicUrl, realm.name),
         token_endpoint: `${base}/token`,
+        device_authorization_endpoint: `${base}/device_authorization`, // RFC 8628 §4
         jwks_uri: `${base}/realms/${encodeURIComponent(realm.name)}/jwks`,
         revocation_endpoint: `${base}/token/revoke`,
         // the grants `POST /token` handles, from the registry itself (oauth2/grants/index.ts)

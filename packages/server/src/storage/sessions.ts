@@ -15,6 +15,8 @@ export interface NewSessionRecord {
     userAgent: string | null;
     expiresAt: Date;
     createdAt: Date;
+    /** the session this one was signed in through; null for a first-hand login */
+    parentId?: string | null;
 }
 
 /** A session row ready to insert, kept opaque so callers can batch rows without knowing columns. */
@@ -34,6 +36,7 @@ export function sessionRowOf(dialect: DialectName, session: NewSessionRecord): S
         seen_at: now,
         expires_at: toDbDate(dialect, session.expiresAt),
         revoked_at: null,
+        parent_id: session.parentId ?? null,
         created_at: now,
         updated_at: now,
     };

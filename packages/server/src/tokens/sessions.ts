@@ -13,6 +13,8 @@ export interface NewSession {
     ipAddress: string | null;
     userAgent: string | null;
     expiresAt: Date;
+    /** the session this one was signed in through (ISSUE13 sessions model; the device grant's approving session) */
+    parentId?: string | null;
 }
 
 /**
@@ -95,7 +97,7 @@ export function createSessionStore(dialect: DialectName): SessionStore {
             const row = sessionRowOf(dialect, {
                 id, subjectId: session.subject.id, subjectKind: session.subject.kind, clientId: session.clientId,
                 realmId: session.subject.realmId, ipAddress: session.ipAddress, userAgent: session.userAgent,
-                expiresAt: session.expiresAt, createdAt: new Date(),
+                expiresAt: session.expiresAt, createdAt: new Date(), parentId: session.parentId ?? null,
             });
             // inside a transaction the row belongs to it and is written at once
             if (db.isTransaction) await insertSessionRows(db, [row]);

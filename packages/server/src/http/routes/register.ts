@@ -9,6 +9,7 @@ import { createSecretStore } from '../../domains/clients/secret.js';
 import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
+import { registerDeviceRoutes } from './device.js';
 import { registerDiscoveryRoutes } from './discovery.js';
 import { registerSelfIntrospectionRoute } from './introspection.js';
 import { registerAuthorizationCheckRoutes } from './authorization-check.js';
@@ -45,6 +46,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     registerTokenRoutes(app, {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
     });
+    registerDeviceRoutes(app, { endpoint: deps.deviceAuthorizationEndpoint, verification: deps.deviceVerification, limits: deps.limits });
     registerSelfIntrospectionRoute(app, deps);
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { DialectName } from '../../db/values.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
 import { hasScope, type TokenSubject } from '../../tokens/claims.js';
@@ -34,6 +35,8 @@ export interface GrantRequest {
 }
 
 export interface GrantDeps {
+    /** for the grants' own rows (the device code's) */
+    dialect: DialectName;
     tokens: TokenService;
     sessions: SessionStore;
     passwords: PasswordHasher;
