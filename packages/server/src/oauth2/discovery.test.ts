@@ -28,9 +28,10 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
         expect(document).toEqual({
             issuer: `${publicUrl}/realms/discovered`,
             token_endpoint: `${publicUrl}/token`,
+            device_authorization_endpoint: `${publicUrl}/device_authorization`,
             jwks_uri: `${publicUrl}/realms/discovered/jwks`,
             revocation_endpoint: `${publicUrl}/token/revoke`,
-            grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+            grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
             token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             introspection_endpoint: `${publicUrl}/token/introspect`,
