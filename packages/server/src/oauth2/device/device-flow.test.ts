@@ -157,6 +157,34 @@ describeEachDialect('device authorization grant (RFC 8628)', (dialect) => {
         expect(await pollError(app, confidential, second.device_code)).toMatchObject({ error: 'invalid_grant' });
     });
 
+    it("the client's access policy applies at approval (403 access_denied) and again at issuance (invalid_grant)", async () => {
+        const policy = async (name: string, invert: boolean) =>
+            (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/policies', payload: { type: 'identity', name, realmId: realm, invert } }, 201)).data.id;
+        const [denyAll, allowAll] = [await policy(`deny-${confidential.id}`, true), await policy(`allow-${confidential.id}`, false)];
+        const policed = await createClient(app, realm, undefined, { grantTypes: [DEVICE_GRANT], accessPolicyId: denyAll });
+        const client = { id: policed.id, secret: policed.secret };
+        const started = await authorizeDevice(app, client);
+        const userBearer = await bearer();
+        const refused = await verify(app, 'approve', userBearer, started.user_code);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json()).toMatchObject({ code: 'access_denied' });
+        await app.json({ method: 'POST', url: `/clients/${policed.id}`, payload: { accessPolicyId: allowAll } }, 200);
+        expect((await verify(app, 'approve', userBearer, started.user_code)).statusCode).toBe(200);
+        // changed between the approval and the poll: nothing is issued
+        await app.json({ method: 'POST', url: `/clients/${policed.id}`, payload: { accessPolicyId: denyAll } }, 200);
+        expect(await pollError(app, client, started.device_code)).toMatchObject({ error: 'invalid_grant' });
+        expect(await app.deps.db.selectFrom('auth_sessions').select('id').where('client_id', '=', policed.id).execute()).toEqual([]);
+    });
+
+    it('a client authenticating with Basic may repeat its own client_id (RFC 8628 §3.1), never another one', async () => {
+        const as = app.basic(confidential.id, confidential.secret!);
+        const same = await app.request({ method: 'POST', url: '/device_authorization', as, payload: { client_id: confidential.id } });
+        expect(same.statusCode, same.body).toBe(200);
+        const other = await app.request({ method: 'POST', url: '/device_authorization', as, payload: { client_id: publicClient.id } });
+        expect(other.statusCode).toBe(400);
+        expect(other.json()).toMatchObject({ error: 'invalid_request' });
+    });
+
     it('realm isolation: a user of another realm gets the unknown-code answer', async () => {
         const started = await authorizeDevice(app, confidential);
         const realmB = await createRealm(app);
