@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
+import type { DeviceAuthorizationResponse } from '../src/oauth2/device/authorization-endpoint.js';
 import { codeDigest } from '../src/oauth2/device/codes.js';
 import { toDbDate } from '../src/db/values.js';
 
@@ -16,24 +17,15 @@ export interface DeviceClient {
 const credentials = (app: TestApp, client: DeviceClient) => (client.secret ?
     { as: app.basic(client.id, client.secret), extra: {} } : { as: null, extra: { client_id: client.id } });
 
-export interface DeviceAuthorization {
-    device_code: string;
-    user_code: string;
-    verification_uri: string;
-    verification_uri_complete: string;
-    expires_in: number;
-    interval: number;
-}
-
 export async function requestDeviceAuthorization(app: TestApp, client: DeviceClient, payload: Record<string, string> = {}) {
     const { as, extra } = credentials(app, client);
     return app.request({ method: 'POST', url: '/device_authorization', as, payload: { ...extra, ...payload } });
 }
 
-export async function authorizeDevice(app: TestApp, client: DeviceClient, payload: Record<string, string> = {}): Promise<DeviceAuthorization> {
+export async function authorizeDevice(app: TestApp, client: DeviceClient, payload: Record<string, string> = {}): Promise<DeviceAuthorizationResponse> {
     const response = await requestDeviceAuthorization(app, client, payload);
     expect(response.statusCode, response.body).toBe(200);
-    return response.json() as DeviceAuthorization;
+    return response.json() as DeviceAuthorizationResponse;
 }
 
 export async function poll(app: TestApp, client: DeviceClient, deviceCode: string) {

@@ -14,9 +14,9 @@ import { codeDigest, newDeviceCode, newUserCode } from './codes.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 8628 §3.2 expires_in: ten minutes to walk to another device and approve */
-export const DEVICE_CODE_LIFETIME_SECONDS = 600;
+const DEVICE_CODE_LIFETIME_SECONDS = 600;
 /** RFC 8628 §3.2 interval (its default, 5 s) */
-export const DEVICE_POLL_INTERVAL_SECONDS = 5;
+const DEVICE_POLL_INTERVAL_SECONDS = 5;
 
 export interface DeviceAuthorizationRequest {
     body: unknown;
