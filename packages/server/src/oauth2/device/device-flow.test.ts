@@ -1,3 +1,4 @@
+import { PermissionName, RealmScope } from '@realmgate/core';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/app.js';
@@ -6,7 +7,7 @@ import {
     adjustDeviceCode, authorizeDevice, DEVICE_GRANT, deviceCodeRow, poll, pollError, requestDeviceAuthorization, verify, type DeviceClient,
 } from '../../../test/device-flow.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
-import { createClient, createUser } from '../../../test/identities.js';
+import { createClient, createUser, grantDirect } from '../../../test/identities.js';
 import { login, probe } from '../../../test/sessions.js';
 import { USER_CODE_ALPHABET } from './codes.js';
 
@@ -183,6 +184,30 @@ describeEachDialect('device authorization grant (RFC 8628)', (dialect) => {
         const other = await app.request({ method: 'POST', url: '/device_authorization', as, payload: { client_id: publicClient.id } });
         expect(other.statusCode).toBe(400);
         expect(other.json()).toMatchObject({ error: 'invalid_request' });
+    });
+
+    it('a password change from another session ends the approving one: the code is not redeemed (spec Authentication 12)', async () => {
+        const changer = await createUser(app, realm);
+        await grantDirect(app, { userId: changer.id }, PermissionName.USER_SELF_MANAGE, RealmScope.OWN);
+        const approving = await login(app, realm, changer.name, changer.password);
+        const current = await login(app, realm, changer.name, changer.password);
+        const started = await authorizeDevice(app, confidential);
+        expect((await verify(app, 'approve', approving.bearer, started.user_code)).statusCode).toBe(200);
+        const changed = await app.request({
+            method: 'POST', url: '/users/@me/password', as: current.bearer, payload: { currentPassword: changer.password, password: 'a-new-password-1' },
+        });
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect(await pollError(app, confidential, started.device_code)).toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('two polls racing for an approved code: exactly one receives tokens; a poll without a client is invalid_client', async () => {
+        const started = await authorizeDevice(app, confidential);
+        expect((await verify(app, 'approve', await bearer(), started.user_code)).statusCode).toBe(200);
+        const answers = await Promise.all([poll(app, confidential, started.device_code), poll(app, confidential, started.device_code)]);
+        expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400]);
+        const anonymous = await app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: DEVICE_GRANT, device_code: started.device_code } });
+        expect(anonymous.statusCode).toBe(401);
+        expect(anonymous.json()).toMatchObject({ error: 'invalid_client' });
     });
 
     it('realm isolation: a user of another realm gets the unknown-code answer', async () => {
