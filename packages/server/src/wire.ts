@@ -11,6 +11,8 @@ import { createPasswordHasher } from './secrets/passwords.js';
 import { createKeyStore } from './keys/store.js';
 import { grantRegistry } from './oauth2/grants/index.js';
 import { createUserinfoEndpoint } from './oauth2/userinfo.js';
+import { createDeviceAuthorizationEndpoint } from './oauth2/device/authorization-endpoint.js';
+import { createDeviceVerification } from './oauth2/device/verification.js';
 import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint } from './oauth2/token-endpoint.js';
@@ -105,6 +107,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
         limits,
+        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, clientSecrets, passwords, publicUrl: config.publicUrl }),
+        deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
         introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
         views,

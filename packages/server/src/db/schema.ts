@@ -247,6 +247,27 @@ export interface AuthorizationCodeTable {
     created_at: DbDate;
 }
 
+/** A device authorization request (RFC 8628, migration 0004): both codes stored only as SHA-256 digests. */
+export interface DeviceCodeTable {
+    id: string;
+    device_code_digest: string;
+    /** of the normalised user code (upper case, no dash) */
+    user_code_digest: string;
+    realm_id: string;
+    client_id: string;
+    scope: string;
+    status: 'pending' | 'approved' | 'denied';
+    /** who decided, and the session they decided in (null for Basic) */
+    user_id: string | null;
+    session_id: string | null;
+    /** seconds between polls (RFC 8628 §3.5: grows by 5 at each slow_down) */
+    poll_interval: number;
+    polled_at: DbDate | null;
+    expires_at: DbDate;
+    consumed_at: DbDate | null;
+    created_at: DbDate;
+}
+
 /** Scopes a user granted a client (migration 0003), space-delimited. */
 export interface UserConsentTable extends Timestamps {
     id: string;
@@ -315,6 +336,7 @@ export interface Database {
     auth_session_tokens: SessionTokenTable;
     auth_authorization_codes: AuthorizationCodeTable;
     auth_user_consents: UserConsentTable;
+    auth_device_codes: DeviceCodeTable;
     auth_events: EventTable;
     auth_event_aggregates: EventAggregateTable;
 }

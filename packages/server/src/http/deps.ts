@@ -6,6 +6,8 @@ import type { KeyStore } from '../keys/store.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BackchannelLogout } from '../oauth2/backchannel-logout.js';
+import type { DeviceAuthorizationEndpoint } from '../oauth2/device/authorization-endpoint.js';
+import type { DeviceVerification } from '../oauth2/device/verification.js';
 import type { IntrospectionEndpoint } from '../oauth2/introspection-endpoint.js';
 import type { RevocationEndpoint } from '../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../oauth2/token-endpoint.js';
@@ -40,6 +42,10 @@ export interface AppDeps {
     introspectionEndpoint: IntrospectionEndpoint;
     /** `GET`/`POST /userinfo` (OpenID Connect Core §5.3) without their transport */
     userinfoEndpoint: UserinfoEndpoint;
+    /** `POST /device_authorization` (RFC 8628 §3.1) without its transport */
+    deviceAuthorizationEndpoint: DeviceAuthorizationEndpoint;
+    /** the user's side of the device flow (RFC 8628 §3.3): the API routes and the /device page */
+    deviceVerification: DeviceVerification;
     /** spec Limits: failed authentications per address, budgets per identity, the login gate */
     limits: RequestLimits;
     /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import { AppError } from '../errors/app-error.js';
+import type { DeviceVerificationThrottle } from './device-verification.js';
 import type { Chargeable, Decision, RateLimiter } from './limiter.js';
 import type { LoginGate } from './login-gate.js';
 
@@ -35,6 +36,8 @@ interface RequestState {
 export interface RequestLimits {
     limiter: RateLimiter;
     gate: LoginGate;
+    /** RFC 8628 §5.1: wrong user codes per address and per session, in the same counter store */
+    deviceVerification: DeviceVerificationThrottle;
     /** stage one: starts tracking the request; throws 429 when its address is refused as a whole */
     admit(request: LimitedRequest, headers: (values: RateLimitHeaders) => void): void;
     /**
@@ -73,11 +76,12 @@ export function loginGateKey(account: string, address: string): string {
     return `${account}\u0000${address}`;
 }
 
-export function createRequestLimits(limiter: RateLimiter, gate: LoginGate): RequestLimits {
+export function createRequestLimits(limiter: RateLimiter, gate: LoginGate, deviceVerification: DeviceVerificationThrottle): RequestLimits {
     const states = new WeakMap<LimitedRequest, RequestState>();
     return {
         limiter,
         gate,
+        deviceVerification,
         admit(request, headers) {
             const seconds = limiter.refusal(request.ip);
             // a refused request costs no counter operation at all

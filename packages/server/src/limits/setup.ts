@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { createFallbackCounterStore, type FallbackReport } from './fallback-counter-store.js';
+import { createDeviceVerificationThrottle } from './device-verification.js';
 import { createRateLimiter } from './limiter.js';
 import { createLoginGate } from './login-gate.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
@@ -70,5 +71,7 @@ export async function createLimits(
         onStoreError,
         settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...config.rateLimit },
     });
-    return createRequestLimits(limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock));
+    return createRequestLimits(
+        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock),
+    );
 }

@@ -31,9 +31,10 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             token_endpoint: `${publicUrl}/token`,
             userinfo_endpoint: `${publicUrl}/userinfo`,
             end_session_endpoint: `${publicUrl}/logout`,
+            device_authorization_endpoint: `${publicUrl}/device_authorization`,
             jwks_uri: `${publicUrl}/realms/discovered/jwks`,
             revocation_endpoint: `${publicUrl}/token/revoke`,
-            grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'authorization_code'],
+            grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
             token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
             revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             introspection_endpoint: `${publicUrl}/token/introspect`,
@@ -55,7 +56,6 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
         });
         // nothing advertised that does not exist: no implicit flow, no registration, no device endpoint
         expect(document.registration_endpoint).toBeUndefined();
-        expect(document.device_authorization_endpoint).toBeUndefined();
         const byId = await app.request({ method: 'GET', url: `/realms/${realm.id.toUpperCase()}/.well-known/openid-configuration`, as: null });
         expect(byId.json()).toEqual(document);
     });

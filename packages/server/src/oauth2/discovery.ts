@@ -15,6 +15,7 @@ export interface DiscoveryDocument {
     token_endpoint: string;
     userinfo_endpoint: string;
     end_session_endpoint: string;
+    device_authorization_endpoint: string;
     jwks_uri: string;
     revocation_endpoint: string;
     introspection_endpoint: string;
@@ -63,6 +64,7 @@ export async function discoveryDocument(db: Kysely<Database>, publicUrl: string,
         userinfo_endpoint: `${base}/userinfo`,
         // OpenID Connect RP-Initiated Logout 1.0 §2.1
         end_session_endpoint: `${base}/logout`,
+        device_authorization_endpoint: `${base}/device_authorization`, // RFC 8628 §4
         jwks_uri: `${base}/realms/${encodeURIComponent(realm.name)}/jwks`,
         revocation_endpoint: `${base}/token/revoke`,
         // the grants `POST /token` handles, from the registry itself (oauth2/grants/index.ts)

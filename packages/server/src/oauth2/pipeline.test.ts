@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { createDeviceAuthorizationEndpoint } from './device/authorization-endpoint.js';
 import { grantRegistry, supportedGrantTypes } from './grants/index.js';
 import { createIntrospectionEndpoint } from './introspection-endpoint.js';
 import { createRevocationEndpoint } from './revocation-endpoint.js';
 import { createTokenEndpoint } from './token-endpoint.js';
 
 // the step lists only: nothing runs, so no dependency is called
-const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0]
-    & Parameters<typeof grantRegistry>[0];
+const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0] &
+    Parameters<typeof grantRegistry>[0] & Parameters<typeof createDeviceAuthorizationEndpoint>[0];
 
 describe('protocol endpoints as named steps', () => {
     it('authenticates before charging, then runs the rest (token)', () => {
@@ -32,6 +33,14 @@ describe('protocol endpoints as named steps', () => {
         expect(supportedGrantTypes()).toEqual(grants.map((grant) => grant.type));
         expect(grants.map(({ type, clientAuthentication }) => [type, clientAuthentication])).toEqual([
             ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'], ['authorization_code', 'optional'],
+            ['urn:ietf:params:oauth:grant-type:device_code', 'optional'],
         ]);
+    });
+
+    it('runs the device authorization request as the token endpoint does: authenticate, charge, then the rest (RFC 8628 §3.1)', () => {
+        expect(createDeviceAuthorizationEndpoint({ ...deps, publicUrl: 'https://id.example.com' }).stepNames).toEqual({
+            authenticate: ['parse parameters', 'resolve realm', 'authenticate client'],
+            handle: ['client allows the device grant', 'resolve scope', 'mint codes'],
+        });
     });
 });

@@ -21,7 +21,7 @@ export interface NewSession {
      * the browser session, revoked with it; and the authentication time, which the code carries
      * and which is the session's created_at (API.md §3), so a refresh keeps `auth_time`
      */
-    parentId?: string;
+    parentId?: string | null;
     authTime?: Date;
 }
 

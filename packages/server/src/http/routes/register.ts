@@ -9,6 +9,7 @@ import { createSecretStore } from '../../domains/clients/secret.js';
 import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
+import { registerDeviceRoutes } from './device.js';
 import { registerDiscoveryRoutes } from './discovery.js';
 import { registerUserinfoRoutes } from './userinfo.js';
 import { registerSelfIntrospectionRoute } from './introspection.js';
@@ -49,6 +50,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     registerTokenRoutes(app, {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
     });
+    registerDeviceRoutes(app, { endpoint: deps.deviceAuthorizationEndpoint, verification: deps.deviceVerification, limits: deps.limits });
     registerSelfIntrospectionRoute(app, deps);
     registerUserinfoRoutes(app, { userinfo: deps.userinfoEndpoint, limits: deps.limits });
     registerAuthorizationCheckRoutes(app, deps);

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { contract, EmptyAnswer, ProtocolObject } from '../contracts/route-contract.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IntrospectionEndpoint } from '../../oauth2/introspection-endpoint.js';
 import type { RevocationEndpoint } from '../../oauth2/revocation-endpoint.js';
 import type { TokenEndpoint } from '../../oauth2/token-endpoint.js';
@@ -10,14 +10,28 @@ import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
 import type { Charge } from '../../oauth2/pipeline.js';
 
-/** The codes RFC 6749 §5.2 defines; any other failure is reported as invalid_request or server_error. */
-const OAUTH_ERRORS: ReadonlySet<string> = new Set([
+/**
+ * The codes RFC 6749 §5.2 and RFC 8628 §3.5 define, with the RFC `error` each carries (spec
+ * Errors: device_code_expired is RFC 8628's expired_token); any other failure is reported as
+ * invalid_request or server_error.
+ */
+const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CLIENT, ErrorCode.INVALID_GRANT,
     ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
-]);
+    ErrorCode.AUTHORIZATION_PENDING, ErrorCode.SLOW_DOWN, ErrorCode.ACCESS_DENIED,
+].map((code) => [code, code] as [string, string]).concat([[ErrorCode.DEVICE_CODE_EXPIRED, 'expired_token']]));
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** The error handler of the OAuth protocol routes (API.md §1 members plus RFC 6749 §5.2 `error`, `error_description`). */
+export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
+    const oauth = OAUTH_ERRORS.get(body.code) ?? (status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST);
+    // the framework's body errors become invalid_request in both members
+    const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
+    return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
+}
 
 export interface TokenRouteEndpoints {
     token: TokenEndpoint;
@@ -45,13 +59,7 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             auth: 'none', oauth: true, tags: ['oauth2'], summary, config: CHARGED_BY_ROUTE,
             consumes: ['application/x-www-form-urlencoded', 'application/json'], body: body(description), response,
         });
-        scope.setErrorHandler((error, request, reply) => {
-            const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
-            const oauth = OAUTH_ERRORS.has(body.code) ? body.code : status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST;
-            // the framework's body errors become invalid_request in both members
-            const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
-            return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
-        });
+        scope.setErrorHandler(oauthErrorHandler);
         scope.post('/token', declared('Token endpoint (RFC 6749 §3.2)', '`grant_type` and its parameters; the client authenticates with Basic or `client_id`/`client_secret`.', {
             200: ProtocolObject('The token response (RFC 6749 §5.1).', {
                 access_token: Type.String(), token_type: Type.String(), expires_in: Type.Optional(Type.Integer()),

@@ -33,7 +33,7 @@ export interface GrantRequest {
 }
 
 export interface GrantDeps {
-    /** the database dialect (timestamps a grant writes itself, such as a code's used_at) */
+    /** the database dialect: timestamps a grant writes itself (a code's used_at, a device code's poll) */
     dialect: DialectName;
     tokens: TokenService;
     sessions: SessionStore;

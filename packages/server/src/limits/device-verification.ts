@@ -1,0 +1,54 @@
+import { ErrorCode } from '@realmgate/core';
+import { AppError } from '../errors/app-error.js';
+import type { CounterStore } from './counter-store.js';
+import { WINDOW_MS } from './limiter.js';
+
+/**
+ * Wrong user codes per window and key (an address, a session) before user-code entry is refused
+ * for the rest of the window (RFC 8628 §5.1: the user code's entropy is small, so verification
+ * attempts must be rate limited). A person mistyping a few codes stays well below it.
+ */
+export const DEVICE_VERIFICATION_MAX = 10;
+
+/** Keys outlive their window a little, as the limiter's do. */
+const KEY_GRACE_MS = 5_000;
+
+/**
+ * The throttle of user-code entry (spec Errors: 429 `device_verification_throttled` with
+ * Retry-After), counted in the counter store of the request limits — Redis when configured — so
+ * every replica sees the same misses.
+ */
+export interface DeviceVerificationThrottle {
+    /** before a code is looked at: throws the 429 when one of the keys has too many misses in this window */
+    admit(keys: readonly string[]): Promise<void>;
+    /** a code that named no pending request: one miss for each key */
+    miss(keys: readonly string[]): Promise<void>;
+}
+
+export function createDeviceVerificationThrottle(store: CounterStore, prefix: string, clock: () => number, max = DEVICE_VERIFICATION_MAX): DeviceVerificationThrottle {
+    const windowOf = () => {
+        const now = clock();
+        const index = Math.floor(now / WINDOW_MS);
+        const end = (index + 1) * WINDOW_MS;
+        return { index, ttl: end - now + KEY_GRACE_MS, seconds: Math.max(1, Math.ceil((end - now) / 1000)) };
+    };
+    const missKey = (key: string, index: number) => `${prefix}dv:m:${key}:${index}`;
+    return {
+        async admit(keys) {
+            const window = windowOf();
+            for (const key of keys) {
+                // the store reads a counter only with an increment: the attempt counter is the one charged
+                const [, misses] = await store.incrementAndRead(`${prefix}dv:a:${key}:${window.index}`, missKey(key, window.index), window.ttl);
+                if (misses >= max) {
+                    throw new AppError(ErrorCode.DEVICE_VERIFICATION_THROTTLED, 'Too many wrong user codes; try again when the minute ends.', {
+                        retryAfter: window.seconds,
+                    });
+                }
+            }
+        },
+        async miss(keys) {
+            const window = windowOf();
+            for (const key of keys) await store.incrementAndRead(missKey(key, window.index), null, window.ttl);
+        },
+    };
+}
