@@ -30,7 +30,7 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             token_endpoint: `${publicUrl}/token`,
             jwks_uri: `${publicUrl}/realms/discovered/jwks`,
             revocation_endpoint: `${publicUrl}/token/revoke`,
-            grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+            grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'urn:realmgate:params:oauth:grant-type:mfa-otp'],
             token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             introspection_endpoint: `${publicUrl}/token/introspect`,

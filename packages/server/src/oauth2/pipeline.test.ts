@@ -5,7 +5,8 @@ import { createRevocationEndpoint } from './revocation-endpoint.js';
 import { createTokenEndpoint } from './token-endpoint.js';
 
 // the step lists only: nothing runs, so no dependency is called
-const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0];
+const deps = {} as Parameters<typeof createTokenEndpoint>[0] & Parameters<typeof createRevocationEndpoint>[0] & Parameters<typeof createIntrospectionEndpoint>[0]
+    & Parameters<typeof grantRegistry>[0];
 
 describe('protocol endpoints as named steps', () => {
     it('authenticates before charging, then runs the rest (token)', () => {
@@ -31,6 +32,7 @@ describe('protocol endpoints as named steps', () => {
         expect(supportedGrantTypes()).toEqual(grants.map((grant) => grant.type));
         expect(grants.map(({ type, clientAuthentication }) => [type, clientAuthentication])).toEqual([
             ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'],
+            ['urn:realmgate:params:oauth:grant-type:mfa-otp', 'optional'],
         ]);
     });
 });

@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import { migration as initial } from './0001_initial.js';
 import { migration as keyTombstones } from './0002_key_tombstones.js';
 import { migration as browserSignIn } from './0003_browser_sign_in.js';
+import { migration as authenticators } from './0005_authenticators.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -13,6 +14,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0001_initial': initial,
     '0002_key_tombstones': keyTombstones,
     '0003_browser_sign_in': browserSignIn,
+    '0005_authenticators': authenticators,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

@@ -9,11 +9,14 @@ import { renderError } from '../error-handler.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
 import type { Charge } from '../../oauth2/pipeline.js';
+import { protocolMembersOf } from '../../oauth2/errors.js';
 
 /** The codes RFC 6749 §5.2 defines; any other failure is reported as invalid_request or server_error. */
 const OAUTH_ERRORS: ReadonlySet<string> = new Set([
     ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CLIENT, ErrorCode.INVALID_GRANT,
     ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
+    // issue 14: the password grant's second-factor ticket
+    ErrorCode.MFA_REQUIRED,
 ]);
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
@@ -50,7 +53,7 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             const oauth = OAUTH_ERRORS.has(body.code) ? body.code : status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST;
             // the framework's body errors become invalid_request in both members
             const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
-            return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
+            return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message, ...protocolMembersOf(error) });
         });
         scope.post('/token', declared('Token endpoint (RFC 6749 §3.2)', '`grant_type` and its parameters; the client authenticates with Basic or `client_id`/`client_secret`.', {
             200: ProtocolObject('The token response (RFC 6749 §5.1).', {
