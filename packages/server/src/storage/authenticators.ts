@@ -128,3 +128,9 @@ export async function consumeMfaTicket(db: Kysely<Database>, id: string, userId:
     const result = await db.deleteFrom('auth_mfa_tickets').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
 }
+
+/** The user an authenticator is enrolled for: its name (the otpauth label) and realm. */
+export async function findUserForEnrolment(db: Kysely<Database>, userId: string): Promise<{ id: string; name: string; realmId: string } | undefined> {
+    const row = await db.selectFrom('auth_users').select(['id', 'name', 'realm_id']).where('id', '=', userId.toLowerCase()).executeTakeFirst();
+    return row && { id: row.id, name: row.name, realmId: row.realm_id };
+}

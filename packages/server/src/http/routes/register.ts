@@ -17,6 +17,7 @@ import { registerClientRoutes } from './clients.js';
 import { registerUserRoutes } from './users.js';
 import { registerSessionRoutes, registerSessionTokenRoutes } from './sessions.js';
 import { registerExpandedRoute } from './policies.js';
+import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
 import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
 
 type ExtraRoutes = (app: FastifyInstance, deps: AppDeps, definition: ResourceDefinition, prefix: string) => void;
@@ -46,6 +47,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
     });
     registerSelfIntrospectionRoute(app, deps);
+    registerUserAuthenticatorRoutes(app, deps);
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });

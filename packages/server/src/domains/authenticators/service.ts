@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { generateSecret, generateURI } from 'otplib';
+import QRCode from 'qrcode';
+import { acceptCode, newRecoveryCodes, recoveryCodeDigest, type SecondFactorDeps } from '../../authn/second-factor.js';
+import type { RequestContext } from '../../authz/request-context.js';
+import { badRequest, issue, notFound, validationFailed } from '../../errors/app-error.js';
+import {
+    deleteAuthenticator, deleteRecoveryCodesOfUser, findAuthenticator, findRealmMfaSettings, findUserForEnrolment,
+    insertAuthenticator, listAuthenticatorsOfUser, replaceRecoveryCodes, type AuthenticatorRow,
+} from '../../storage/authenticators.js';
+import { failedAuthentication } from '../../limits/failed-authentication.js';
+import type { Db } from '../resource/context.js';
+import { authorizeOnUser } from './access.js';
+
+/** The REST record of an authenticator (API.md §7): never its seed. */
+export interface AuthenticatorRecord {
+    id: string;
+    type: string;
+    name: string;
+    confirmed: boolean;
+    userId: string;
+    realmId: string;
+    createdAt: string;
+    updatedAt: string;
+}
+
+export interface AuthenticatorDeps extends SecondFactorDeps {
+    db: Db;
+}
+
+export function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
+    return {
+        id: row.id, type: row.type, name: row.name, confirmed: row.confirmed, userId: row.userId, realmId: row.realmId,
+        createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+    };
+}
+
+/** The user a request names (`userId`), or the calling user. */
+async function targetUser(deps: AuthenticatorDeps, ctx: RequestContext, userId: string | undefined) {
+    const identity = ctx.actor.identity;
+    const id = userId ?? (identity?.type === 'user' ? identity.id : undefined);
+    if (!id) throw validationFailed([issue(['userId'], 'required', 'names the user (a client caller has no authenticators of its own)')]);
+    const user = await findUserForEnrolment(deps.db, id);
+    if (!user) throw userId === undefined ? notFound('user') : validationFailed([issue(['userId'], 'invalid_reference', 'names no user')]);
+    return user;
+}
+
+/** An authenticator the caller may see (404 otherwise, as for one that does not exist). */
+async function reachable(deps: AuthenticatorDeps, ctx: RequestContext, id: string, action: 'read' | 'write'): Promise<AuthenticatorRow> {
+    const row = await findAuthenticator(deps.db, id);
+    if (!row) throw notFound('authenticator');
+    await authorizeOnUser(ctx, { id: row.userId, realmId: row.realmId }, action);
+    return row;
+}
+
+/** The enrolment answer: the seed, shown this once (the record never carries it). */
+export interface Enrolment {
+    data: AuthenticatorRecord;
+    meta: { secret: string; uri: string; qrCode: string };
+}
+
+/**
+ * Enrols a TOTP authenticator (RFC 6238): the server generates the seed (20 random bytes, base32,
+ * RFC 4226 §4 R6), seals it under the realm's encryption key, and answers it once as an
+ * `otpauth://totp/` URI (issuer: the realm's display name or name; label: the user name) and as
+ * that URI's QR code (an SVG data URL). Unconfirmed until a current code proves the app holds it.
+ */
+export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, input: { name: string; userId?: string }): Promise<Enrolment> {
+    const user = await targetUser(deps, ctx, input.userId);
+    await authorizeOnUser(ctx, user, 'write');
+    const realm = await findRealmMfaSettings(deps.db, user.realmId);
+    const secret = generateSecret();
+    const id = randomUUID();
+    await insertAuthenticator(deps.db, deps.dialect, {
+        id, userId: user.id, realmId: user.realmId, name: input.name, secret: await deps.secrets.encrypt(deps.db, user.realmId, secret),
+    });
+    const uri = generateURI({ issuer: realm?.displayName || realm?.name || 'realmgate', label: user.name, secret });
+    const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M' });
+    const row = await findAuthenticator(deps.db, id);
+    return {
+        data: authenticatorRecord(row!),
+        meta: { secret, uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` },
+    };
+}
+
+/**
+ * Confirms an authenticator with a current code and issues the user's recovery codes, shown this
+ * once, stored as SHA-256 digests (single use); a new confirmation replaces earlier codes. A wrong
+ * code counts as a failed authentication (spec Limits).
+ */
+export async function confirmAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, code: string): Promise<{ data: AuthenticatorRecord; meta: { recoveryCodes: string[] } }> {
+    const row = await reachable(deps, ctx, id, 'write');
+    if (row.confirmed) throw badRequest('The authenticator is confirmed already.');
+    if (!(await acceptCode(deps, deps.db, row, code.trim(), true))) {
+        throw failedAuthentication(validationFailed([issue(['code'], 'invalid_code', 'is not a current code of this authenticator')]));
+    }
+    const recoveryCodes = newRecoveryCodes();
+    await replaceRecoveryCodes(deps.db, deps.dialect, { id: row.userId, realmId: row.realmId },
+        recoveryCodes.map((value) => ({ id: randomUUID(), digest: recoveryCodeDigest(value) })));
+    return { data: authenticatorRecord((await findAuthenticator(deps.db, id))!), meta: { recoveryCodes } };
+}
+
+/** The authenticators of a user (the caller's own by default). */
+export async function listAuthenticators(deps: AuthenticatorDeps, ctx: RequestContext, userId: string | undefined): Promise<AuthenticatorRecord[]> {
+    const user = await targetUser(deps, ctx, userId);
+    await authorizeOnUser(ctx, user, 'read');
+    return (await listAuthenticatorsOfUser(deps.db, user.id)).map(authenticatorRecord);
+}
+
+export async function readAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string): Promise<AuthenticatorRecord> {
+    return authenticatorRecord(await reachable(deps, ctx, id, 'read'));
+}
+
+/** Removes an authenticator; with the user's last one go the recovery codes (nothing left to recover). */
+export async function removeAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string): Promise<AuthenticatorRecord> {
+    const row = await reachable(deps, ctx, id, 'write');
+    await deleteAuthenticator(deps.db, row.id);
+    if ((await listAuthenticatorsOfUser(deps.db, row.userId)).length === 0) await deleteRecoveryCodesOfUser(deps.db, row.userId);
+    return authenticatorRecord(row);
+}
