@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { verify } from 'otplib';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
-import { AppError } from '../errors/app-error.js';
+import { AppError, issue, validationFailed } from '../errors/app-error.js';
 import { failedAuthentication } from '../limits/failed-authentication.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import {
@@ -66,6 +66,15 @@ export async function acceptCode(deps: SecondFactorDeps, db: Kysely<Database>, a
     }
     if (!result.valid || !('timeStep' in result)) return false;
     return acceptTimeStep(db, deps.dialect, authenticator.id, result.timeStep, authenticator.lastStep, confirm);
+}
+
+/**
+ * Confirms an enrolment with a current code (the app proves it holds the seed); a wrong code is a
+ * 400 on `code` that counts as a failed authentication (spec Limits), as a wrong current password does.
+ */
+export async function confirmWithCode(deps: SecondFactorDeps, db: Kysely<Database>, authenticator: AuthenticatorRow, code: string): Promise<void> {
+    if (await acceptCode(deps, db, authenticator, code.trim(), true)) return;
+    throw failedAuthentication(validationFailed([issue(['code'], 'invalid_code', 'is not a current code of this authenticator')]));
 }
 
 /**

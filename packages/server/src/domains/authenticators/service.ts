@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
-import { acceptCode, newRecoveryCodes, recoveryCodeDigest, type SecondFactorDeps } from '../../authn/second-factor.js';
+import { confirmWithCode, newRecoveryCodes, recoveryCodeDigest, type SecondFactorDeps } from '../../authn/second-factor.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { badRequest, issue, notFound, validationFailed } from '../../errors/app-error.js';
 import {
     deleteAuthenticator, deleteRecoveryCodesOfUser, findAuthenticator, findRealmMfaSettings, findUserForEnrolment,
     insertAuthenticator, listAuthenticatorsOfUser, replaceRecoveryCodes, type AuthenticatorRow,
 } from '../../storage/authenticators.js';
-import { failedAuthentication } from '../../limits/failed-authentication.js';
 import type { Db } from '../resource/context.js';
 import { authorizeOnUser } from './access.js';
 
@@ -91,9 +90,7 @@ export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestCo
 export async function confirmAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, code: string): Promise<{ data: AuthenticatorRecord; meta: { recoveryCodes: string[] } }> {
     const row = await reachable(deps, ctx, id, 'write');
     if (row.confirmed) throw badRequest('The authenticator is confirmed already.');
-    if (!(await acceptCode(deps, deps.db, row, code.trim(), true))) {
-        throw failedAuthentication(validationFailed([issue(['code'], 'invalid_code', 'is not a current code of this authenticator')]));
-    }
+    await confirmWithCode(deps, deps.db, row, code);
     const recoveryCodes = newRecoveryCodes();
     await replaceRecoveryCodes(deps.db, deps.dialect, { id: row.userId, realmId: row.realmId },
         recoveryCodes.map((value) => ({ id: randomUUID(), digest: recoveryCodeDigest(value) })));
