@@ -1,7 +1,7 @@
 import { verifySecondFactor } from '../../authn/second-factor.js';
 import { consumeMfaTicket } from '../../storage/authenticators.js';
 import { findSubjectState } from '../../storage/subjects.js';
-import { decodeJws } from '../../tokens/jws.js';
+import { unverifiedRealmOf } from '../../tokens/jws.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
@@ -23,11 +23,7 @@ export const mfaOtpGrant: Grant = {
     // as the password grant it completes: a confidential, public or absent client alike
     clientAuthentication: 'optional',
     create: (deps) => ({
-        realmHint(params) {
-            // unverified: the key lookup below proves the realm (only a key of that realm verifies)
-            const realmId = params.mfa_token ? decodeJws(params.mfa_token)?.payload.realm_id : undefined;
-            return typeof realmId === 'string' ? realmId : undefined;
-        },
+        realmHint: (params) => unverifiedRealmOf(params.mfa_token),
         async handle(request) {
             const { mfa_token: token, otp, recovery_code: recoveryCode } = request.params;
             if (!token) throw invalidRequest('The multi-factor grant needs mfa_token.');
