@@ -37,7 +37,7 @@ export function newRecoveryCodes(count = 10): string[] {
 }
 
 /** A wrong second factor: a failed authentication (spec Limits, as a wrong password). */
-export function invalidSecondFactor(): AppError {
+function invalidSecondFactor(): AppError {
     return failedAuthentication(new AppError(ErrorCode.INVALID_GRANT, 'The one-time code is invalid.'));
 }
 
@@ -51,7 +51,7 @@ export interface SecondFactorDeps {
  * one, and recording that step wins against a concurrent use of the same code. The step is
  * recorded (and the authenticator confirmed when `confirm`); true when accepted.
  */
-export async function acceptCode(deps: SecondFactorDeps, db: Kysely<Database>, authenticator: AuthenticatorRow, code: string, confirm: boolean): Promise<boolean> {
+async function acceptCode(deps: SecondFactorDeps, db: Kysely<Database>, authenticator: AuthenticatorRow, code: string, confirm: boolean): Promise<boolean> {
     if (!/^\d{6}$/.test(code)) return false;
     const secret = await deps.secrets.decrypt(db, authenticator.secret);
     let result: Awaited<ReturnType<typeof verify>>;

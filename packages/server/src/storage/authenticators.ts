@@ -51,13 +51,6 @@ export async function listAuthenticatorsOfUser(db: Kysely<Database>, userId: str
     return rows.map(authenticatorOf);
 }
 
-/** Whether the user holds a confirmed authenticator (the multi-factor decision of every sign-in). */
-export async function hasConfirmedAuthenticator(db: Kysely<Database>, dialect: DialectName, userId: string): Promise<boolean> {
-    const row = await db.selectFrom('auth_user_authenticators').select('id').where('user_id', '=', userId)
-        .where('confirmed', '=', toDbBool(dialect, true)).executeTakeFirst();
-    return row !== undefined;
-}
-
 /**
  * Records an accepted time step, only when it is later than the stored one: of two concurrent
  * uses of one code only one UPDATE matches (RFC 6238 §5.2: a code is accepted once).

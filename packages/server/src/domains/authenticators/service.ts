@@ -27,7 +27,7 @@ export interface AuthenticatorDeps extends SecondFactorDeps {
     db: Db;
 }
 
-export function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
+function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
     return {
         id: row.id, type: row.type, name: row.name, confirmed: row.confirmed, userId: row.userId, realmId: row.realmId,
         createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),

@@ -6,7 +6,7 @@ import { mfaRequired } from '../errors.js';
 import type { GrantDeps, GrantRequest } from './contract.js';
 
 /** An mfa_token lives 5 minutes: long enough to open an authenticator app, short enough to be useless when stolen. */
-export const MFA_TOKEN_MAX_AGE = 300;
+const MFA_TOKEN_MAX_AGE = 300;
 
 /**
  * After a right password (issue 14 item 2): when the realm turns multi-factor on and the user holds
