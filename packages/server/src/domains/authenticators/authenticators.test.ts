@@ -71,6 +71,14 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         expect((await app.json<{ data: unknown[] }>({ method: 'GET', url: '/user-authenticators', as: user.header }, 200)).data).toEqual([]);
         // the last authenticator takes the recovery codes with it
         expect(await app.deps.db.selectFrom('auth_user_recovery_codes').select('id').where('user_id', '=', user.userId).execute()).toEqual([]);
+        // spec Events 4: each write is logged, never with the seed
+        const events = await app.deps.db.selectFrom('auth_events').select(['name', 'data', 'realm_id']).where('ref_id', '=', enrolled.data.id).execute();
+        expect(events.map((event) => event.name).sort()).toEqual(['user_authenticator.created', 'user_authenticator.deleted', 'user_authenticator.updated']);
+        for (const event of events) {
+            expect(event.realm_id).toBe(realmA);
+            expect(String(event.data)).not.toContain(secret);
+            expect(String(event.data)).not.toContain('enc:v1');
+        }
     });
 
     it('validates input: unknown members, bad ids, a missing name; a user without self-manage cannot enrol', async () => {

@@ -9,6 +9,8 @@ import {
     insertAuthenticator, listAuthenticatorsOfUser, replaceRecoveryCodes, type AuthenticatorRow,
 } from '../../storage/authenticators.js';
 import type { Db } from '../resource/context.js';
+import { recordEvent } from '../events.js';
+import { writeTransaction, type WriteTransactionDeps } from '../../storage/write-transaction.js';
 import { authorizeOnUser } from './access.js';
 
 /** The REST record of an authenticator (API.md §7): never its seed. */
@@ -23,8 +25,20 @@ export interface AuthenticatorRecord {
     updatedAt: string;
 }
 
-export interface AuthenticatorDeps extends SecondFactorDeps {
+export interface AuthenticatorDeps extends SecondFactorDeps, WriteTransactionDeps {
     db: Db;
+}
+
+const ENTITY = 'user_authenticator';
+
+/** The `user_authenticator.created|updated|deleted` entry of a write, in its transaction (spec Events 4); never the seed. */
+function recordWrite(tx: Db, deps: AuthenticatorDeps, ctx: RequestContext, action: 'created' | 'updated' | 'deleted', record: AuthenticatorRecord): Promise<void> {
+    return recordEvent(tx, deps.dialect, ctx, { name: `${ENTITY}.${action}`, refType: ENTITY, refId: record.id, realmId: record.realmId, data: { ...record } });
+}
+
+/** A write under the administrative API's one transaction helper (row lock, constraint mapping). */
+function write<T>(deps: AuthenticatorDeps, ctx: RequestContext, work: (tx: Db) => Promise<T>): Promise<T> {
+    return writeTransaction(deps, { preload: () => ctx.authorizer() }, (tx) => work(tx));
 }
 
 function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
@@ -70,14 +84,18 @@ export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestCo
     const realm = await findRealmMfaSettings(deps.db, user.realmId);
     const secret = generateSecret();
     const id = randomUUID();
-    await insertAuthenticator(deps.db, deps.dialect, {
-        id, userId: user.id, realmId: user.realmId, name: input.name, secret: await deps.secrets.encrypt(deps.db, user.realmId, secret),
+    const record = await write(deps, ctx, async (tx) => {
+        await insertAuthenticator(tx, deps.dialect, {
+            id, userId: user.id, realmId: user.realmId, name: input.name, secret: await deps.secrets.encrypt(tx, user.realmId, secret),
+        });
+        const created = authenticatorRecord((await findAuthenticator(tx, id))!);
+        await recordWrite(tx, deps, ctx, 'created', created);
+        return created;
     });
     const uri = generateURI({ issuer: realm?.displayName || realm?.name || 'realmgate', label: user.name, secret });
     const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M' });
-    const row = await findAuthenticator(deps.db, id);
     return {
-        data: authenticatorRecord(row!),
+        data: record,
         meta: { secret, uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` },
     };
 }
@@ -92,9 +110,14 @@ export async function confirmAuthenticator(deps: AuthenticatorDeps, ctx: Request
     if (row.confirmed) throw badRequest('The authenticator is confirmed already.');
     await confirmWithCode(deps, deps.db, row, code);
     const recoveryCodes = newRecoveryCodes();
-    await replaceRecoveryCodes(deps.db, deps.dialect, { id: row.userId, realmId: row.realmId },
-        recoveryCodes.map((value) => ({ id: randomUUID(), digest: recoveryCodeDigest(value) })));
-    return { data: authenticatorRecord((await findAuthenticator(deps.db, id))!), meta: { recoveryCodes } };
+    const record = await write(deps, ctx, async (tx) => {
+        await replaceRecoveryCodes(tx, deps.dialect, { id: row.userId, realmId: row.realmId },
+            recoveryCodes.map((value) => ({ id: randomUUID(), digest: recoveryCodeDigest(value) })));
+        const confirmed = authenticatorRecord((await findAuthenticator(tx, row.id))!);
+        await recordWrite(tx, deps, ctx, 'updated', confirmed);
+        return confirmed;
+    });
+    return { data: record, meta: { recoveryCodes } };
 }
 
 /** The authenticators of a user (the caller's own by default). */
@@ -111,7 +134,11 @@ export async function readAuthenticator(deps: AuthenticatorDeps, ctx: RequestCon
 /** Removes an authenticator; with the user's last one go the recovery codes (nothing left to recover). */
 export async function removeAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string): Promise<AuthenticatorRecord> {
     const row = await reachable(deps, ctx, id, 'write');
-    await deleteAuthenticator(deps.db, row.id);
-    if ((await listAuthenticatorsOfUser(deps.db, row.userId)).length === 0) await deleteRecoveryCodesOfUser(deps.db, row.userId);
-    return authenticatorRecord(row);
+    const record = authenticatorRecord(row);
+    await write(deps, ctx, async (tx) => {
+        await deleteAuthenticator(tx, row.id);
+        if ((await listAuthenticatorsOfUser(tx, row.userId)).length === 0) await deleteRecoveryCodesOfUser(tx, row.userId);
+        await recordWrite(tx, deps, ctx, 'deleted', record);
+    });
+    return record;
 }

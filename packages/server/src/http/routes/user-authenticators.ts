@@ -21,7 +21,7 @@ const IdParams = Type.Object({ id: Type.String({ pattern: UUID, description: 'Th
 /** `/user-authenticators`: enrol, confirm, list, read and remove TOTP authenticators (issue 14 item 2). */
 export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: AppDeps): void {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
-    const deps: AuthenticatorDeps = { db: appDeps.db, dialect: appDeps.handle.dialect, secrets: appDeps.secrets };
+    const deps: AuthenticatorDeps = { db: appDeps.db, handle: appDeps.handle, catalog: appDeps.catalog, dialect: appDeps.handle.dialect, secrets: appDeps.secrets };
     routes.get('/user-authenticators', contract({
         auth: 'required', tags, summary: 'The authenticators of a user (the caller\'s own unless userId names another)',
         querystring: Type.Object({ userId: Type.Optional(Type.String({ pattern: UUID })) }, { additionalProperties: false }),
