@@ -6,7 +6,7 @@ import { createActor } from '../../../test/actors.js';
 import { useTestApp, type TestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
-import { probe } from '../../../test/sessions.js';
+import { login, probe } from '../../../test/sessions.js';
 import { MFA_OTP_GRANT_TYPE } from './mfa-otp.js';
 
 const PASSWORD = 'secret-password';
@@ -170,6 +170,32 @@ describeEachDialect('multi-factor sign-in at the password grant (RFC 6238; issue
     });
 });
 
+describeEachDialect('the mfa_token is bound to the client of the password request', (dialect) => {
+    const app = useTestApp(dialect);
+
+    it('redeems only through the same client, with the scope bound at the password step', async () => {
+        const realm = await createRealm(app);
+        await setRealm(app, realm, { mfaEnabled: true });
+        const client = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: `spa-${randomUUID().slice(0, 8)}`, realmId: realm } }, 201);
+        const user = await enrolledUser(app, realm);
+        const answer = await app.request({
+            method: 'POST', url: '/token', as: null,
+            payload: { grant_type: 'password', username: user.name, password: PASSWORD, realm_id: realm, client_id: client.data.id },
+        });
+        expect(answer.statusCode, answer.body).toBe(400);
+        const mfaToken = answer.json<Body>().mfa_token!;
+        const otp = await nextCode(user.secret);
+        const clientless = await redeem(app, mfaToken, { otp });
+        expect(clientless.json()).toMatchObject({ error: 'invalid_grant', message: expect.stringContaining('another client') });
+        const redeemed = await app.request({
+            method: 'POST', url: '/token', as: null, payload: { grant_type: MFA_OTP_GRANT_TYPE, mfa_token: mfaToken, otp, client_id: client.data.id },
+        });
+        expect(redeemed.statusCode, redeemed.body).toBe(200);
+        const claims = JSON.parse(Buffer.from(redeemed.json<Body>().access_token!.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+        expect(claims).toMatchObject({ sub: user.userId, client_id: client.data.id, realm_id: realm, kind: 'access_token' });
+    });
+});
+
 describe('wrong one-time codes', () => {
     describeEachDialect('count as failed authentications (spec Limits)', (dialect) => {
         const FAILURES = 2;
@@ -182,6 +208,24 @@ describe('wrong one-time codes', () => {
             const mfaToken = await mfaTokenOf(app, realm, user.name);
             for (let index = 0; index < FAILURES; index++) expect((await redeem(app, mfaToken, { otp: '000000' })).statusCode).toBe(400);
             expect((await redeem(app, mfaToken, { otp: await nextCode(user.secret) })).statusCode).toBe(429);
+        });
+    });
+
+    describeEachDialect('count as failed authentications at confirmation too (spec Limits)', (dialect) => {
+        const FAILURES = 2;
+        // an app of its own: the address's failures of the suite above would refuse it at once
+        const app = useTestApp(dialect, {}, { limits: { failureMax: FAILURES } });
+
+        it('refuses the address after failureMax wrong confirmation codes', async () => {
+            const realm = await createRealm(app);
+            const actor = await createActor(app, realm, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
+            const { bearer } = await login(app, realm, actor.name, PASSWORD);
+            const enrolled = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/user-authenticators', payload: { name: 'phone' }, as: bearer }, 201);
+            for (let index = 0; index < FAILURES; index++) {
+                const wrong = await app.request({ method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: '000000' }, as: bearer });
+                expect(wrong.statusCode, wrong.body).toBe(400);
+            }
+            expect((await app.request({ method: 'GET', url: '/users/@me', as: bearer })).statusCode).toBe(429);
         });
     });
 });
