@@ -53,7 +53,14 @@ export interface SecondFactorDeps {
  */
 async function acceptCode(deps: SecondFactorDeps, db: Kysely<Database>, authenticator: AuthenticatorRow, code: string, confirm: boolean): Promise<boolean> {
     if (!/^\d{6}$/.test(code)) return false;
-    const secret = await deps.secrets.decrypt(db, authenticator.secret);
+    let secret: string;
+    try {
+        secret = await deps.secrets.decrypt(db, authenticator.secret);
+    } catch {
+        // spec States: a disabled realm encryption key makes its seeds unusable until enabled again
+        // (as client secrets sealed under it); the recovery codes still work
+        return false;
+    }
     let result: Awaited<ReturnType<typeof verify>>;
     try {
         result = await verify({

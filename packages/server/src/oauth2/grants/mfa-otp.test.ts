@@ -158,6 +158,22 @@ describeEachDialect('multi-factor sign-in at the password grant (RFC 6238; issue
         expect(redeemed.statusCode, redeemed.body).toBe(200);
     });
 
+    it('refuses codes while the realm encryption key is disabled (spec States); recovery codes still work', async () => {
+        const user = await enrolledUser(app, realm);
+        const sealed = await app.deps.db.selectFrom('auth_user_authenticators').select('secret').where('id', '=', user.authenticatorId).executeTakeFirstOrThrow();
+        const keyId = sealed.secret.split(':')[2]!;
+        await app.json({ method: 'POST', url: `/keys/${keyId}`, payload: { status: 'disabled' } }, 200);
+        try {
+            const mfaToken = await mfaTokenOf(app, realm, user.name);
+            expect((await redeem(app, mfaToken, { otp: await nextCode(user.secret) })).json()).toMatchObject({ error: 'invalid_grant' });
+            expect((await redeem(app, mfaToken, { recovery_code: user.recoveryCodes[0]! })).statusCode).toBe(200);
+        } finally {
+            await app.json({ method: 'POST', url: `/keys/${keyId}`, payload: { status: 'active' } }, 200);
+        }
+        const redeemed = await redeem(app, await mfaTokenOf(app, realm, user.name), { otp: await nextCode(user.secret) });
+        expect(redeemed.statusCode, redeemed.body).toBe(200);
+    });
+
     it('binds the ticket to its realm: another realm\'s token endpoint refuses it', async () => {
         const user = await enrolledUser(app, realm);
         const mfaToken = await mfaTokenOf(app, realm, user.name);
