@@ -11,6 +11,8 @@ import { AppError } from '../errors/app-error.js';
 import { failedAuthentication } from '../limits/failed-authentication.js';
 import type { ClientSecretVerifier } from '../secrets/client-secret-verifier.js';
 import { decodeBasicRfc7617 } from './basic-credentials.js';
+import { holdsConfirmedAuthenticator } from './second-factor.js';
+import { findRealmMfaSettings } from '../storage/authenticators.js';
 
 export interface AuthenticationDeps {
     db: Kysely<Database>;
@@ -82,7 +84,22 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
     if (!identity) throw failedAuthentication(invalidCredentials());
+    if (identity.type === 'user' && identity.realmId) await refuseBasicWithSecondFactor(deps.db, identity.realmId, identity.id);
     identity.realmName = identity.realmId ? (await findRealmById(deps.db, identity.realmId))?.name ?? null : null;
     // Basic is never narrowed to a client (spec Authentication rule 8)
     return { identity, tokenClientId: null, method: 'basic' };
+}
+
+/**
+ * Spec Authentication rule 6: with multi-factor on in the user's realm, Basic user credentials are
+ * refused for a user holding a confirmed authenticator — a password alone would bypass the second
+ * factor; such a script authenticates as a confidential client. Not a failed authentication: the
+ * password was right.
+ */
+async function refuseBasicWithSecondFactor(db: Kysely<Database>, realmId: string, userId: string): Promise<void> {
+    const settings = await findRealmMfaSettings(db, realmId);
+    if (!settings?.enabled || !(await holdsConfirmedAuthenticator(db, userId))) return;
+    throw new AppError(ErrorCode.MFA_REQUIRED,
+        'Basic authentication is refused for a user with multi-factor sign-in: obtain a token through POST /token (password, then the mfa-otp grant).',
+        { statusCode: 401 });
 }

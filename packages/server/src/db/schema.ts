@@ -25,6 +25,11 @@ export interface RealmTable extends Timestamps {
     display_name: string | null;
     description: string | null;
     built_in: DbBool;
+    /** API.md §7 realm settings (migration 0005) */
+    registration_enabled: Generated<DbBool>;
+    email_verification_required: Generated<DbBool>;
+    mfa_enabled: Generated<DbBool>;
+    mfa_required: Generated<DbBool>;
 }
 
 export interface PathTable extends Timestamps {
@@ -277,6 +282,38 @@ export interface UserConsentTable extends Timestamps {
     realm_id: string;
 }
 
+/** A TOTP authenticator (RFC 6238; migration 0005); the seed sealed under the realm's encryption key. */
+export interface UserAuthenticatorTable extends Timestamps {
+    id: string;
+    user_id: string;
+    realm_id: string;
+    type: string;
+    name: string;
+    secret: string;
+    confirmed: DbBool;
+    /** the last accepted time step: a code of it or an earlier step is a replay */
+    last_step: number | string | null;
+}
+
+/** A recovery code (migration 0005), stored as its SHA-256 digest, single use. */
+export interface UserRecoveryCodeTable {
+    id: string;
+    user_id: string;
+    realm_id: string;
+    code_digest: string;
+    used_at: DbDate | null;
+    created_at: DbDate;
+}
+
+/** An issued mfa_token by jti (migration 0005): deleted by its one redemption. */
+export interface MfaTicketTable {
+    id: string;
+    user_id: string;
+    realm_id: string;
+    expires_at: DbDate;
+    created_at: DbDate;
+}
+
 export interface SessionTokenTable {
     id: string;
     kind: string;
@@ -337,6 +374,9 @@ export interface Database {
     auth_authorization_codes: AuthorizationCodeTable;
     auth_user_consents: UserConsentTable;
     auth_device_codes: DeviceCodeTable;
+    auth_user_authenticators: UserAuthenticatorTable;
+    auth_user_recovery_codes: UserRecoveryCodeTable;
+    auth_mfa_tickets: MfaTicketTable;
     auth_events: EventTable;
     auth_event_aggregates: EventAggregateTable;
 }

@@ -1,6 +1,6 @@
 import { MASTER_REALM } from '@realmgate/core';
 import { type ResourceDefinition } from './resource/context.js';
-import { commonFields, type ResourceSpec } from './resource/spec.js';
+import { commonFields, type FieldSpec, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { KeyStore } from '../keys/store.js';
@@ -20,6 +20,13 @@ spec.fields = [
     displayNameField,
     descriptionField,
     builtInField,
+    // API.md §7 "Realm settings" (migration 0005); only the multi-factor ones act so far (issue 14):
+    // mfaEnabled asks holders of a confirmed authenticator for a code after the password and refuses
+    // them Basic; mfaRequired also refuses a password-only sign-in to users who have not enrolled
+    ...(['registrationEnabled', 'emailVerificationRequired', 'mfaEnabled', 'mfaRequired'] as const).map((name): FieldSpec => ({
+        name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
+        create: 'optional', update: true, default: false, filter: true,
+    })),
 ];
 
 /** Realms: a realm's own id is the realm every decision about it is about. */

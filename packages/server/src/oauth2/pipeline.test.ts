@@ -34,6 +34,7 @@ describe('protocol endpoints as named steps', () => {
         expect(grants.map(({ type, clientAuthentication }) => [type, clientAuthentication])).toEqual([
             ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'], ['authorization_code', 'optional'],
             ['urn:ietf:params:oauth:grant-type:device_code', 'optional'],
+            ['urn:realmgate:params:oauth:grant-type:mfa-otp', 'optional'],
         ]);
     });
 

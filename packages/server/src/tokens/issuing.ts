@@ -51,6 +51,16 @@ function accessTokenHash(accessToken: string): string {
     return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
+/** A multi-factor ticket (issue 14): the password was right, the second factor is pending. */
+export interface MfaTokenRequest {
+    subject: TokenSubject;
+    clientId: string | null;
+    scope: string;
+    /** the auth_mfa_tickets row id: jti and session_id of the ticket */
+    ticketId: string;
+    expiresIn: number;
+}
+
 export interface IssuedTokens {
     accessToken: string;
     expiresIn: number;
@@ -66,6 +76,11 @@ export interface TokenIssuer {
      * useless as a bearer, at introspection and at revocation.
      */
     issueIdToken(db: Kysely<Database>, request: IdTokenRequest): Promise<string>;
+    /**
+     * An mfa_token: the access-token claims with kind `mfa_token`, bound to user, client, scope and
+     * realm; useless as a bearer (kind check) and at introspection (bare inactive answer).
+     */
+    issueMfaToken(db: Kysely<Database>, request: MfaTokenRequest): Promise<string>;
 }
 
 /** Signing access, refresh and ID tokens with the realm's active key (API.md §4). */
@@ -99,6 +114,24 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
                 issued.refreshExpiresAt = new Date(exp * 1000);
             }
             return issued;
+        },
+        async issueMfaToken(db, request) {
+            const { kid, algorithm, key } = await signer(db, request.subject.realmId);
+            const iat = Math.floor(Date.now() / 1000);
+            return signJws(algorithm, kid, {
+                iss: issuerOf(settings.publicUrl, request.subject.realmName),
+                sub: request.subject.id,
+                sub_kind: request.subject.kind,
+                kind: TOKEN_KIND.MFA,
+                realm_id: request.subject.realmId,
+                realm_name: request.subject.realmName,
+                ...(request.clientId ? { client_id: request.clientId } : {}),
+                scope: request.scope,
+                session_id: request.ticketId,
+                jti: request.ticketId,
+                iat,
+                exp: iat + request.expiresIn,
+            }, key);
         },
         async issueIdToken(db, request) {
             const { kid, algorithm, key } = await signer(db, request.subject.realmId, ID_TOKEN_ALGORITHM);

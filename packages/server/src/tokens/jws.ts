@@ -54,3 +54,13 @@ export function verifyJws(algorithm: SigningAlgorithm, key: KeyObject, decoded: 
         return false;
     }
 }
+
+/**
+ * The `realm_id` a token names, unverified: the realm hint of a grant that redeems one of our
+ * tokens (refresh, mfa-otp); the key lookup of its verification proves it, as only a key of that
+ * realm verifies.
+ */
+export function unverifiedRealmOf(token: string | undefined): string | undefined {
+    const realmId = token ? decodeJws(token)?.payload.realm_id : undefined;
+    return typeof realmId === 'string' ? realmId : undefined;
+}

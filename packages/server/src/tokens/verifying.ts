@@ -15,6 +15,8 @@ export interface TokenVerifier {
     verifyAccessToken(db: Kysely<Database>, token: string): Promise<Verification>;
     /** signature, kind and expiry of a refresh token; its row and subject are the grant's to check */
     verifyRefreshToken(db: Kysely<Database>, token: string): Promise<Verification>;
+    /** signature, kind and expiry of an mfa_token; its single use is the redeeming grant's to enforce */
+    verifyMfaToken(db: Kysely<Database>, token: string): Promise<Verification>;
     /**
      * RFC 7009 §2.1: the claims of an unexpired access or refresh token this server signed with a
      * key of the realm it names — a disabled key included, so that re-enabling the key (spec States)
@@ -178,6 +180,7 @@ export function createTokenVerifier(): TokenVerifier {
             return failure ?? { ok: true, claims };
         }),
         verifyRefreshToken: (db, token) => verifySigned(db, token, TOKEN_KIND.REFRESH),
+        verifyMfaToken: (db, token) => verifySigned(db, token, TOKEN_KIND.MFA),
         async verifyForRevocation(db, token) {
             const signed = await verifySignature(db, token);
             if (!signed.ok) return null;

@@ -3,6 +3,7 @@ import { migration as initial } from './0001_initial.js';
 import { migration as keyTombstones } from './0002_key_tombstones.js';
 import { migration as browserSignIn } from './0003_browser_sign_in.js';
 import { migration as deviceAuthorization } from './0004_device_authorization.js';
+import { migration as authenticators } from './0005_authenticators.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -15,6 +16,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0002_key_tombstones': keyTombstones,
     '0003_browser_sign_in': browserSignIn,
     '0004_device_authorization': deviceAuthorization,
+    '0005_authenticators': authenticators,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

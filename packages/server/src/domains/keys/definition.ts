@@ -8,6 +8,7 @@ import type { RequestContext } from '../../authz/request-context.js';
 import { importSigningMaterial, generateSigningMaterial, KeyMaterialError, SIGNING_ALGORITHMS, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '../../keys/material.js';
 import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, publicJwkOf, signingKeyColumns } from '../../keys/store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
+import { authenticatorsEncryptedUnder, deleteAuthenticators } from '../../storage/authenticators.js';
 import { clearClientSecrets, clientsEncryptedUnder } from '../../storage/clients-admin.js';
 import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
 import { keyIdIsBuried } from '../../storage/keys.js';
@@ -120,9 +121,10 @@ async function refuseBuriedId(id: string, tx: Tx): Promise<void> {
 }
 
 /**
- * Spec Errors: DELETE /keys/:id answers 409 while client secrets are encrypted under the key
- * (their envelope names it: enc:v1:<keyId>:…); forced, those secrets are destroyed in the
- * delete's transaction, since nothing could decrypt them afterwards.
+ * Spec Errors: DELETE /keys/:id answers 409 while client secrets or multi-factor seeds are
+ * encrypted under the key (their envelope names it: enc:v1:<keyId>:…); forced, those secrets (and
+ * the authenticators holding the seeds) are destroyed in the delete's transaction, since nothing
+ * could decrypt them afterwards.
  */
 async function releaseDependents(dialect: DialectName, row: KeyRow, tx: Tx, query: Input, tokenMaxAge: number): Promise<null> {
     const force = forceOf(query);
@@ -132,11 +134,16 @@ async function releaseDependents(dialect: DialectName, row: KeyRow, tx: Tx, quer
     }
     if (row.use !== 'enc') return null;
     const dependents = await clientsEncryptedUnder(tx, row.id);
-    if (dependents.length === 0) return null;
+    // issue 14: TOTP seeds are sealed under the realm's encryption key as well
+    const seeds = await authenticatorsEncryptedUnder(tx, row.id);
+    if (dependents.length === 0 && seeds.length === 0) return null;
     if (!force) {
-        throw new AppError(ErrorCode.ENTITY_CONFLICT, `${dependents.length} client secret(s) are encrypted under this key; delete with ?force=true to destroy them.`);
+        throw new AppError(ErrorCode.ENTITY_CONFLICT,
+            `${dependents.length} client secret(s) and ${seeds.length} multi-factor seed(s) are encrypted under this key; delete with ?force=true to destroy them.`);
     }
-    await clearClientSecrets(tx, dependents, toDbDate(dialect, new Date()));
+    if (dependents.length > 0) await clearClientSecrets(tx, dependents, toDbDate(dialect, new Date()));
+    // an authenticator whose seed cannot be decrypted can never verify a code: it goes with its key
+    await deleteAuthenticators(tx, seeds);
     return null;
 }
 

@@ -31,6 +31,8 @@ const OAuthErrorBody = Type.Object({
     ...errorMembers,
     error: Type.String(),
     error_description: Type.String(),
+    /** issue 14: the multi-factor ticket of an `mfa_required` answer at the password grant */
+    mfa_token: Type.Optional(Type.String()),
 }, { additionalProperties: false, $id: 'OAuthError', title: 'OAuthError' });
 
 const DESCRIPTIONS: Record<number, string> = {

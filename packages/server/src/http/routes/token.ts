@@ -9,6 +9,7 @@ import { renderError } from '../error-handler.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
 import type { Charge } from '../../oauth2/pipeline.js';
+import { protocolMembersOf } from '../../oauth2/errors.js';
 
 /**
  * The codes RFC 6749 §5.2 and RFC 8628 §3.5 define, with the RFC `error` each carries (spec
@@ -19,6 +20,8 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CLIENT, ErrorCode.INVALID_GRANT,
     ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
     ErrorCode.AUTHORIZATION_PENDING, ErrorCode.SLOW_DOWN, ErrorCode.ACCESS_DENIED,
+    // issue 14: the password grant's second-factor ticket
+    ErrorCode.MFA_REQUIRED,
 ].map((code) => [code, code] as [string, string]).concat([[ErrorCode.DEVICE_CODE_EXPIRED, 'expired_token']]));
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
@@ -30,7 +33,7 @@ export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply
     const oauth = OAUTH_ERRORS.get(body.code) ?? (status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST);
     // the framework's body errors become invalid_request in both members
     const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
-    return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message });
+    return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message, ...protocolMembersOf(error) });
 }
 
 export interface TokenRouteEndpoints {

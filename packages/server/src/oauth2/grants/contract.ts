@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
+import type { SecondFactorDeps } from '../../authn/second-factor.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
 import { hasScope, type TokenSubject } from '../../tokens/claims.js';
 import type { IssuedTokens } from '../../tokens/issuing.js';
@@ -38,6 +39,8 @@ export interface GrantDeps {
     tokens: TokenService;
     sessions: SessionStore;
     passwords: PasswordHasher;
+    /** the multi-factor core's dependencies (issue 14: the password grant's mfa_token and its redemption) */
+    secondFactor: SecondFactorDeps;
 }
 
 /** A parameter of a grant's token request, beside `grant_type` and the client and realm parameters. */

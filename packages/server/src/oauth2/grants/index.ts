@@ -3,10 +3,11 @@ import { clientCredentialsGrant } from './client-credentials.js';
 import type { Grant, GrantDeps, GrantHandler } from './contract.js';
 import { deviceCodeGrant } from './device-code.js';
 import { passwordGrant } from './password.js';
+import { mfaOtpGrant } from './mfa-otp.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
 /** The grants `POST /token` answers, explicitly listed (DESIGN.md §3); discovery advertises exactly these. */
-const GRANTS: readonly Grant[] = [passwordGrant, clientCredentialsGrant, refreshTokenGrant, authorizationCodeGrant, deviceCodeGrant];
+const GRANTS: readonly Grant[] = [passwordGrant, clientCredentialsGrant, refreshTokenGrant, authorizationCodeGrant, deviceCodeGrant, mfaOtpGrant];
 
 /** The grants constructed with their dependencies (wire.ts). */
 export function grantRegistry(deps: GrantDeps): readonly GrantHandler[] {

@@ -5,6 +5,7 @@ import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
 import { resolveScope } from './scope.js';
+import { assertNoSecondFactorDue } from './second-factor.js';
 
 
 /**
@@ -29,6 +30,7 @@ export const passwordGrant: Grant = {
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
             const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);
+            await assertNoSecondFactorDue(deps, request, subject, scope);
             return issueForLogin(deps, request, subject, scope, true);
         },
     }),

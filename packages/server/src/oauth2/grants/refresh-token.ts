@@ -1,6 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
-import { decodeJws } from '../../tokens/jws.js';
+import { unverifiedRealmOf } from '../../tokens/jws.js';
 import { findSessionLife } from '../../storage/sessions.js';
 import { findSubjectState } from '../../storage/subjects.js';
 import { assertClientAdmits } from './access-policy.js';
@@ -31,11 +31,7 @@ export const refreshTokenGrant: Grant = {
     // §6: a public client refreshes too; a confidential one authenticates
     clientAuthentication: 'optional',
     create: (deps) => ({
-        realmHint(params) {
-            // unverified: the key lookup below proves the realm (only a key of that realm verifies)
-            const realmId = params.refresh_token ? decodeJws(params.refresh_token)?.payload.realm_id : undefined;
-            return typeof realmId === 'string' ? realmId : undefined;
-        },
+        realmHint: (params) => unverifiedRealmOf(params.refresh_token),
         async handle(request) {
             const token = request.params.refresh_token;
             if (!token) throw invalidRequest('The refresh_token grant needs refresh_token.');

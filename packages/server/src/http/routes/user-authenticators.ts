@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { contract } from '../contracts/route-contract.js';
+import type { AppDeps } from '../deps.js';
+import {
+    confirmAuthenticator, enrolAuthenticator, listAuthenticators, readAuthenticator, removeAuthenticator, type AuthenticatorDeps,
+} from '../../domains/authenticators/service.js';
+
+const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const tags = ['user-authenticators'];
+
+/** API.md §7 `/user-authenticators`: type `totp`, name, confirmed, userId, realmId; never the seed. */
+const Authenticator = Type.Object({
+    id: Type.String(), type: Type.Literal('totp'), name: Type.String(), confirmed: Type.Boolean(),
+    userId: Type.String(), realmId: Type.String(), createdAt: Type.String(), updatedAt: Type.String(),
+}, { additionalProperties: false, title: 'user_authenticator' });
+const single = (description: string) => Type.Object({ data: Authenticator, meta: Type.Object({}) }, { additionalProperties: false, description });
+const IdParams = Type.Object({ id: Type.String({ pattern: UUID, description: 'The authenticator id.' }) });
+
+/** `/user-authenticators`: enrol, confirm, list, read and remove TOTP authenticators (issue 14 item 2). */
+export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: AppDeps): void {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    const deps: AuthenticatorDeps = { db: appDeps.db, handle: appDeps.handle, catalog: appDeps.catalog, dialect: appDeps.handle.dialect, secrets: appDeps.secrets };
+    routes.get('/user-authenticators', contract({
+        auth: 'required', tags, summary: 'The authenticators of a user (the caller\'s own unless userId names another)',
+        querystring: Type.Object({ userId: Type.Optional(Type.String({ pattern: UUID })) }, { additionalProperties: false }),
+        response: {
+            200: Type.Object({
+                data: Type.Array(Authenticator),
+                meta: Type.Object({ total: Type.Integer({ minimum: 0 }), limit: Type.Integer({ minimum: 0 }), offset: Type.Integer({ minimum: 0 }) }),
+            }, { additionalProperties: false, description: 'Every authenticator of the user, oldest first.' }),
+        },
+    }), async (request) => {
+        const data = await listAuthenticators(deps, request.context, request.query.userId?.toLowerCase());
+        return { data, meta: { total: data.length, limit: data.length, offset: 0 } };
+    });
+    routes.post('/user-authenticators', contract({
+        auth: 'required', tags, summary: 'Enrol a TOTP authenticator (RFC 6238); the seed is answered this once',
+        description: '`meta.uri` is the otpauth:// URI, `meta.qrCode` its QR code as an SVG data URL, `meta.secret` the base32 seed for manual entry. '
+            + 'The authenticator is unconfirmed until POST /user-authenticators/:id/confirm.',
+        body: Type.Object({
+            name: Type.String({ minLength: 1, maxLength: 128, pattern: '\\S' }),
+            type: Type.Optional(Type.Literal('totp')),
+            userId: Type.Optional(Type.String({ pattern: UUID, description: 'The user; the caller by default.' })),
+        }, { additionalProperties: false }),
+        response: {
+            201: Type.Object({
+                data: Authenticator,
+                meta: Type.Object({ secret: Type.String(), uri: Type.String(), qrCode: Type.String() }),
+            }, { additionalProperties: false, description: 'The authenticator and its seed, shown once.' }),
+        },
+    }), async (request, reply) => {
+        const { name, userId } = request.body;
+        const enrolment = await enrolAuthenticator(deps, request.context, { name, ...(userId ? { userId: userId.toLowerCase() } : {}) });
+        return reply.status(201).send(enrolment);
+    });
+    routes.get('/user-authenticators/:id', contract({
+        auth: 'required', tags, summary: 'One authenticator', params: IdParams, response: { 200: single('The authenticator.') },
+    }), async (request) => ({ data: await readAuthenticator(deps, request.context, request.params.id), meta: {} }));
+    routes.post('/user-authenticators/:id/confirm', contract({
+        auth: 'required', tags, summary: 'Confirm an authenticator with a current code; answers the recovery codes once',
+        description: 'A wrong code answers 400 and counts as a failed authentication. The recovery codes (single use) replace earlier ones.',
+        params: IdParams,
+        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: false }),
+        response: {
+            200: Type.Object({
+                data: Authenticator, meta: Type.Object({ recoveryCodes: Type.Array(Type.String()) }),
+            }, { additionalProperties: false, description: 'The confirmed authenticator and the recovery codes, shown once.' }),
+        },
+    }), async (request) => confirmAuthenticator(deps, request.context, request.params.id, request.body.code));
+    routes.delete('/user-authenticators/:id', contract({
+        auth: 'required', tags, summary: 'Remove an authenticator', params: IdParams, response: { 200: single('The removed authenticator.') },
+    }), async (request) => ({ data: await removeAuthenticator(deps, request.context, request.params.id), meta: {} }));
+}

@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { fromDbBool, fromDbDate, toDbBool, toDbDate, type DialectName } from '../db/values.js';
+
+/** An authenticator row as the multi-factor core reads it (the seed still sealed). */
+export interface AuthenticatorRow {
+    id: string;
+    userId: string;
+    realmId: string;
+    type: string;
+    name: string;
+    confirmed: boolean;
+    /** the sealed seed (enc:v1:<keyId>:…) */
+    secret: string;
+    lastStep: number | null;
+    createdAt: Date;
+    updatedAt: Date;
+}
+
+type Row = Database['auth_user_authenticators'];
+const COLUMNS = ['id', 'user_id', 'realm_id', 'type', 'name', 'confirmed', 'secret', 'last_step', 'created_at', 'updated_at'] as const;
+
+function authenticatorOf(row: Pick<Row, (typeof COLUMNS)[number]>): AuthenticatorRow {
+    return {
+        id: row.id, userId: row.user_id, realmId: row.realm_id, type: row.type, name: row.name,
+        confirmed: fromDbBool(row.confirmed), secret: row.secret,
+        lastStep: row.last_step === null ? null : Number(row.last_step),
+        createdAt: fromDbDate(row.created_at), updatedAt: fromDbDate(row.updated_at),
+    };
+}
+
+export async function insertAuthenticator(
+    db: Kysely<Database>, dialect: DialectName,
+    row: { id: string; userId: string; realmId: string; name: string; secret: string },
+): Promise<void> {
+    const now = toDbDate(dialect, new Date());
+    await db.insertInto('auth_user_authenticators').values({
+        id: row.id, user_id: row.userId, realm_id: row.realmId, type: 'totp', name: row.name, secret: row.secret,
+        confirmed: toDbBool(dialect, false), last_step: null, created_at: now, updated_at: now,
+    }).execute();
+}
+
+export async function findAuthenticator(db: Kysely<Database>, id: string): Promise<AuthenticatorRow | undefined> {
+    const row = await db.selectFrom('auth_user_authenticators').select(COLUMNS).where('id', '=', id.toLowerCase()).executeTakeFirst();
+    return row ? authenticatorOf(row) : undefined;
+}
+
+export async function listAuthenticatorsOfUser(db: Kysely<Database>, userId: string): Promise<AuthenticatorRow[]> {
+    const rows = await db.selectFrom('auth_user_authenticators').select(COLUMNS).where('user_id', '=', userId)
+        .orderBy('created_at').orderBy('id').execute();
+    return rows.map(authenticatorOf);
+}
+
+/**
+ * Records an accepted time step, only when it is later than the stored one: of two concurrent
+ * uses of one code only one UPDATE matches (RFC 6238 §5.2: a code is accepted once).
+ */
+export async function acceptTimeStep(
+    db: Kysely<Database>, dialect: DialectName, id: string, step: number, previous: number | null, confirm: boolean,
+): Promise<boolean> {
+    let query = db.updateTable('auth_user_authenticators').set({
+        last_step: step, updated_at: toDbDate(dialect, new Date()), ...(confirm ? { confirmed: toDbBool(dialect, true) } : {}),
+    }).where('id', '=', id);
+    query = previous === null ? query.where('last_step', 'is', null) : query.where('last_step', '=', previous);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+}
+
+export async function deleteAuthenticator(db: Kysely<Database>, id: string): Promise<void> {
+    await db.deleteFrom('auth_user_authenticators').where('id', '=', id).execute();
+}
+
+/** Authenticators whose seed is sealed under the key (DELETE /keys/:id, spec Errors). */
+export async function authenticatorsEncryptedUnder(db: Kysely<Database>, keyId: string): Promise<string[]> {
+    const rows = await db.selectFrom('auth_user_authenticators').select('id').where('secret', 'like', `enc:v1:${keyId}:%`).execute();
+    return rows.map((row) => row.id);
+}
+
+export async function deleteAuthenticators(db: Kysely<Database>, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db.deleteFrom('auth_user_authenticators').where('id', 'in', ids).execute();
+}
+
+/** Replaces the user's recovery codes (issued at confirmation) with these digests. */
+export async function replaceRecoveryCodes(
+    db: Kysely<Database>, dialect: DialectName, user: { id: string; realmId: string }, codes: readonly { id: string; digest: string }[],
+): Promise<void> {
+    await db.deleteFrom('auth_user_recovery_codes').where('user_id', '=', user.id).execute();
+    const now = toDbDate(dialect, new Date());
+    await db.insertInto('auth_user_recovery_codes').values(codes.map((code) => ({
+        id: code.id, user_id: user.id, realm_id: user.realmId, code_digest: code.digest, used_at: null, created_at: now,
+    }))).execute();
+}
+
+/** Marks an unused recovery code used; false when it does not exist or was used (single use). */
+export async function useRecoveryCode(db: Kysely<Database>, dialect: DialectName, userId: string, digest: string): Promise<boolean> {
+    const result = await db.updateTable('auth_user_recovery_codes').set({ used_at: toDbDate(dialect, new Date()) })
+        .where('user_id', '=', userId).where('code_digest', '=', digest).where('used_at', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+}
+
+export async function deleteRecoveryCodesOfUser(db: Kysely<Database>, userId: string): Promise<void> {
+    await db.deleteFrom('auth_user_recovery_codes').where('user_id', '=', userId).execute();
+}
+
+/** The realm's multi-factor settings (API.md §7). */
+export async function findRealmMfaSettings(db: Kysely<Database>, realmId: string): Promise<{ enabled: boolean; required: boolean; displayName: string | null; name: string } | undefined> {
+    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'display_name', 'name']).where('id', '=', realmId).executeTakeFirst();
+    return row ? { enabled: fromDbBool(row.mfa_enabled), required: fromDbBool(row.mfa_required), displayName: row.display_name, name: row.name } : undefined;
+}
+
+export async function insertMfaTicket(db: Kysely<Database>, dialect: DialectName, ticket: { id: string; userId: string; realmId: string; expiresAt: Date }): Promise<void> {
+    await db.insertInto('auth_mfa_tickets').values({
+        id: ticket.id, user_id: ticket.userId, realm_id: ticket.realmId,
+        expires_at: toDbDate(dialect, ticket.expiresAt), created_at: toDbDate(dialect, new Date()),
+    }).execute();
+}
+
+/** Removes an mfa_token's row; false when it was redeemed already. One DELETE decides between concurrent uses. */
+export async function consumeMfaTicket(db: Kysely<Database>, id: string, userId: string): Promise<boolean> {
+    const result = await db.deleteFrom('auth_mfa_tickets').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+}
+
+/** The user an authenticator is enrolled for: its name (the otpauth label) and realm. */
+export async function findUserForEnrolment(db: Kysely<Database>, userId: string): Promise<{ id: string; name: string; realmId: string } | undefined> {
+    const row = await db.selectFrom('auth_users').select(['id', 'name', 'realm_id']).where('id', '=', userId.toLowerCase()).executeTakeFirst();
+    return row && { id: row.id, name: row.name, realmId: row.realm_id };
+}
