@@ -11,6 +11,7 @@ export const STRINGS = {
     signInButton: 'Sign in',
     invalidCredentials: 'The username or password is incorrect.',
     tooManyAttempts: 'Too many sign-in attempts. Wait a moment and try again.',
+    secondFactorUnavailable: 'This account signs in with a second factor, which this page cannot ask for yet. Ask an administrator for help.',
     consentTitle: 'Authorize application',
     consentHeading: (client: string) => `${client} wants to access your account`,
     consentScopes: 'It asks for:',

@@ -8,6 +8,7 @@ import { targetOf, validateAuthorizationRequest, type AuthorizationRequest } fro
 import { authorizationError } from '../../oauth2/authorize/response.js';
 import { createBrowserSession } from '../../oauth2/authorize/sessions.js';
 import { verifySignIn } from '../../oauth2/authorize/sign-in.js';
+import { secondFactorNeeded } from '../../authn/second-factor.js';
 import { STRINGS } from '../../views/strings.js';
 import { contract } from '../contracts/route-contract.js';
 import { formIsSameSite, setSessionCookie } from '../auth-pages.js';
@@ -58,6 +59,9 @@ async function signIn(context: BrowserContext, request: FastifyRequest, reply: F
         if (failed) await deps.limits.failed(request);
         return again(STRINGS.invalidCredentials, 401);
     }
+    // fail closed until the browser asks for the second factor (issue 14): a password alone must
+    // not sign in an account the password grant would hold at mfa_required
+    if (await secondFactorNeeded(deps.db, realm.id, user.id) !== 'none') return again(STRINGS.secondFactorUnavailable, 403);
     if (!await accessAllows(deps.db, authorization, { id: user.id, realmName: realm.name })) {
         return deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."));
     }

@@ -179,6 +179,17 @@ describeEachDialect('browser sign-in: authorization code flow', (dialect) => {
         expect(script.headers['content-type']).toContain('text/javascript');
         expect(script.body).toContain("getElementById('form-post')");
     });
+    // issue 14: until the page asks for the second factor, a password alone does not sign in an
+    // account the password grant would hold at mfa_required (fail closed, no bypass)
+    it('refuses the sign-in form for an account that needs a second factor, and issues nothing', async () => {
+        const world = await browserWorld(app, { firstParty: true });
+        await app.json({ method: 'POST', url: `/realms/${world.realmId}`, payload: { mfaEnabled: true, mfaRequired: true } }, 200);
+        const { client, answer } = await signIn(world);
+        expect(answer.statusCode).toBe(403);
+        expect(answer.headers.location).toBeUndefined();
+        expect(answer.body).toContain('second factor');
+        expect(client.jar.cookies.get('realmgate_session')).toBeUndefined();
+    });
 });
 
 describe('browser sign-in: the cookie on an https deployment at the root of its host', () => {
@@ -194,4 +205,5 @@ describe('browser sign-in: the cookie on an https deployment at the root of its 
         expect(line).toMatch(/Path=\//);
         expect(line).not.toMatch(/Domain=/i);
     });
+
 });
