@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
+import type { NewAuthorizationCode } from './authorization-codes.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
 
 /**
@@ -8,20 +9,8 @@ import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } 
  * a code found by the SHA-256 digest of its value, with the state of the session it was minted
  * in and of its user, and its single use. Minting lives in storage/authorization-codes.ts.
  */
-export interface StoredAuthorizationCode {
-    id: string;
-    realmId: string;
-    clientId: string;
-    userId: string;
-    /** the session the user signed in with (browser session or the bearer's) */
-    sessionId: string;
-    redirectUri: string;
-    scope: string;
-    nonce: string | null;
-    codeChallenge: string | null;
-    codeChallengeMethod: string | null;
-    authTime: Date;
-    expiresAt: Date;
+/** A stored code as minted (storage/authorization-codes.ts), with what redemption needs besides. */
+export interface StoredAuthorizationCode extends Omit<NewAuthorizationCode, 'codeDigest'> {
     usedAt: Date | null;
     /** the application session the first redemption created */
     issuedSessionId: string | null;
