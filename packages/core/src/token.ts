@@ -27,3 +27,9 @@ export const ScopeName = {
 } as const;
 
 export type ScopeName = typeof ScopeName[keyof typeof ScopeName];
+
+/**
+ * RFC 8628 §3.4: the device-code grant, the one grant a client must list by name (spec
+ * Authentication 14: `grantTypes` null allows every grant but this one).
+ */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { sha256Hex } from '../src/secrets/digests.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
@@ -59,9 +60,6 @@ function pkce(): { verifier: string; challenge: string } {
     return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-function sha256Hex(value: string): string {
-    return createHash('sha256').update(value).digest('hex');
-}
 
 /** The parameters of a redirect's Location, by name. */
 export function locationParams(response: LightMyRequestResponse): { base: string; params: Record<string, string> } {

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
 import type { DeviceAuthorizationResponse } from '../src/oauth2/device/authorization-endpoint.js';
-import { codeDigest } from '../src/oauth2/device/codes.js';
+import { sha256Hex } from '../src/secrets/digests.js';
 import { toDbDate } from '../src/db/values.js';
 
 /* The device flow's requests (RFC 8628) for the device suites: real routes, rows adjusted only where time must pass. */
@@ -50,9 +50,9 @@ export async function adjustDeviceCode(app: TestApp, deviceCode: string, change:
     await app.deps.db.updateTable('auth_device_codes').set({
         ...(change.expiresAt ? { expires_at: toDbDate(dialect, change.expiresAt) } : {}),
         ...(change.polledAt ? { polled_at: toDbDate(dialect, change.polledAt) } : {}),
-    }).where('device_code_digest', '=', codeDigest(deviceCode)).execute();
+    }).where('device_code_digest', '=', sha256Hex(deviceCode)).execute();
 }
 
 export async function deviceCodeRow(app: TestApp, deviceCode: string) {
-    return app.deps.db.selectFrom('auth_device_codes').selectAll().where('device_code_digest', '=', codeDigest(deviceCode)).executeTakeFirstOrThrow();
+    return app.deps.db.selectFrom('auth_device_codes').selectAll().where('device_code_digest', '=', sha256Hex(deviceCode)).executeTakeFirstOrThrow();
 }

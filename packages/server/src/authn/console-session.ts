@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { randomToken, sha256Hex } from '../secrets/digests.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findBrowserSession } from '../storage/console-sessions.js';
@@ -42,15 +43,6 @@ export function cookiePolicy(publicUrl: string): CookiePolicy {
  */
 export function mayCarrySession(cookieHeader: string | undefined): boolean {
     return cookieHeader !== undefined && cookieHeader.includes(`${BASE_NAME}=`);
-}
-
-export function sha256Hex(value: string): string {
-    return createHash('sha256').update(value).digest('hex');
-}
-
-/** 32 random bytes, base64url: a cookie secret, a CSRF token. */
-export function randomToken(): string {
-    return randomBytes(32).toString('base64url');
 }
 
 /** A new cookie secret and the digest stored for it. */

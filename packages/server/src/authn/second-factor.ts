@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../secrets/digests.js';
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import { verify } from 'otplib';
@@ -23,7 +24,7 @@ export type SecondFactorInput = { otp: string } | { recoveryCode: string };
 
 /** SHA-256 hex of a recovery code, normalized (case and separators do not matter to a human). */
 export function recoveryCodeDigest(code: string): string {
-    return createHash('sha256').update(code.replace(/[\s-]/g, '').toLowerCase()).digest('hex');
+    return sha256Hex(code.replace(/[\s-]/g, '').toLowerCase());
 }
 
 /** Ten recovery codes of 10 base32-ish characters (50 bits each), shown once, stored as digests. */

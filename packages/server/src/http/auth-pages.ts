@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomToken, sameSecret, type CookiePolicy } from '../authn/console-session.js';
+import { sameSecret, type CookiePolicy } from '../authn/console-session.js';
+import { randomToken } from '../secrets/digests.js';
 import type { AuthConsole, PageRealm } from '../views/contract.js';
 
 /**

@@ -4,7 +4,7 @@ import { createRealm } from '../../../test/actors.js';
 import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { countRows, createClient } from '../../../test/identities.js';
-import { DEVICE_CODE_GRANT } from './uris.js';
+import { DEVICE_CODE_GRANT_TYPE as DEVICE_CODE_GRANT } from '@realmgate/core';
 
 type Client = Record<string, unknown> & { id: string; name: string };
 

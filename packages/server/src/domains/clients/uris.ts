@@ -1,11 +1,10 @@
+import { DEVICE_CODE_GRANT_TYPE } from '@realmgate/core';
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { Tx } from '../resource/context.js';
 import { findPolicy } from '../../storage/policies.js';
 
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
 /** The grants the token endpoint serves (API.md §4); the device code grant only when listed (spec rule 14). */
-const GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', DEVICE_CODE_GRANT] as const;
+const GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', DEVICE_CODE_GRANT_TYPE] as const;
 
 /**
  * An exact absolute URI: parseable with a scheme, no fragment (RFC 6749 §3.1.2) and no wildcard —

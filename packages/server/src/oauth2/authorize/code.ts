@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { sha256Hex } from '../../authn/console-session.js';
+import { randomToken, sha256Hex } from '../../secrets/digests.js';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import { insertAuthorizationCode } from '../../storage/authorization-codes.js';
@@ -22,7 +22,7 @@ export interface CodeSubject {
  * (OIDC Core §3.1.2.1), the scope, the session and the authentication time. Returns the code.
  */
 export async function mintCode(db: Kysely<Database>, dialect: DialectName, request: AuthorizationRequest, subject: CodeSubject): Promise<string> {
-    const code = randomBytes(32).toString('base64url');
+    const code = randomToken();
     await insertAuthorizationCode(db, dialect, {
         id: randomUUID(),
         codeDigest: sha256Hex(code),

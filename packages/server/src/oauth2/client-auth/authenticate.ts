@@ -1,3 +1,4 @@
+import { DEVICE_CODE_GRANT_TYPE } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { findClientInRealm, type ClientCredentials } from '../../storage/clients.js';
@@ -74,7 +75,7 @@ export async function authenticateClient(
 
 /** The grants a client may use: grant_types JSON, null = every grant but the device code (schema). */
 export function clientAllowsGrant(row: ClientCredentials, grantType: string): boolean {
-    if (row.grantTypes === null) return !grantType.startsWith('urn:ietf:params:oauth:grant-type:device_code');
+    if (row.grantTypes === null) return grantType !== DEVICE_CODE_GRANT_TYPE;
     try {
         const list = JSON.parse(row.grantTypes) as unknown;
         return Array.isArray(list) && list.includes(grantType);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode } from '@realmgate/core';
+import { DEVICE_CODE_GRANT_TYPE, ErrorCode } from '@realmgate/core';
 import type { DialectName } from '../../db/values.js';
 import { isBasicScheme } from '../../authn/basic-credentials.js';
 import { classifyDbError } from '../../db/errors.js';
@@ -10,9 +10,9 @@ import { invalidClient, oauthError } from '../errors.js';
 import { resolveScope } from '../grants/scope.js';
 import { protocolEndpoint, required, step, type Step } from '../pipeline.js';
 import { bodyClientCredentials, parseParameters, presentedClientId, realmOfRequest } from '../steps.js';
-import { codeDigest, newDeviceCode, newUserCode } from './codes.js';
+import { randomToken, sha256Hex } from '../../secrets/digests.js';
+import { newUserCode } from './codes.js';
 
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 8628 §3.2 expires_in: ten minutes to walk to another device and approve */
 const DEVICE_CODE_LIFETIME_SECONDS = 600;
 /** RFC 8628 §3.2 interval (its default, 5 s) */
@@ -80,8 +80,8 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
 
     /** spec Authentication 14: the client must list the device grant's URN (null grantTypes does not) */
     const clientAllows: Step<DeviceRequestState> = step('client allows the device grant', (state) => {
-        if (!clientAllowsGrant(required(state.client, 'client').row, DEVICE_CODE_GRANT)) {
-            throw oauthError(ErrorCode.UNAUTHORIZED_CLIENT, `The client may not use the ${DEVICE_CODE_GRANT} grant.`);
+        if (!clientAllowsGrant(required(state.client, 'client').row, DEVICE_CODE_GRANT_TYPE)) {
+            throw oauthError(ErrorCode.UNAUTHORIZED_CLIENT, `The client may not use the ${DEVICE_CODE_GRANT_TYPE} grant.`);
         }
     });
 
@@ -91,12 +91,12 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     });
 
     const mint: Step<DeviceRequestState> = step('mint codes', async (state) => {
-        const deviceCode = newDeviceCode();
+        const deviceCode = randomToken();
         for (let attempt = 1; ; attempt++) {
             const userCode = newUserCode();
             try {
                 await insertDeviceCode(deps.db, deps.dialect, {
-                    id: randomUUID(), deviceCodeDigest: codeDigest(deviceCode), userCodeDigest: codeDigest(userCode.replace('-', '')),
+                    id: randomUUID(), deviceCodeDigest: sha256Hex(deviceCode), userCodeDigest: sha256Hex(userCode.replace('-', '')),
                     realmId: required(state.realm, 'realm').id, clientId: required(state.client, 'client').row.id, scope: required(state.scope, 'scope'),
                     interval: DEVICE_POLL_INTERVAL_SECONDS, expiresAt: new Date(Date.now() + DEVICE_CODE_LIFETIME_SECONDS * 1000),
                 });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 
 /**
  * The two codes of a device authorization (RFC 8628 §3.2). The device code is a 256-bit bearer
@@ -8,11 +8,6 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
  */
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 const USER_CODE_LENGTH = 8;
-
-/** The device code: 32 random bytes, base64url. */
-export function newDeviceCode(): string {
-    return randomBytes(32).toString('base64url');
-}
 
 /** A fresh user code in its displayed form, XXXX-XXXX. */
 export function newUserCode(): string {
@@ -30,9 +25,4 @@ export function normalizeUserCode(typed: string): string | null {
     if (code.length !== USER_CODE_LENGTH) return null;
     for (const char of code) if (!USER_CODE_ALPHABET.includes(char)) return null;
     return code;
-}
-
-/** SHA-256 hex: both codes are stored only as their digests (spec Authentication 12). */
-export function codeDigest(code: string): string {
-    return createHash('sha256').update(code).digest('hex');
 }

@@ -7,7 +7,8 @@ import { AppError } from '../../errors/app-error.js';
 import type { DeviceVerificationThrottle } from '../../limits/device-verification.js';
 import { decideDeviceCode, findPendingByUserCode } from '../../storage/device-codes.js';
 import { scopeNames } from '../grants/scope.js';
-import { codeDigest, normalizeUserCode } from './codes.js';
+import { sha256Hex } from '../../secrets/digests.js';
+import { normalizeUserCode } from './codes.js';
 
 /**
  * The user's side of the device flow (RFC 8628 §3.3), without its transport: the API routes
@@ -53,7 +54,7 @@ export function createDeviceVerification(deps: DeviceVerificationDeps) {
         const keys = keysOf(verifier);
         await deps.throttle.admit(keys);
         const code = normalizeUserCode(typed);
-        const found = code === null ? undefined : await findPendingByUserCode(deps.db, deps.dialect, verifier.realmId, codeDigest(code));
+        const found = code === null ? undefined : await findPendingByUserCode(deps.db, deps.dialect, verifier.realmId, sha256Hex(code));
         if (!found) {
             await deps.throttle.miss(keys);
             throw unknownCode();

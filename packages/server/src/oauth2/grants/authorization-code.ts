@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../secrets/digests.js';
 import { secretsEqual } from '../../secrets/secret-box.js';
 import {
     consumeAuthorizationCode, findAuthorizationCodeByDigest, issuedSessionOfCode, type StoredAuthorizationCode,
@@ -9,11 +10,6 @@ import { tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved (ALPHA / DIGIT / "-" / "." / "_" / "~"). */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
-
-/** Spec Authentication 12: a code is stored only as the SHA-256 hex digest of its value. */
-function codeDigest(code: string): string {
-    return createHash('sha256').update(code, 'utf8').digest('hex');
-}
 
 /**
  * RFC 7636 §4.6 (S256 only, §4.2; `plain` is never minted): BASE64URL(SHA256(ASCII(verifier)))
@@ -82,7 +78,7 @@ export const authorizationCodeGrant: Grant = {
                 if (!client) throw invalidRequest('The authorization_code grant needs client_id (RFC 6749 §4.1.3).');
                 const presented = request.params.code;
                 if (!presented) throw invalidGrant('The authorization code is invalid.');
-                const code = await findAuthorizationCodeByDigest(request.db, codeDigest(presented));
+                const code = await findAuthorizationCodeByDigest(request.db, sha256Hex(presented));
                 if (!code) throw invalidGrant('The authorization code is invalid.');
                 if (code.usedAt !== null) return replayed(deps, request, code.id, code.issuedSessionId);
                 assertRedeemable(code, request, client.row.id, client.row.secret === null);

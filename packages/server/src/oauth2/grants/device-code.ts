@@ -1,11 +1,10 @@
-import { ErrorCode } from '@realmgate/core';
+import { DEVICE_CODE_GRANT_TYPE, ErrorCode } from '@realmgate/core';
 import type { DialectName } from '../../db/values.js';
 import { AppError } from '../../errors/app-error.js';
 import { consumeDeviceCode, findByDeviceCode, recordDevicePoll, type DeviceCode } from '../../storage/device-codes.js';
 import { findSessionLife } from '../../storage/sessions.js';
 import { findSubjectState } from '../../storage/subjects.js';
-import { codeDigest } from '../device/codes.js';
-import { DEVICE_CODE_GRANT } from '../device/authorization-endpoint.js';
+import { sha256Hex } from '../../secrets/digests.js';
 import { invalidClient, invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant, type GrantRequest } from './contract.js';
@@ -38,7 +37,7 @@ async function pending(dialect: DialectName, request: GrantRequest, code: Device
  * since deactivated, is not redeemed (spec Authentication 12).
  */
 export const deviceCodeGrant: Grant = {
-    type: DEVICE_CODE_GRANT,
+    type: DEVICE_CODE_GRANT_TYPE,
     // §3.4
     parameters: [{ name: 'device_code', required: true }],
     // §3.4: a public client names itself with client_id, a confidential one authenticates
@@ -48,7 +47,7 @@ export const deviceCodeGrant: Grant = {
             if (!request.client) throw invalidClient('The device code grant needs client_id or client authentication (RFC 8628 §3.4).');
             const deviceCode = request.params.device_code;
             if (!deviceCode) throw invalidRequest('The device code grant needs device_code.');
-            const code = await findByDeviceCode(request.db, codeDigest(deviceCode));
+            const code = await findByDeviceCode(request.db, sha256Hex(deviceCode));
             // RFC 8628 §3.4: the code was issued to the polling client, in this realm
             if (!code || code.clientId !== request.client.row.id || code.realmId !== request.realm.id) throw invalidGrant('The device code is not valid.');
             if (code.consumedAt !== null) throw invalidGrant('The device code was already redeemed.');
