@@ -18,7 +18,7 @@ import { bcryptVerifyRate, jwsRates } from './lib/micro.js';
 import { rssOf, startService, type Service } from './lib/processes.js';
 import type { Row, Section } from './lib/report.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
-import { codePool, oidcUserinfoToken, seedSignIn } from './lib/sign-in.js';
+import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { name: 'admin', password: 'start123' };
@@ -400,7 +400,8 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             method: 'POST', headers: { 'content-type': FORM, authorization: OIDC_CLIENT }, body: form({ grant_type: 'client_credentials', scope: 'api' }),
         })).json() as TokenAnswer;
         const signIn = await seedSignIn(api, fixtures);
-        const codes = codePool(small.service.url, signIn);
+        const codes = codePool(small.service.url, signIn, signIn.clientId);
+        const rs256Codes = codePool(small.service.url, signIn, signIn.rs256ClientId);
         // oidc-provider's development adapter keeps 1,000 entries: a fresh token before each round
         const oidcUserinfo = get('/me', `Bearer ${await oidcUserinfoToken(oidc.url)}`);
         const freshOidcToken = async () => {
@@ -437,7 +438,10 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
             httpScenario('ccSmall', server, ccRequest(fixtures, fixtures.plain), c),
             codeScenario('redeem', server, codes, c),
+            codeScenario('redeemRs256', server, rs256Codes, c),
             httpScenario('userinfo', server, get('/userinfo', bearer(signIn.openid)), c, true),
+            // one request in flight: the page as one person's browser sees it
+            httpScenario('signInPage', server, get(signInPagePath(signIn)), 1),
             httpScenario('meOpenid', server, get('/users/@me', bearer(signIn.openid)), c),
             httpScenario('oidcUserinfo', oidc, oidcUserinfo, c, false, freshOidcToken),
             httpScenario('rsMe', server, get('/users/@me', bearer(tokens.rsUser)), c),
@@ -526,9 +530,19 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                 rows: [
                     row('client_credentials, plain secret (this server)', m('ccSmall'), oidcCc),
                     {
-                        ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ID token)', m('redeem'),
+                        ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ES256 ID token)', m('redeem'),
                             { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps }, { ratio: 0.8 }),
                         ...(codes.state.dry > 0 ? { note: `${codes.state.dry} requests found the code pool dry and replayed a code` } : {}),
+                    },
+                    {
+                        // the default ID token algorithm: an RSA-2048 signature costs about 15 ES256 ones (the JWS rows above)
+                        ...row('same, RS256 ID token (the default when a client registers no algorithm)', m('redeemRs256'),
+                            { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps }),
+                        ...(rs256Codes.state.dry > 0 ? { note: `${rs256Codes.state.dry} requests found the code pool dry and replayed a code` } : {}),
+                    },
+                    {
+                        ...row('sign-in page: GET /authorize to the form, 1 connection', m('signInPage'), bareGet),
+                        note: 'target: p50 < 5 ms',
                     },
                     row('bearer GET /users/@me (token with openid profile email global)', m('meOpenid'), bareGet),
                     row('GET /userinfo (the same token)', m('userinfo'), { name: 'bearer GET /users/@me, same token', rps: m('meOpenid').rps }, { ratio: 0.9 }),

@@ -14,8 +14,10 @@ const CODE_SCOPE = 'openid profile email';
 const FORM = 'application/x-www-form-urlencoded';
 
 export interface SignInFixtures {
-    /** the public client (no secret: PKCE, token_endpoint_auth_method none) */
+    /** the public client (no secret: PKCE, token_endpoint_auth_method none), ID tokens ES256 */
     clientId: string;
+    /** the same with the default ID token algorithm, RS256 (OIDC Core §15.1) */
+    rs256ClientId: string;
     /** `Bearer …` of the bench user, issued without a client (spec Authentication 7) */
     userBearer: string;
     /** the bench user's access token issued to the public client with `openid profile email global` */
@@ -26,25 +28,27 @@ export interface SignInFixtures {
 }
 
 export async function seedSignIn(api: Api, fixtures: Fixtures): Promise<SignInFixtures> {
-    const clientId = await api.create('clients', { realmId: fixtures.realmId, name: 'spa', redirectUri: REDIRECT_URI });
+    // a client registers its ID token algorithm (OIDC Registration §2); RS256 is the default
+    const clientId = await api.create('clients', { realmId: fixtures.realmId, name: 'spa', redirectUri: REDIRECT_URI, idTokenSignedResponseAlg: 'ES256' });
+    const rs256ClientId = await api.create('clients', { realmId: fixtures.realmId, name: 'spa-rs256', redirectUri: REDIRECT_URI });
     const login = { username: fixtures.user.name, password: fixtures.user.password, realm_name: fixtures.realmName };
     const user = await api.token({ grant_type: 'password', ...login });
     // `global` too, so the bearer GET /users/@me beside it authorizes exactly as the user's own token does
     const openid = await api.token({ grant_type: 'password', ...login, client_id: clientId, scope: `${CODE_SCOPE} global` });
     const verifier = randomBytes(32).toString('base64url');
     return {
-        clientId, userBearer: `Bearer ${user.access_token}`, openid, verifier,
+        clientId, rs256ClientId, userBearer: `Bearer ${user.access_token}`, openid, verifier,
         challenge: createHash('sha256').update(verifier).digest('base64url'),
     };
 }
 
 /** One code from `POST /authorize` (API form, ISSUE13 contract: 200 `{ url, code, … }`), or the failed answer. */
-async function mintCode(baseUrl: string, signIn: SignInFixtures): Promise<{ code: string } | { status: number; body: string }> {
+async function mintCode(baseUrl: string, signIn: SignInFixtures, clientId: string): Promise<{ code: string } | { status: number; body: string }> {
     const response = await fetch(`${baseUrl}/authorize`, {
         method: 'POST',
         headers: { authorization: signIn.userBearer, 'content-type': 'application/json' },
         body: JSON.stringify({
-            response_type: 'code', client_id: signIn.clientId, redirect_uri: REDIRECT_URI, scope: CODE_SCOPE,
+            response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, scope: CODE_SCOPE,
             state: randomBytes(8).toString('hex'), nonce: randomBytes(8).toString('hex'),
             code_challenge: signIn.challenge, code_challenge_method: 'S256',
         }),
@@ -59,14 +63,14 @@ async function mintCode(baseUrl: string, signIn: SignInFixtures): Promise<{ code
  * minted just before it. The pool is sized from the best redemption rate seen so far, with a
  * margin; a request that finds it dry replays a spent code (a 400, counted as an error).
  */
-export function codePool(baseUrl: string, signIn: SignInFixtures) {
+export function codePool(baseUrl: string, signIn: SignInFixtures, clientId: string) {
     const pool: string[] = [];
     const state = { rate: 3000, dry: 0, spent: '' };
     return {
         state,
         /** the first mint: a route that is not merged yet answers 404 */
         async probe(): Promise<string | undefined> {
-            const minted = await mintCode(baseUrl, signIn);
+            const minted = await mintCode(baseUrl, signIn, clientId);
             if ('code' in minted) {
                 pool.push(minted.code);
                 return undefined;
@@ -78,7 +82,7 @@ export function codePool(baseUrl: string, signIn: SignInFixtures) {
             const wanted = Math.ceil(state.rate * seconds * 1.5) + 200;
             const missing = Math.max(0, wanted - pool.length);
             await inParallel(Array.from({ length: missing }), 8, async () => {
-                const minted = await mintCode(baseUrl, signIn);
+                const minted = await mintCode(baseUrl, signIn, clientId);
                 if (!('code' in minted)) throw new Error(`POST /authorize answered ${minted.status}: ${minted.body.slice(0, 200)}`);
                 pool.push(minted.code);
             });
@@ -101,7 +105,7 @@ export function codePool(baseUrl: string, signIn: SignInFixtures) {
                     return {
                         ...request,
                         body: new URLSearchParams({
-                            grant_type: 'authorization_code', code, client_id: signIn.clientId, redirect_uri: REDIRECT_URI, code_verifier: signIn.verifier,
+                            grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: signIn.verifier,
                         }).toString(),
                     };
                 },
@@ -115,4 +119,15 @@ export async function oidcUserinfoToken(oidcUrl: string): Promise<string> {
     const response = await fetch(`${oidcUrl}/bench/userinfo-token`);
     if (response.status !== 200) throw new Error(`oidc-provider /bench/userinfo-token answered ${response.status}`);
     return ((await response.json()) as TokenAnswer).access_token;
+}
+
+/**
+ * `GET /authorize` of a browser without a session (issue 13's "sign-in page" figure): the request
+ * is validated and the sign-in form rendered, with its CSRF cookie.
+ */
+export function signInPagePath(signIn: SignInFixtures): string {
+    return `/authorize?${new URLSearchParams({
+        response_type: 'code', client_id: signIn.clientId, redirect_uri: REDIRECT_URI, scope: CODE_SCOPE,
+        state: 'bench-state', nonce: 'bench-nonce', code_challenge: signIn.challenge, code_challenge_method: 'S256',
+    }).toString()}`;
 }

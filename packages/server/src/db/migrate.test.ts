@@ -20,8 +20,13 @@ const TABLES: (keyof Database)[] = [
     'auth_authorization_codes', 'auth_user_consents', 'auth_device_codes',
     'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets',
 ];
-const AUTHENTICATOR_TABLES: (keyof Database)[] = ['auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets'];
-const BROWSER_SIGN_IN_TABLES: (keyof Database)[] = ['auth_authorization_codes', 'auth_user_consents'];
+/** the tables each migration after the first creates (a migration that only adds columns creates none) */
+const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> = {
+    '0002_key_tombstones': ['auth_key_tombstones'],
+    '0003_browser_sign_in': ['auth_authorization_codes', 'auth_user_consents'],
+    '0004_device_authorization': ['auth_device_codes'],
+    '0005_authenticators': ['auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets'],
+};
 const ALL = Object.keys(MIGRATIONS);
 
 async function schemaTables(handle: DatabaseHandle): Promise<string[]> {
@@ -51,17 +56,13 @@ describeEachDialect('db migrations', (dialect) => {
         expect(applied[0]?.executedAt).toBeInstanceOf(Date);
         expect(await migrateToLatest(database)).toEqual([]);
 
-        // one step back at a time, newest first
-        expect(await migrateDown(database)).toEqual(['0005_authenticators']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => !AUTHENTICATOR_TABLES.includes(table)).sort());
-        expect(await migrateDown(database)).toEqual(['0004_device_authorization']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
-        expect(await migrateDown(database)).toEqual(['0003_browser_sign_in']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => !BROWSER_SIGN_IN_TABLES.includes(table) && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
-        expect(await migrateDown(database)).toEqual(['0002_key_tombstones']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_key_tombstones' && !BROWSER_SIGN_IN_TABLES.includes(table) && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
-        expect(await migrateDown(database)).toEqual(['0001_initial']);
-        expect(await schemaTables(database)).toEqual([]);
+        // one step back at a time, newest first: each takes away exactly the tables it created
+        let remaining = [...TABLES].sort();
+        for (const name of [...ALL].reverse()) {
+            expect(await migrateDown(database)).toEqual([name]);
+            remaining = remaining.filter((table) => !(TABLES_CREATED_BY[name] ?? []).includes(table));
+            expect(await schemaTables(database)).toEqual(name === '0001_initial' ? [] : remaining);
+        }
         expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
 
         expect(await migrateToLatest(database)).toEqual(ALL);

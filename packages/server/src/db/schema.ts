@@ -81,6 +81,8 @@ export interface ClientTable extends Timestamps {
     realm_id: string;
     /** API.md §7: consent is not asked (migration 0003) */
     first_party: Generated<DbBool>;
+    /** OIDC Registration §2 id_token_signed_response_alg; null = RS256 (migration 0009) */
+    id_token_signed_response_alg: string | null;
 }
 
 /** realm_key / client_key are generated columns (COALESCE(x, '')) so NULLs are unique-checked too. */

@@ -113,7 +113,7 @@ describeEachDialect('back-channel logout delivery, cascade and refusal', (dialec
     it('a logout_token is no bearer, is inactive at introspection and revokes nothing', async () => {
         const { actor, session } = await signIn();
         const token = await createLogoutTokenIssuer(app.deps.keys, app.deps.config.publicUrl)(app.deps.db, {
-            realmId: world.realm.id, realmName: world.realm.name, clientId: world.client.id, sub: actor.userId, sessionId: session.sessionId,
+            realmId: world.realm.id, realmName: world.realm.name, clientId: world.client.id, sub: actor.userId, sessionId: session.sessionId, idTokenAlgorithm: null,
         });
         expect(await probe(app, `Bearer ${token}`)).toBe(401);
         const introspected = await app.request({ method: 'POST', url: '/token/introspect', payload: { token }, as: app.basic(world.client.id, world.client.secret) });

@@ -44,6 +44,7 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps): Backchanne
         try {
             const token = await deps.issueLogoutToken(deps.db, {
                 realmId: target.realmId, realmName: target.realmName, clientId: target.clientId, sub: session.sub, sessionId: session.id,
+                idTokenAlgorithm: target.idTokenAlgorithm,
             });
             const answer = await fetch(target.uri, {
                 method: 'POST',

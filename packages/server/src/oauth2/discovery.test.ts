@@ -43,7 +43,7 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             response_modes_supported: ['query', 'form_post'],
             code_challenge_methods_supported: ['S256'],
             subject_types_supported: ['public'],
-            id_token_signing_alg_values_supported: ['RS256'],
+            id_token_signing_alg_values_supported: ['RS256', 'ES256'],
             scopes_supported: expect.arrayContaining(['global', 'openid', 'profile', 'email', 'offline_access', 'roles', 'identity', 'reports']),
             claims_supported: [
                 'iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp',

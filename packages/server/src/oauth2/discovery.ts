@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { ID_TOKEN_ALGORITHM } from '../tokens/claims.js';
+import { ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { supportedGrantTypes } from './grants/index.js';
@@ -83,8 +83,9 @@ export async function discoveryDocument(db: Kysely<Database>, publicUrl: string,
         // OIDC Discovery §3 (REQUIRED): `sub` is the subject's id, the same for every client
         subject_types_supported: ['public'],
         scopes_supported: [...new Set(scopes)],
-        // OIDC Discovery §3 (REQUIRED): ID tokens are signed RS256 (oauth2/tokens/service.ts)
-        id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM],
+        // OIDC Discovery §3 (REQUIRED): RS256 by default (Core §15.1), ES256 for a client that
+        // registered it as its id_token_signed_response_alg (tokens/claims.ts idTokenAlgorithmOf)
+        id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM, ID_TOKEN_ES256],
         claims_supported: [...new Set([...ACCESS_TOKEN_CLAIMS, ...ID_TOKEN_CLAIMS])],
         // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid`
         backchannel_logout_supported: true,

@@ -7,6 +7,8 @@ export interface BackchannelTarget {
     uri: string;
     realmId: string;
     realmName: string;
+    /** the client's id_token_signed_response_alg (null: RS256); its logout tokens are signed alike */
+    idTokenAlgorithm: string | null;
 }
 
 /**
@@ -18,11 +20,11 @@ export async function findBackchannelTargets(db: Kysely<Database>, clientIds: st
     if (clientIds.length === 0) return [];
     const rows = await db.selectFrom('auth_clients')
         .innerJoin('auth_realms', 'auth_realms.id', 'auth_clients.realm_id')
-        .select(['auth_clients.id', 'auth_clients.backchannel_logout_uri', 'auth_realms.id as realm_id', 'auth_realms.name as realm_name'])
+        .select(['auth_clients.id', 'auth_clients.backchannel_logout_uri', 'auth_realms.id as realm_id', 'auth_realms.name as realm_name', 'auth_clients.id_token_signed_response_alg'])
         .where('auth_clients.id', 'in', clientIds)
         .where('auth_clients.backchannel_logout_uri', 'is not', null)
         .execute();
     return rows.filter((row) => row.backchannel_logout_uri).map((row) => ({
-        clientId: row.id, uri: row.backchannel_logout_uri!, realmId: row.realm_id, realmName: row.realm_name,
+        clientId: row.id, uri: row.backchannel_logout_uri!, realmId: row.realm_id, realmName: row.realm_name, idTokenAlgorithm: row.id_token_signed_response_alg,
     }));
 }

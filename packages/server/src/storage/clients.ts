@@ -16,16 +16,18 @@ export interface ClientCredentials {
     grantTypes: string | null;
     /** the policy every token issuance through the client must pass; null: none */
     accessPolicyId: string | null;
+    /** id_token_signed_response_alg (OIDC Registration §2); null: RS256 */
+    idTokenAlgorithm: string | null;
 }
 
-const CREDENTIAL_COLUMNS = ['id', 'realm_id', 'active', 'secret', 'secret_hashed', 'grant_types', 'access_policy_id'] as const;
+const CREDENTIAL_COLUMNS = ['id', 'realm_id', 'active', 'secret', 'secret_hashed', 'grant_types', 'access_policy_id', 'id_token_signed_response_alg'] as const;
 type CredentialRow = Pick<ClientTable, (typeof CREDENTIAL_COLUMNS)[number]>;
 
 function credentialsOf(row: CredentialRow): ClientCredentials {
     return {
         id: row.id, realmId: row.realm_id, active: fromDbBool(row.active),
         secret: row.secret, secretHashed: fromDbBool(row.secret_hashed), grantTypes: row.grant_types,
-        accessPolicyId: row.access_policy_id,
+        accessPolicyId: row.access_policy_id, idTokenAlgorithm: row.id_token_signed_response_alg,
     };
 }
 

@@ -93,3 +93,22 @@ export async function writeTransaction<T>(
     for (const effect of effects) effect();
     return result;
 }
+
+/**
+ * The protocol's own multi-row writes (a code redemption's session, spent code and refresh token):
+ * one transaction, so they commit together — or not at all — and pay one commit instead of one per
+ * row (a commit costs several times a row on a disk-backed SQLite file; see
+ * `packages/server/test/measure/hot-paths.ts`). No authorization preload and no catalog: the token
+ * endpoint authorizes by its own rules. Effects deferred with afterCommit run after the commit, never
+ * after a rollback. Inside a transaction already, `work` joins it.
+ */
+export async function protocolTransaction<T>(db: Kysely<Database>, work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (db.isTransaction) return work(db);
+    const effects: Array<() => void> = [];
+    const result = await db.transaction().execute((tx) => {
+        committing.set(tx, effects);
+        return work(tx);
+    });
+    for (const effect of effects) effect();
+    return result;
+}

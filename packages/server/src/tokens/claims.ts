@@ -13,6 +13,16 @@ export type TokenKind = (typeof TOKEN_KIND)[keyof typeof TOKEN_KIND];
 
 /** OpenID Connect Core §15.1: RS256 is the ID-token algorithm every relying party implements. */
 export const ID_TOKEN_ALGORITHM: SigningAlgorithm = 'RS256';
+/** the other algorithm a client may register for its ID tokens (OIDC Registration §2) */
+export const ID_TOKEN_ES256: SigningAlgorithm = 'ES256';
+
+/**
+ * The algorithm of a client's ID and logout tokens: its registered `id_token_signed_response_alg`
+ * (OIDC Registration §2), RS256 when it registered none or a value this server does not sign with.
+ */
+export function idTokenAlgorithmOf(registered: string | null | undefined): SigningAlgorithm {
+    return registered === ID_TOKEN_ES256 ? ID_TOKEN_ES256 : ID_TOKEN_ALGORITHM;
+}
 /** The `kind` of an ID token: never accepted as a bearer, at introspection or at revocation. */
 export const ID_TOKEN_KIND = 'id_token';
 

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { insertRefreshToken } from '../storage/session-tokens.js';
-import { ID_TOKEN_ALGORITHM, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
+import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
 import { createSigner } from './signer.js';
@@ -40,11 +40,13 @@ export interface IdTokenRequest {
     nonce?: string | null;
     /** the access token issued beside it, bound by `at_hash` (Core §3.1.3.6) */
     accessToken?: string;
+    /** the client's registered id_token_signed_response_alg (null: RS256, OIDC Registration §2) */
+    algorithm?: string | null;
 }
 
 /**
  * OpenID Connect Core §3.1.3.6 `at_hash`: the left half of the hash of the access token's ASCII
- * octets, base64url — SHA-256 for the RS256 ID token (the hash of its `alg`).
+ * octets, base64url — SHA-256 for both RS256 and ES256 (the hash of their `alg`).
  */
 function accessTokenHash(accessToken: string): string {
     const digest = createHash('sha256').update(accessToken, 'ascii').digest();
@@ -72,7 +74,8 @@ export interface TokenIssuer {
     issue(db: Kysely<Database>, request: IssueRequest): Promise<IssuedTokens>;
     /**
      * An OpenID Connect ID token (Core §2), signed RS256 — the algorithm every relying party
-     * supports (Core §15.1) — by the realm's RS256 key, created on demand. Its `kind` makes it
+     * supports (Core §15.1) — by the realm's RS256 key, created on demand; ES256 by the realm's
+     * ES256 key for a client that registered it (OIDC Registration §2). Its `kind` makes it
      * useless as a bearer, at introspection and at revocation.
      */
     issueIdToken(db: Kysely<Database>, request: IdTokenRequest): Promise<string>;
@@ -134,7 +137,7 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             }, key);
         },
         async issueIdToken(db, request) {
-            const { kid, algorithm, key } = await signer(db, request.subject.realmId, ID_TOKEN_ALGORITHM);
+            const { kid, algorithm, key } = await signer(db, request.subject.realmId, idTokenAlgorithmOf(request.algorithm));
             const iat = Math.floor(Date.now() / 1000);
             const claims = {
                 // the profile claims first, so no member of them can replace a protocol claim

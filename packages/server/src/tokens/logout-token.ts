@@ -3,7 +3,7 @@ import { TokenKind } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyStore } from '../keys/store.js';
-import { ID_TOKEN_ALGORITHM } from './claims.js';
+import { idTokenAlgorithmOf } from './claims.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
 import { createSigner } from './signer.js';
@@ -24,6 +24,8 @@ export interface LogoutTokenRequest {
     sub: string;
     /** the ended session: the `sid` its ID tokens carry */
     sessionId: string;
+    /** the client's registered ID token algorithm (Back-Channel Logout §2.4: signed like its ID tokens) */
+    idTokenAlgorithm: string | null;
 }
 
 export type LogoutTokenIssuer = (db: Kysely<Database>, request: LogoutTokenRequest) => Promise<string>;
@@ -31,14 +33,14 @@ export type LogoutTokenIssuer = (db: Kysely<Database>, request: LogoutTokenReque
 /**
  * Back-Channel Logout 1.0 §2.4: iss, aud, iat, exp, jti, sub, sid and events, never a nonce (§2.4:
  * its absence tells a logout token from an ID token), typ `logout+jwt`, signed like the ID token
- * (RS256 by the realm's key, verifiable against the realm's JWKS). Its kind `logout_token` is one
+ * (RS256 by the realm's key unless the client registered ES256, verifiable against the realm's JWKS). Its kind `logout_token` is one
  * no endpoint accepts: bearer authentication and revocation take access tokens, introspection
  * access and refresh tokens (tokens/verifying.ts), spec Events 6.
  */
 export function createLogoutTokenIssuer(keys: KeyStore, publicUrl: string): LogoutTokenIssuer {
     const signer = createSigner(keys);
     return async (db, request) => {
-        const { kid, algorithm, key } = await signer(db, request.realmId, ID_TOKEN_ALGORITHM);
+        const { kid, algorithm, key } = await signer(db, request.realmId, idTokenAlgorithmOf(request.idTokenAlgorithm));
         const iat = Math.floor(Date.now() / 1000);
         const claims = {
             iss: issuerOf(publicUrl, request.realmName),

@@ -116,6 +116,25 @@ describeEachDialect('end to end: browser sign-in with chromium and openid-client
         expect((await oidc.fetchUserInfo(config, refreshed.access_token, alice.id)).sub).toBe(alice.id);
     });
 
+    it('signs ID tokens ES256 for a client that registered it, which openid-client verifies as registered', async () => {
+        const es = (await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/clients',
+            payload: { realmId: realm.id, name: 'es-app', secret: 'es-secret', firstParty: true, redirectUri: rp.callback, idTokenSignedResponseAlg: 'ES256' },
+        }, 201)).data;
+        const config = await oidc.discovery(issuer, es.id, { client_secret: 'es-secret', id_token_signed_response_alg: 'ES256' }, oidc.ClientSecretBasic(), {
+            execute: [oidc.allowInsecureRequests],
+        });
+        const attempt = await authorizationUrl(config);
+        const tokens = await redeem(config, await landAtCallback(attempt, true), attempt);
+        expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('ES256');
+        expect(tokens.claims()).toMatchObject({ sub: alice.id, aud: es.id, nonce: attempt.nonce });
+        // verified against the realm's published JWKS with ES256 only
+        const { payload } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!)), {
+            issuer: issuer.href, audience: es.id, algorithms: ['ES256'],
+        });
+        expect(payload.at_hash).toEqual(expect.any(String));
+    });
+
     it('signs in a confidential client, then single sign-on answers prompt=none without the form and prompt=login asks again', async () => {
         const config = await discover(web.id, 'web-secret');
         const first = await authorizationUrl(config);

@@ -85,7 +85,7 @@ describeEachDialect('end to end: openid-client and jose against a realm', (diale
         await app.deps.db.updateTable('auth_users').set({ email: 'alice@example.test', first_name: 'Alice' }).where('id', '=', alice.id).execute();
         const config = await configFor(web.id, 'web-secret');
         const metadata = config.serverMetadata();
-        expect(metadata.id_token_signing_alg_values_supported).toEqual(['RS256']);
+        expect(metadata.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
         const login = await oidc.genericGrantRequest(config, 'password', { username: 'alice', password: 'alice-password', scope: 'openid global identity email' });
         expect(login.id_token).toBeTypeOf('string');
         const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri!));

@@ -5,7 +5,7 @@
  *
  *   node --conditions=source --import tsx packages/server/test/measure/hot-paths.ts [iterations]
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import { startTestApp, type TestApp } from '../app.js';
 
@@ -68,6 +68,27 @@ try {
     const token = (login.json() as { access_token: string }).access_token;
     await measure('introspection', () => app.request({ method: 'POST', url: '/token/introspect', headers: form, payload: `token=${token}`, as: clients.plain! }));
     await measure('GET /users/@me', () => app.request({ method: 'GET', url: '/users/@me', as: `Bearer ${token}` }));
+    // issue 13: authorization_code redemption (public client, PKCE S256, access + refresh + ID token),
+    // codes minted beforehand through POST /authorize, the API form
+    const redirectUri = 'https://spa.hot.example/cb';
+    const spa = await create('/clients', { realmId, name: 'spa', redirectUri });
+    const userBearer = `Bearer ${token}`;
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const codes: string[] = [];
+    for (let i = 0; i < iterations + 210; i++) {
+        const minted = await app.request({
+            method: 'POST', url: '/authorize', as: userBearer, payload: {
+                response_type: 'code', client_id: spa, redirect_uri: redirectUri, scope: 'openid profile email',
+                nonce: `n${i}`, code_challenge: challenge, code_challenge_method: 'S256',
+            },
+        });
+        codes.push((minted.json() as { code: string }).code);
+    }
+    await measure('authorization_code redemption', () => app.request({
+        method: 'POST', url: '/token', headers: form, as: null,
+        payload: new URLSearchParams({ grant_type: 'authorization_code', client_id: spa, redirect_uri: redirectUri, code: codes.pop()!, code_verifier: verifier }).toString(),
+    }));
 } finally {
     await app.dispose();
 }

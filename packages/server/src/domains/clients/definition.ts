@@ -14,6 +14,7 @@ import { endClientSessions } from '../sessions/lifecycle.js';
 import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
 import { assertAccessPolicy, assertClientFields } from './uris.js';
 import type { Columns, TableRow } from '../../storage/resource/table.js';
+import { SIGNING_ALGORITHMS } from '../../keys/material.js';
 
 const uriField = (name: string, column: string, maxLength: number): FieldSpec => ({
     name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true,
@@ -55,6 +56,9 @@ spec.fields = [
     uriField('backchannelLogoutUri', 'backchannel_logout_uri', 2048),
     // issue 13: a client an administrator marks as first-party is not asked for consent
     { name: 'firstParty', column: 'first_party', type: 'boolean', create: 'optional', update: true, default: false },
+    // OIDC Registration §2 `id_token_signed_response_alg`: null signs ID tokens (and logout tokens,
+    // Back-Channel Logout §2.4) with RS256, the algorithm every relying party supports (Core §15.1)
+    { name: 'idTokenSignedResponseAlg', column: 'id_token_signed_response_alg', type: 'enum', values: SIGNING_ALGORITHMS, nullable: true, create: 'optional', update: true },
     foreignKey('accessPolicyId', 'access_policy_id', { create: 'optional', update: true, nullable: true }),
     foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
 ];

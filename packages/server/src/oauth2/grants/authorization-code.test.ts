@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { beforeAll, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/app.js';
 import { insertAuthorizationCode, pkcePair, type CodeFixture } from '../../../test/authorization-codes.js';
@@ -116,12 +116,47 @@ describeEachDialect('POST /token grant_type=authorization_code (RFC 6749 §4.1.3
     });
 
     it('lets exactly one of two concurrent redemptions win', async () => {
-        const { code, verifier } = await mint();
+        const { code, verifier, fixture } = await mint();
         const answers = await Promise.all([publicRedeem(code, verifier), publicRedeem(code, verifier)]);
         expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400]);
         const winner = answers.find((answer) => answer.statusCode === 200)!.json() as TokenAnswer;
         // the loser arrived after the winner spent the code: it revoked the winner's session too
         expect(await probe(app, `Bearer ${winner.access_token}`)).toBe(401);
+        // and the loser's own session was rolled back with its transaction: one application session only
+        const sessions = await app.deps.db.selectFrom('auth_sessions').select('id').where('parent_id', '=', fixture.sessionId).execute();
+        expect(sessions.map((row) => row.id)).toEqual([decodeJwt(winner.access_token).session_id]);
+    });
+
+    it('signs the ID token RS256 by default and ES256 for a client that registered it (OIDC Registration §2)', async () => {
+        const issuer = `${app.deps.config.publicUrl}/realms/code-realm`;
+        const rs = await mint();
+        const rsAnswer = (await publicRedeem(rs.code, rs.verifier)).json() as TokenAnswer;
+        // read after issuing: the realm's RS256 key is created on demand by the first RS256 ID token
+        const jwksAfter = async () => createLocalJWKSet(await app.json<JSONWebKeySet>({ method: 'GET', url: `/realms/${realmId}/jwks`, as: null }, 200));
+        expect(decodeProtectedHeader(rsAnswer.id_token!).alg).toBe('RS256');
+        await jwtVerify(rsAnswer.id_token!, await jwksAfter(), { issuer, audience: spa.id, algorithms: ['RS256'] });
+
+        const es = (await app.json<{ data: { id: string; idTokenSignedResponseAlg: string } }>({
+            method: 'POST', url: '/clients', payload: { name: 'spa-es256', realmId, redirectUri: SPA_CB, idTokenSignedResponseAlg: 'ES256' },
+        }, 201)).data;
+        expect(es.idTokenSignedResponseAlg).toBe('ES256');
+        const minted = await mint({ clientId: es.id });
+        const answer = (await redeem({ code: minted.code, client_id: es.id, redirect_uri: SPA_CB, code_verifier: minted.verifier })).json() as TokenAnswer;
+        expect(decodeProtectedHeader(answer.id_token!).alg).toBe('ES256');
+        const { payload } = await jwtVerify(answer.id_token!, await jwksAfter(), { issuer, audience: es.id, algorithms: ['ES256'] });
+        expect(payload.at_hash).toEqual(expect.any(String));
+        // a refreshed ID token keeps the client's algorithm
+        const refreshed = (await refresh(app, answer.refresh_token!, { client_id: es.id })).json() as TokenAnswer;
+        expect(decodeProtectedHeader(refreshed.id_token!).alg).toBe('ES256');
+
+        // only the two algorithms are accepted; null returns to RS256
+        const refused = await app.request({ method: 'POST', url: `/clients/${es.id}`, payload: { idTokenSignedResponseAlg: 'HS256' } });
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json().issues[0].path).toEqual(['idTokenSignedResponseAlg']);
+        await app.json({ method: 'POST', url: `/clients/${es.id}`, payload: { idTokenSignedResponseAlg: null } }, 200);
+        const back = await mint({ clientId: es.id });
+        const backAnswer = (await redeem({ code: back.code, client_id: es.id, redirect_uri: SPA_CB, code_verifier: back.verifier })).json() as TokenAnswer;
+        expect(decodeProtectedHeader(backAnswer.id_token!).alg).toBe('RS256');
     });
 
     it('refuses a code of another client, another redirect_uri, an unknown or an expired code', async () => {

@@ -4,6 +4,7 @@ import { secretsEqual } from '../../secrets/secret-box.js';
 import {
     consumeAuthorizationCode, findAuthorizationCodeByDigest, issuedSessionOfCode, type StoredAuthorizationCode,
 } from '../../storage/authorization-code-redemption.js';
+import { protocolTransaction } from '../../storage/write-transaction.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
@@ -40,6 +41,9 @@ async function replayed(deps: GrantDeps, request: GrantRequest, codeId: string, 
     if (issued !== null) await deps.sessions.revoke(request.db, issued);
     throw invalidGrant('The authorization code was already used; what it issued has been revoked.');
 }
+
+/** Thrown inside the redemption's transaction to roll back its session: another redemption spent the code first. */
+class CodeSpentMeanwhile extends Error {}
 
 /**
  * Every check that leaves the code unspent when it fails (issue 12: a refused request is no
@@ -85,19 +89,26 @@ export const authorizationCodeGrant: Grant = {
                 const subject = { id: code.userId, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
                 await assertClientAdmits(request, subject);
                 const { accessMaxAge, refreshMaxAge } = deps.tokens.settings;
-                const sessionId = await deps.sessions.create(request.db, {
-                    subject, clientId: client.row.id, ipAddress: request.ipAddress, userAgent: request.userAgent,
-                    expiresAt: new Date(Date.now() + 1000 * Math.max(refreshMaxAge, accessMaxAge)),
-                    parentId: code.sessionId, authTime: code.authTime,
+                // the session, the spent code and the refresh token commit together (one commit, and a
+                // code spent by a concurrent redemption rolls back the session this one created)
+                const redeemed = await protocolTransaction(request.db, async (tx) => {
+                    const sessionId = await deps.sessions.create(tx, {
+                        subject, clientId: client.row.id, ipAddress: request.ipAddress, userAgent: request.userAgent,
+                        expiresAt: new Date(Date.now() + 1000 * Math.max(refreshMaxAge, accessMaxAge)),
+                        parentId: code.sessionId, authTime: code.authTime,
+                    });
+                    // spent naming the session: a replay from the commit on finds the session to revoke
+                    if (!(await consumeAuthorizationCode(tx, deps.dialect, code.id, sessionId))) throw new CodeSpentMeanwhile();
+                    const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
+                    return { grant, issued: await deps.tokens.issue(tx, { ...grant, refresh: true }) };
+                }).catch((error: unknown) => {
+                    if (error instanceof CodeSpentMeanwhile) return undefined;
+                    throw error;
                 });
-                // spent last, naming the session first: a replay from here on finds the session to revoke
-                if (!(await consumeAuthorizationCode(request.db, deps.dialect, code.id, sessionId))) {
-                    await deps.sessions.revoke(request.db, sessionId);
-                    return replayed(deps, request, code.id, null);
-                }
-                const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
-                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
-                return tokenResponse(deps, request.db, { ...grant, authTime: code.authTime, nonce: code.nonce }, issued);
+                // a concurrent redemption spent it first: this one's session was rolled back; the other's is revoked
+                if (!redeemed) return replayed(deps, request, code.id, null);
+                const { grant, issued } = redeemed;
+                return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce }, issued);
             },
         }),
 };

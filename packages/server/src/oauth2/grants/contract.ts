@@ -97,7 +97,7 @@ export async function issueForLogin(
         expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
     });
     const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh });
-    return tokenResponse(deps, request.db, { subject, clientId, scope, sessionId, authTime: new Date() }, issued);
+    return tokenResponse(deps, request, { subject, clientId, scope, sessionId, authTime: new Date() }, issued);
 }
 
 /** What an ID token states of the grant (OpenID Connect Core §2). */
@@ -117,7 +117,7 @@ export interface IssuedGrant {
  * audience. Profile claims are released by scope (tokens/user-claims.ts releasedClaims); the ID
  * token binds the access token by `at_hash` (Core §3.1.3.6).
  */
-export async function tokenResponse(deps: GrantDeps, db: Kysely<Database>, grant: IssuedGrant, issued: IssuedTokens): Promise<TokenResponse> {
+export async function tokenResponse(deps: GrantDeps, request: GrantRequest, grant: IssuedGrant, issued: IssuedTokens): Promise<TokenResponse> {
     const response: TokenResponse = {
         access_token: issued.accessToken,
         token_type: 'Bearer',
@@ -126,8 +126,8 @@ export async function tokenResponse(deps: GrantDeps, db: Kysely<Database>, grant
         scope: grant.scope,
     };
     if (!hasScope(grant.scope, OPENID_SCOPE) || grant.subject.kind !== 'user' || grant.clientId === null) return response;
-    const claims = await userClaims(db, grant.subject.id);
-    response.id_token = await deps.tokens.issueIdToken(db, {
+    const claims = await userClaims(request.db, grant.subject.id);
+    response.id_token = await deps.tokens.issueIdToken(request.db, {
         subject: grant.subject,
         clientId: grant.clientId,
         sessionId: grant.sessionId,
@@ -135,6 +135,8 @@ export async function tokenResponse(deps: GrantDeps, db: Kysely<Database>, grant
         claims: { ...releasedClaims(grant.scope, claims) },
         nonce: grant.nonce ?? null,
         accessToken: issued.accessToken,
+        // every grant that issues an ID token has the audience as its request's client (RFC 6749 §6: a refresh too)
+        algorithm: request.client?.row.id === grant.clientId ? request.client.row.idTokenAlgorithm : null,
     });
     return response;
 }
