@@ -3,6 +3,7 @@ import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
+import { attachRealtime } from './http/realtime.js';
 import { registerDomains } from './http/routes/register.js';
 import { BODY_LIMIT } from './http/content-encoding.js';
 import { registerErrorHandler } from './http/error-handler.js';
@@ -78,7 +79,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     await app.register(formbody);
     registerErrorSchemas(app);
     await registerOpenApiDocument(app, config.publicUrl);
-    registerDomains(app, deps);
+    // issue 15 item 5: entity events to sockets that may read them
+    attachRealtime(app, deps, registerDomains(app, deps));
     await registerOpenApiRoutes(app);
     return {
         app,
@@ -89,6 +91,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
             // deliveries already scheduled finish (each has a short timeout) before the database closes
             await deps.backchannelLogout.settled();
             await deps.limits.close();
+            await deps.bus.close();
             if (!options.handle) await deps.handle.destroy();
         },
     };

@@ -22,6 +22,8 @@ import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
+import { createBus } from './bus/setup.js';
+import { entityEventOf } from './bus/entity-events.js';
 
 /** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
 export type { AppDeps } from './http/deps.js';
@@ -37,6 +39,11 @@ export interface WireOptions {
     /** the clock of the CORS origin lookups' short memory (tests) */
     corsClock?: () => number;
 }
+
+/** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
+const CATALOG_TTL_MS = 2_000;
+/** with a shared bus, a safety net for an announcement lost while Redis was away (a reconnection resyncs too) */
+const SHARED_CATALOG_TTL_MS = 60_000;
 
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
     return createDatabase({
@@ -77,7 +84,17 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
     const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets } });
-    const catalog = new CatalogCache(handle.db);
+    const bus = await createBus(config, (error, context) => {
+        if (logger) logger.warn({ err: error }, context);
+        else process.emitWarning(`${context}: ${String(error)}`);
+    });
+    // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
+    // catalog before its next decision; the timer only covers an announcement lost while Redis was
+    // away (in process, with no bus between replicas, it is what replicas have)
+    const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => bus.publish({ kind: 'catalog' }));
+    bus.subscribe((message) => {
+        if (message.kind === 'catalog' || message.kind === 'resync') catalog.invalidateLocally();
+    });
     const limits = await createLimits(config, options.limits ?? {}, (error) => {
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
         else process.emitWarning(`rate-limit store unavailable; requests pass unlimited: ${String(error)}`);
@@ -94,6 +111,11 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         handle,
         db: handle.db,
         catalog,
+        bus,
+        // every committed administrative write's events, to the bus (issue 15 item 5)
+        announce: (events) => {
+            for (const event of events) bus.publish({ kind: 'entity', event: entityEventOf(event) });
+        },
         passwords,
         secrets,
         clientSecrets,

@@ -66,7 +66,7 @@ export async function createRequestAuthorizer(deps: AuthorizerDeps, actor: Actor
         // spec consumer rule 4, applied to ourselves: a definition written on another replica since
         // the cached catalog was built — refetch once and rebuild
         if (!isAuthorizationCatalogStaleError(error)) throw error;
-        deps.catalog.invalidate();
+        deps.catalog.invalidateLocally();
         built = await buildEvaluator(deps, actor);
     }
     const { evaluator } = built;

@@ -4,9 +4,11 @@ import type { Database } from '../db/schema.js';
 import { buildCatalog } from './catalog.js';
 
 /**
- * One catalog per process, rebuilt after a definition-layer write in this process and at most
- * `ttlMs` after a write on another replica. Building is O(definitions + policies); requests pay
- * only for their own grants. A rebuild that finds nothing changed hands out the same object.
+ * One catalog per process, rebuilt after a definition-layer write in this process, when the bus
+ * tells of one on another replica (issue 15 item 5: `announce` publishes, `invalidateLocally`
+ * hears), and at most `ttlMs` after a write whose announcement was lost. Building is
+ * O(definitions + policies); requests pay only for their own grants. A rebuild that finds nothing
+ * changed hands out the same object.
  */
 export class CatalogCache {
     private current: { catalog: AuthorizationCatalog; builtAt: number; version: number } | null = null;
@@ -21,6 +23,7 @@ export class CatalogCache {
         private readonly db: Kysely<Database>,
         private readonly ttlMs = 2_000,
         private readonly clock: () => number = Date.now,
+        private readonly announce: () => void = () => undefined,
     ) {}
 
     async get(): Promise<AuthorizationCatalog> {
@@ -48,8 +51,14 @@ export class CatalogCache {
         return this.pending;
     }
 
-    /** Call after any write to permissions, policies or permission-policies. */
+    /** Call after any write to permissions, policies or permission-policies: here and, through the bus, on every replica. */
     invalidate(): void {
+        this.version++;
+        this.announce();
+    }
+
+    /** What the bus calls when another replica (or a resync) says the definitions changed. */
+    invalidateLocally(): void {
         this.version++;
     }
 }

@@ -138,7 +138,7 @@ export async function checkPermission(deps: AuthorizerDeps, permissionId: string
     let definition = findDefinition(authorizer.catalog, row);
     if (!definition) {
         // written since the cached catalog was built (possibly on another replica): rebuild once
-        deps.catalog.invalidate();
+        deps.catalog.invalidateLocally();
         authorizer = await createRequestAuthorizer(deps, subject.actor);
         definition = findDefinition(authorizer.catalog, row);
     }

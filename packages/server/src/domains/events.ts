@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { insertEvent } from '../storage/events.js';
+import { announceAfterCommit } from '../storage/write-transaction.js';
 import { toDbDate, type DialectName } from '../db/values.js';
 import type { RequestContext } from '../authz/request-context.js';
 
@@ -21,6 +22,7 @@ export async function recordEvent(
     ctx: RequestContext | null,
     event: EventInput,
 ): Promise<void> {
+    const createdAt = new Date();
     await insertEvent(db, {
         id: randomUUID(),
         name: event.name,
@@ -34,6 +36,8 @@ export async function recordEvent(
         request_method: ctx?.request.method ?? null,
         request_path: ctx?.request.path ?? null,
         data: event.data ? JSON.stringify(event.data) : null,
-        created_at: toDbDate(dialect, new Date()),
+        created_at: toDbDate(dialect, createdAt),
     });
+    // the realtime bus hears of it once the change is committed (issue 15 item 5)
+    announceAfterCommit(db, { name: event.name, refType: event.refType, refId: event.refId, realmId: event.realmId, data: event.data ?? null, createdAt });
 }

@@ -1,3 +1,5 @@
+import type { Bus } from '../bus/bus.js';
+import type { CommittedEvent } from '../storage/write-transaction.js';
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import type { ClientSecretVerifier } from '../secrets/client-secret-verifier.js';
 import type { Config } from '../config/schema.js';
@@ -24,6 +26,10 @@ export interface AppDeps {
     handle: DatabaseHandle;
     db: DatabaseHandle['db'];
     catalog: CatalogCache;
+    /** the realtime bus (issue 15 item 5): entity events and catalog invalidation, across replicas with Redis */
+    bus: Bus;
+    /** hands a committed write's entity events to the bus (storage/write-transaction.ts `announce`) */
+    announce(events: readonly CommittedEvent[]): void;
     passwords: PasswordHasher;
     secrets: SecretBox;
     clientSecrets: ClientSecretVerifier;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { deploymentId } from '../config/deployment.js';
 import type { Config } from '../config/schema.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { createFallbackCounterStore, type FallbackReport } from './fallback-counter-store.js';
@@ -18,26 +18,12 @@ const FAILED_AUTHENTICATION_MAX = 300;
 const LOGIN_CONCURRENCY = 10;
 
 /**
- * Key namespace in a shared Redis: one per database, so the replicas of a deployment (which share
- * its database) share their counters, while deployments or test runs on other databases sharing
- * the Redis never see each other's. Credentials are left out of what is hashed.
+ * Key namespace in a shared Redis: one per deployment (config/deployment.ts), so the replicas of a
+ * deployment share their counters while other deployments or test runs sharing the Redis never
+ * see each other's.
  */
 export function deploymentPrefix(config: Config): string {
-    const db = config.db;
-    let location: string;
-    if (db.url) {
-        try {
-            const url = new URL(db.url);
-            url.username = '';
-            url.password = '';
-            location = url.toString();
-        } catch {
-            location = db.url;
-        }
-    } else {
-        location = `${db.host ?? ''}:${db.port ?? ''}/${db.database ?? config.writableDirectoryPath}`;
-    }
-    return `realmgate:limits:${createHash('sha256').update(`${db.type}|${location}`).digest('hex').slice(0, 12)}:`;
+    return `realmgate:limits:${deploymentId(config)}:`;
 }
 
 export interface LimitOptions {

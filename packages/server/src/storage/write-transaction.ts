@@ -16,6 +16,19 @@ export interface WriteTransactionDeps {
     handle: { dialect: DialectName };
     db: Kysely<Database>;
     catalog: { invalidate(): void };
+    /** hears the entity events a committed write recorded (the realtime bus); never of a rollback */
+    announce?: (events: readonly CommittedEvent[]) => void;
+}
+
+/** An entity event as recorded in the write's transaction (domains/events.ts), announced once committed. */
+export interface CommittedEvent {
+    name: string;
+    refType: string;
+    refId: string | null;
+    realmId: string | null;
+    /** the default-read record: never a withheld column (spec Events 5) */
+    data: Record<string, unknown> | null;
+    createdAt: Date;
 }
 
 export interface WriteTransactionOptions {
@@ -35,6 +48,16 @@ export interface WriteTransactionOptions {
 
 /** The transactions writeTransaction runs, with the work each defers to its commit. */
 const committing = new WeakMap<Kysely<Database>, Array<() => void>>();
+/** The entity events each of those transactions recorded, announced after its commit. */
+const announcing = new WeakMap<Kysely<Database>, CommittedEvent[]>();
+
+/**
+ * Announces `event` once what `db` wrote is committed (writeTransaction's `announce`), never after
+ * a rollback; outside writeTransaction there is no one to tell and the call does nothing.
+ */
+export function announceAfterCommit(db: Kysely<Database>, event: CommittedEvent): void {
+    if (db.isTransaction) announcing.get(db)?.push(event);
+}
 
 /**
  * Runs `effect` once what `db` wrote is committed: at once outside a transaction, after the commit
@@ -80,9 +103,11 @@ export async function writeTransaction<T>(
     const lock: RowLock = { forUpdate: deps.handle.dialect !== 'sqlite' };
     let result: T;
     const effects: Array<() => void> = [];
+    const events: CommittedEvent[] = [];
     try {
         result = await deps.db.transaction().execute((tx) => {
             committing.set(tx, effects);
+            announcing.set(tx, events);
             return work(tx, lock);
         });
     } catch (error) {
@@ -91,6 +116,7 @@ export async function writeTransaction<T>(
     }
     if (options.invalidatesCatalog) deps.catalog.invalidate();
     for (const effect of effects) effect();
+    if (events.length > 0) deps.announce?.(events);
     return result;
 }
 

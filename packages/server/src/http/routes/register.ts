@@ -39,7 +39,8 @@ const extraRoutes: Readonly<Record<string, ExtraRoutes>> = {
     policies: (app, deps, _definition, prefix) => registerExpandedRoute(app, deps, prefix),
 };
 
-export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
+/** Registers every route; answers the administered resources' definitions (the realtime bus delivers their events). */
+export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly ResourceDefinition[] {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const definitions = resourceDefinitions(deps);
     linkRelations(definitions);
@@ -73,4 +74,5 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): void {
     }), async () => {
         return { data: definitions.map(describeResource), meta: { total: definitions.length } };
     });
+    return definitions;
 }
