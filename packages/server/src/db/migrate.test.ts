@@ -18,7 +18,7 @@ const TABLES: (keyof Database)[] = [
     'auth_client_permissions', 'auth_user_attributes', 'auth_role_attributes', 'auth_keys', 'auth_key_tombstones',
     'auth_sessions', 'auth_session_tokens', 'auth_events', 'auth_event_aggregates',
     'auth_authorization_codes', 'auth_user_consents', 'auth_device_codes',
-    'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets',
+    'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets', 'auth_worker_leases',
 ];
 const AUTHENTICATOR_TABLES: (keyof Database)[] = ['auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets'];
 const BROWSER_SIGN_IN_TABLES: (keyof Database)[] = ['auth_authorization_codes', 'auth_user_consents'];
@@ -52,14 +52,16 @@ describeEachDialect('db migrations', (dialect) => {
         expect(await migrateToLatest(database)).toEqual([]);
 
         // one step back at a time, newest first
+        expect(await migrateDown(database)).toEqual(['0008_worker_leases']);
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_worker_leases').sort());
         expect(await migrateDown(database)).toEqual(['0005_authenticators']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => !AUTHENTICATOR_TABLES.includes(table)).sort());
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_worker_leases' && !AUTHENTICATOR_TABLES.includes(table)).sort());
         expect(await migrateDown(database)).toEqual(['0004_device_authorization']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_worker_leases' && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
         expect(await migrateDown(database)).toEqual(['0003_browser_sign_in']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => !BROWSER_SIGN_IN_TABLES.includes(table) && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_worker_leases' && !BROWSER_SIGN_IN_TABLES.includes(table) && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
         expect(await migrateDown(database)).toEqual(['0002_key_tombstones']);
-        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_key_tombstones' && !BROWSER_SIGN_IN_TABLES.includes(table) && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
+        expect(await schemaTables(database)).toEqual(TABLES.filter((table) => table !== 'auth_worker_leases' && table !== 'auth_key_tombstones' && !BROWSER_SIGN_IN_TABLES.includes(table) && table !== 'auth_device_codes' && !AUTHENTICATOR_TABLES.includes(table)).sort());
         expect(await migrateDown(database)).toEqual(['0001_initial']);
         expect(await schemaTables(database)).toEqual([]);
         expect((await migrationStatus(database))[0]?.executedAt).toBeNull();

@@ -4,6 +4,7 @@ import { migration as keyTombstones } from './0002_key_tombstones.js';
 import { migration as browserSignIn } from './0003_browser_sign_in.js';
 import { migration as deviceAuthorization } from './0004_device_authorization.js';
 import { migration as authenticators } from './0005_authenticators.js';
+import { migration as workerLeases } from './0008_worker_leases.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -17,6 +18,8 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0003_browser_sign_in': browserSignIn,
     '0004_device_authorization': deviceAuthorization,
     '0005_authenticators': authenticators,
+    // 0006 and 0007 are taken by the event log and provisioning work of issue 15
+    '0008_worker_leases': workerLeases,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */
