@@ -22,6 +22,8 @@ import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
+import { createMetrics } from './http/metrics.js';
+import { countActiveSessions } from './storage/operations.js';
 
 /** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
 export type { AppDeps } from './http/deps.js';
@@ -36,6 +38,8 @@ export interface WireOptions {
     limits?: LimitOptions;
     /** the clock of the CORS origin lookups' short memory (tests) */
     corsClock?: () => number;
+    /** the clock of the sessions gauge's refresh (tests) */
+    metricsClock?: () => number;
 }
 
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
@@ -78,7 +82,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     });
     const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets } });
     const catalog = new CatalogCache(handle.db);
-    const limits = await createLimits(config, options.limits ?? {}, (error) => {
+    const metrics = createMetrics({
+        activeSessions: () => countActiveSessions(handle.db, handle.dialect, new Date()),
+        ...(handle.pool ? { pool: handle.pool } : {}),
+        ...(options.metricsClock ? { now: options.metricsClock } : {}),
+    });
+    const limits = await createLimits(config, { onFailure: metrics.failedAuthentication, ...options.limits }, (error) => {
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
         else process.emitWarning(`rate-limit store unavailable; requests pass unlimited: ${String(error)}`);
     }, {
@@ -107,6 +116,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
         limits,
+        metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, clientSecrets, passwords, publicUrl: config.publicUrl }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
         introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
