@@ -19,10 +19,10 @@ export interface Sweep {
 }
 
 /** Rows one statement deletes; small enough that a batch holds its locks only briefly. */
-export const SWEEP_BATCH = 500;
+const SWEEP_BATCH = 500;
 
 /** Batches one pass runs at most: a backlog is worked off over several passes, never in one long one. */
-export const SWEEP_MAX_BATCHES = 100;
+const SWEEP_MAX_BATCHES = 100;
 
 /** Deletes in bounded batches until a batch comes back short or the pass has run its batches. */
 async function inBatches(batch: (limit: number) => Promise<number>): Promise<number> {
