@@ -62,6 +62,17 @@ export interface RunningWorker {
     close(): Promise<void>;
 }
 
+/** pino's numeric levels: the worker has no Fastify instance, so it writes the same JSON lines itself. */
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+function workerLog(threshold: Config['logLevel']) {
+    return (level: 'info' | 'warn', detail: Record<string, unknown>, message: string): void => {
+        if (LEVELS[level]! < LEVELS[threshold]!) return;
+        const err = detail.err instanceof Error ? { err: { message: detail.err.message } } : {};
+        process.stdout.write(`${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, ...detail, ...err, msg: message })}\n`);
+    };
+}
+
 /**
  * `start worker` (spec beta.64 item 5, beta.68 item 1): the sweeps and the health listener on
  * WORKER_PORT, no API and no migrations (the API process migrates); refused while WORKER_ENABLED is false.
@@ -73,9 +84,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     const handle = await openDatabase(config);
     const worker = createWorker({
         db: handle.db, dialect: handle.dialect, sweeps: SWEEPS,
-        log: (level, detail, message) => {
-            if (config.logLevel !== 'silent') console[level === 'warn' ? 'warn' : 'log'](JSON.stringify({ level, ...detail, err: detail.err instanceof Error ? detail.err.message : undefined, msg: message }));
-        },
+        log: workerLog(config.logLevel),
     });
     const server = createHealthServer(() => worker.health());
     try {

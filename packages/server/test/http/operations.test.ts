@@ -15,6 +15,24 @@ function sample(family: Family | undefined, labels: Record<string, string>, suff
         Object.entries(labels).every(([name, value]) => entry.labels[name] === value))?.value;
 }
 
+describe('the Prometheus text reader the tests use', () => {
+    it('reads a well-formed exposition and refuses what the format does not allow', () => {
+        const good = '# HELP a_total A.\n# TYPE a_total counter\na_total{x="1\\"q"} 3\n# TYPE h histogram\nh_bucket{le="1"} 1\nh_bucket{le="+Inf"} 2\nh_sum 0.5\nh_count 2\n';
+        const families = parsePrometheusText(good);
+        expect(families.get('a_total')?.samples[0]).toEqual({ name: 'a_total', labels: { x: '1"q' }, value: 3 });
+        for (const bad of [
+            'a 1\n', // a sample before its TYPE
+            '# TYPE a gauge\na{x="1"} one\n', // not a number
+            '# TYPE a gauge\na{1x="1"} 1\n', // a bad label name
+            '# TYPE a gauge\na{x="1} 1\n', // an unterminated label value
+            '# TYPE a gauge\na 1\na 2\n', // one series twice
+            '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_count 1\n', // buckets not cumulative
+            '# TYPE h histogram\nh_bucket{le="+Inf"} 2\nh_count 3\n', // +Inf and _count disagree
+            '# TYPE a gauge\na 1', // no final line feed
+        ]) expect(() => parsePrometheusText(bad), bad).toThrow();
+    });
+});
+
 describeEachDialect('operations: /health, /health/ready, /metrics', (dialect) => {
     // a small anonymous budget: the operations routes must never spend it
     let clock = 0;
