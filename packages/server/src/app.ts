@@ -14,6 +14,7 @@ import { createOriginCheck, registerCors } from './http/cors.js';
 import { registerErrorSchemas } from './http/contracts/error-body.js';
 import { registerOpenApiDocument, registerOpenApiRoutes } from './http/openapi.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerRequestMetrics } from './http/metrics.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
 
@@ -68,6 +69,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     // hook order is registration order: security headers first (on every answer, errors
     // included), CORS, the limits (refusal, budget, login gate), the input guard, then the
     // authentication step (after the gate, before schema validation)
+    // first, so every answer is counted, refusals and errors included
+    registerRequestMetrics(app, deps.metrics);
     await registerSecurityHeaders(app);
     await registerCors(app, createOriginCheck({ db: deps.db, configured: config.corsOrigins, ...(options.corsClock ? { clock: options.corsClock } : {}) }));
     registerErrorHandler(app);

@@ -1,15 +1,37 @@
 import { describe, expect, it, vi } from 'vitest';
-import { runCli } from './cli.js';
+import { parseStartRole, runCli } from './cli.js';
 
 describe('cli', () => {
     it('migration generate answers an unknown-operation message (spec Errors)', async () => {
         await expect(runCli(['migration', 'generate'])).rejects.toThrow(/Unknown migration operation "generate"/);
     });
 
-    it('refuses a mis-typed start role and the roles this release does not ship, before boot', async () => {
+    it('parses the start roles of spec beta.64 item 5', () => {
+        expect(parseStartRole([])).toEqual({ kind: 'serve', role: 'all' });
+        expect(parseStartRole(['core'])).toEqual({ kind: 'serve', role: 'core' });
+        expect(parseStartRole(['worker'])).toEqual({ kind: 'worker' });
+        expect(parseStartRole(['console'])).toEqual({ kind: 'serve', role: 'auth' });
+        expect(parseStartRole(['console', 'auth'])).toEqual({ kind: 'serve', role: 'auth' });
+    });
+
+    it('refuses a mis-typed role, console or extra argument, and the consoles not built yet, before boot', async () => {
         await expect(runCli(['start', 'wroker'])).rejects.toThrow(/Unknown start role "wroker"/);
-        for (const role of ['core', 'worker', 'console']) {
-            await expect(runCli(['start', role])).rejects.toThrow(/not available in this release/);
+        await expect(runCli(['start', 'console', 'admni'])).rejects.toThrow(/Unknown console "admni"/);
+        for (const name of ['admin', 'account']) {
+            await expect(runCli(['start', 'console', name])).rejects.toThrow(new RegExp(`The ${name} console is not built yet`));
+        }
+        await expect(runCli(['start', 'worker', 'now'])).rejects.toThrow(/Unexpected argument "now" after "start worker"/);
+        await expect(runCli(['start', 'console', 'auth', 'x'])).rejects.toThrow(/Unexpected argument "x"/);
+        // the old spellings of beta.64 do not exist
+        await expect(runCli(['start', '--worker'])).rejects.toThrow(/Unknown start role "--worker"/);
+    });
+
+    it('start worker refuses to boot while WORKER_ENABLED is false (spec Errors), before opening anything', async () => {
+        vi.stubEnv('WORKER_ENABLED', 'false');
+        try {
+            await expect(runCli(['start', 'worker'])).rejects.toThrow(/WORKER_ENABLED is false/);
+        } finally {
+            vi.unstubAllEnvs();
         }
     });
 
@@ -17,6 +39,7 @@ describe('cli', () => {
         const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
         await runCli(['--help']);
         expect(log.mock.calls[0]?.[0]).toContain('migration status');
+        expect(log.mock.calls[0]?.[0]).toContain('start worker');
         log.mockRestore();
         await expect(runCli(['serve'])).rejects.toThrow(/Unknown command "serve"/);
     });

@@ -2,12 +2,15 @@
 import { loadConfig } from './config/load.js';
 import { migrateDown, migrateToLatest, migrationStatus } from './db/migrate.js';
 import { openDatabase } from './wire.js';
-import { startServer } from './main.js';
+import { startServer, startWorker, type ServedRole } from './main.js';
 
 const USAGE = `Usage: realmgate <command>
 
 Commands:
-  start                 the API on one listener (PORT, HOST)
+  start                 the API and every enabled console on one listener (PORT, HOST); the sweeps in process
+  start core            the API alone (PORT, HOST); the sweeps in process
+  start worker          the background sweeps and a health listener (GET / on WORKER_PORT); no migrations
+  start console [name]  the auth console (auth; or every built console when no name is given)
   migration run         apply every pending migration
   migration revert      revert the latest migration
   migration status      list migrations and when they ran
@@ -15,10 +18,39 @@ Commands:
 
 Configuration comes from the environment (see the README's configuration table).`;
 
-/** Start roles of the spec (core, worker, console) that this release does not ship yet. */
-const LATER_ROLES = new Set(['core', 'worker', 'console']);
-
 export class CliError extends Error {}
+
+/** What `start [role]` runs (spec beta.64 item 5). */
+export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' };
+
+/** The consoles of the spec; only the auth pages are built (issue 13), the others come with the console work. */
+const CONSOLES = ['admin', 'account', 'auth'] as const;
+const BUILT_CONSOLES: ReadonlySet<string> = new Set(['auth']);
+
+/**
+ * The role of `start` from its arguments, refused before anything boots when mis-typed (spec
+ * Errors: "a mis-typed start role is refused before boot"). The auth console is rendered by the
+ * API's own protocol routes (/authorize, /logout, /device), so `start console auth` serves them
+ * from the same app without the in-process sweeps; the admin and account consoles are not built yet.
+ */
+export function parseStartRole(args: readonly string[]): StartRole {
+    const [role, name, ...extra] = args;
+    const unexpected = role === 'console' ? extra : [name, ...extra].filter((arg) => arg !== undefined);
+    if (unexpected.length > 0) throw new CliError(`Unexpected argument "${unexpected[0]}" after "start ${role}".`);
+    if (role === undefined) return { kind: 'serve', role: 'all' };
+    if (role === 'core') return { kind: 'serve', role: 'core' };
+    if (role === 'worker') return { kind: 'worker' };
+    if (role === 'console') {
+        if (name !== undefined && !(CONSOLES as readonly string[]).includes(name)) {
+            throw new CliError(`Unknown console "${name}". Consoles: ${CONSOLES.join(', ')}.`);
+        }
+        if (name !== undefined && !BUILT_CONSOLES.has(name)) {
+            throw new CliError(`The ${name} console is not built yet; "start console auth" serves the auth pages, "start" the API.`);
+        }
+        return { kind: 'serve', role: 'auth' };
+    }
+    throw new CliError(`Unknown start role "${role}". Roles: core, worker, console [admin|account|auth], or none.`);
+}
 
 async function migration(operation: string | undefined): Promise<void> {
     if (operation !== 'run' && operation !== 'revert' && operation !== 'status') {
@@ -51,11 +83,11 @@ export async function runCli(argv: string[]): Promise<void> {
         return;
     }
     if (command === 'start') {
-        const role = rest[0];
-        // a mis-typed role is refused before boot (spec Errors)
-        if (role !== undefined && LATER_ROLES.has(role)) throw new CliError(`The start role "${role}" is not available in this release; run "start" without a role.`);
-        if (role !== undefined) throw new CliError(`Unknown start role "${role}". Roles: core, worker, console (not yet available), or none.`);
-        await startServer(loadConfig());
+        // a mis-typed role is refused before the configuration is even read (spec Errors)
+        const role = parseStartRole(rest);
+        const config = loadConfig();
+        if (role.kind === 'worker') await startWorker(config);
+        else await startServer(config, role.role);
         return;
     }
     if (command === 'migration') {

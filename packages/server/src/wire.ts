@@ -24,6 +24,8 @@ import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
 import { createBus } from './bus/setup.js';
 import { entityEventOf } from './bus/entity-events.js';
+import { createMetrics } from './http/metrics.js';
+import { countActiveSessions } from './storage/operations.js';
 
 /** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
 export type { AppDeps } from './http/deps.js';
@@ -38,6 +40,8 @@ export interface WireOptions {
     limits?: LimitOptions;
     /** the clock of the CORS origin lookups' short memory (tests) */
     corsClock?: () => number;
+    /** the clock of the sessions gauge's refresh (tests) */
+    metricsClock?: () => number;
 }
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
@@ -95,7 +99,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     bus.subscribe((message) => {
         if (message.kind === 'catalog' || message.kind === 'resync') catalog.invalidateLocally();
     });
-    const limits = await createLimits(config, options.limits ?? {}, (error) => {
+    const metrics = createMetrics({
+        activeSessions: () => countActiveSessions(handle.db, handle.dialect, new Date()),
+        ...(handle.pool ? { pool: handle.pool } : {}),
+        ...(options.metricsClock ? { now: options.metricsClock } : {}),
+    });
+    const limits = await createLimits(config, { onFailure: metrics.failedAuthentication, ...options.limits }, (error) => {
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
         else process.emitWarning(`rate-limit store unavailable; requests pass unlimited: ${String(error)}`);
     }, {
@@ -129,6 +138,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
         limits,
+        metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, clientSecrets, passwords, publicUrl: config.publicUrl }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
         introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),

@@ -29,6 +29,8 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     tokenRefreshMaxAge: parse.positiveInteger,
     'worker.enabled': parse.boolean,
     'worker.port': parse.port,
+    'metrics.enabled': parse.boolean,
+    'metrics.token': parse.text,
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
     corsOrigins: parse.text,

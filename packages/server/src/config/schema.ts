@@ -41,6 +41,8 @@ export interface Config {
     /** seconds */
     tokenRefreshMaxAge: number;
     worker: { enabled: boolean; port: number };
+    /** GET /metrics (Prometheus text): served at all, and the bearer token a scraper presents */
+    metrics: { enabled: boolean; token: string | undefined };
     migrationEnabled: boolean;
     /** Fastify's trustProxy: a boolean, a hop count, or a comma-separated address / CIDR list */
     trustProxy: boolean | number | string;
@@ -161,15 +163,26 @@ export const CONFIG_KEYS = [
         key: 'worker.enabled',
         env: 'WORKER_ENABLED',
         default: 'true',
-        description: 'run the worker role (sweeps, aggregates)',
-        notYetEffective: 'the worker role',
+        description: 'run the background sweeps (expired sessions, codes, tickets; event retention and aggregates): in process with `start` and `start core`, alone with `start worker`, which refuses to boot while this is `false`',
     },
     {
         key: 'worker.port',
         env: 'WORKER_PORT',
         default: '$PORT',
-        description: 'worker health listener port',
-        notYetEffective: 'the worker role',
+        description: 'port of the health listener of `start worker` (`GET /`); set it apart from `PORT` when the API runs from the same environment on the same host',
+    },
+    {
+        key: 'metrics.enabled',
+        env: 'METRICS_ENABLED',
+        default: 'true',
+        description: 'serve `GET /metrics` (Prometheus text); `false` answers 404',
+    },
+    {
+        key: 'metrics.token',
+        env: 'METRICS_TOKEN',
+        default: null,
+        description: 'bearer token a scraper sends to `GET /metrics` (`Authorization: Bearer …`); unset, only a direct loopback peer without forwarding headers is answered',
+        secret: true,
     },
     { key: 'migrationEnabled', env: 'MIGRATION_ENABLED', default: 'true', description: 'run migrations at boot under a database lock' },
     {

@@ -38,21 +38,31 @@ export interface DatabaseOptions {
     onPoolError?: (error: Error) => void;
 }
 
+/** Connections of a driver's pool, where the driver exposes them (GET /metrics). */
+export interface PoolStats {
+    total: number;
+    idle: number;
+    waiting: number;
+}
+
 export interface DatabaseHandle {
     db: Kysely<Database>;
     dialect: DialectName;
+    /** node-postgres counts its pool's connections; mysql2 has no public count and SQLite no pool */
+    pool?: () => PoolStats;
     /** closes the pool or file; safe to call more than once */
     destroy(): Promise<void>;
 }
 
 /** Opens the database, pins the session to UTC (spec beta.67 item 6) and verifies the pin. */
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-    const dialect = await buildDialect(options);
+    const { dialect, pool } = await buildDialect(options);
     const db = new Kysely<Database>({ dialect });
     let destroyed: Promise<void> | undefined;
     const handle: DatabaseHandle = {
         db,
         dialect: options.type,
+        ...(pool ? { pool } : {}),
         destroy: () => (destroyed ??= db.destroy()),
     };
     try {
@@ -68,14 +78,14 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
  * Every driver, better-sqlite3 included, is loaded only when chosen: a deployment loads (and needs
  * built) only its own database's native or pooled driver (db/drivers.test.ts checks it).
  */
-async function buildDialect(options: DatabaseOptions): Promise<Dialect> {
+async function buildDialect(options: DatabaseOptions): Promise<{ dialect: Dialect; pool?: () => PoolStats }> {
     switch (options.type) {
         case 'sqlite':
-            return sqliteDialect(options, (await import('better-sqlite3')).default);
+            return { dialect: sqliteDialect(options, (await import('better-sqlite3')).default) };
         case 'postgres':
             return postgresDialect(options, (await import('pg')).default);
         case 'mysql':
-            return mysqlDialect(options, (await import('mysql2')).createPool);
+            return { dialect: mysqlDialect(options, (await import('mysql2')).createPool) };
         default:
             throw new DatabaseConfigError('DB_TYPE', `unknown database type "${String(options.type)}" (expected sqlite, postgres or mysql)`);
     }
@@ -130,7 +140,7 @@ function withStatementCache(database: SqliteDatabase.Database): KyselySqliteData
     };
 }
 
-function postgresDialect(options: DatabaseOptions, driver: typeof pg): Dialect {
+function postgresDialect(options: DatabaseOptions, driver: typeof pg): { dialect: Dialect; pool: () => PoolStats } {
     let config: pg.PoolConfig;
     if (options.url) {
         // pg lets URL parameters win over explicit options, so the pin goes into the URL itself.
@@ -151,7 +161,7 @@ function postgresDialect(options: DatabaseOptions, driver: typeof pg): Dialect {
     const pool = new driver.Pool({ ...config, max: options.poolSize ?? 10 });
     // Without a listener an idle connection's error (server restart) would crash the process.
     pool.on('error', options.onPoolError ?? (() => undefined));
-    return new PostgresDialect({ pool });
+    return { dialect: new PostgresDialect({ pool }), pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) };
 }
 
 // node-postgres reads PGOPTIONS when no `options` is given; a zone there is refused like the URL's.

@@ -18,7 +18,7 @@ const TABLES: (keyof Database)[] = [
     'auth_client_permissions', 'auth_user_attributes', 'auth_role_attributes', 'auth_keys', 'auth_key_tombstones',
     'auth_sessions', 'auth_session_tokens', 'auth_events', 'auth_event_aggregates',
     'auth_authorization_codes', 'auth_user_consents', 'auth_device_codes',
-    'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets',
+    'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets', 'auth_worker_leases',
 ];
 /** the tables each migration after the first creates (a migration that only adds columns creates none) */
 const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> = {
@@ -26,6 +26,7 @@ const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> =
     '0003_browser_sign_in': ['auth_authorization_codes', 'auth_user_consents'],
     '0004_device_authorization': ['auth_device_codes'],
     '0005_authenticators': ['auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets'],
+    '0008_worker_leases': ['auth_worker_leases'],
 };
 const ALL = Object.keys(MIGRATIONS);
 

@@ -351,6 +351,13 @@ export interface EventAggregateTable {
     count: number;
 }
 
+/** A sweep's lease (migration 0008): the worker process holding it runs the sweep until expires_at. */
+export interface WorkerLeaseTable {
+    name: string;
+    holder: string;
+    expires_at: DbDate;
+}
+
 export interface Database {
     auth_realms: RealmTable;
     auth_paths: PathTable;
@@ -381,6 +388,7 @@ export interface Database {
     auth_mfa_tickets: MfaTicketTable;
     auth_events: EventTable;
     auth_event_aggregates: EventAggregateTable;
+    auth_worker_leases: WorkerLeaseTable;
 }
 
 export type TableName = keyof Database;

@@ -1,5 +1,6 @@
 import type { Bus } from '../bus/bus.js';
 import type { CommittedEvent } from '../storage/write-transaction.js';
+import type { Metrics } from './metrics.js';
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import type { ClientSecretVerifier } from '../secrets/client-secret-verifier.js';
 import type { Config } from '../config/schema.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
     deviceVerification: DeviceVerification;
     /** spec Limits: failed authentications per address, budgets per identity, the login gate */
     limits: RequestLimits;
+    /** issue 15 item 7: the Prometheus registry and the counters the routes feed */
+    metrics: Metrics;
     /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */
     views: AuthConsole;
 }

@@ -10,6 +10,17 @@ import type { RequestLimits } from '../limits/request-limits.js';
  */
 export const CHARGED_BY_ROUTE = { limits: 'route' } as const;
 
+/**
+ * Route config of the operations routes (GET /health, /health/ready, /metrics; issue 15 item 7):
+ * off the limits altogether, so a probe or scraper is never refused or charged, and a refused
+ * address cannot make an instance look unhealthy. They read no credentials of the API.
+ */
+export const OFF_LIMITS = { limits: 'off' } as const;
+
+function offLimits(request: FastifyRequest): boolean {
+    return (request.routeOptions.config as { limits?: string }).limits === OFF_LIMITS.limits;
+}
+
 /** The account a request tries to log in as: a Basic name, a password-grant user, a body client. */
 function loginAccountOf(request: FastifyRequest): string | null {
     const header = request.headers.authorization;
@@ -34,6 +45,7 @@ function loginAccountOf(request: FastifyRequest): string | null {
  */
 export function registerLimits(app: FastifyInstance, limits: RequestLimits): void {
     app.addHook('onRequest', async (request, reply) => {
+        if (offLimits(request)) return;
         limits.admit(request, (headers) => reply.headers(headers));
         // a console-session cookie is a credential (issue 13): charged to its user by the authentication
         // step, or to the address when the request ends (limits.finish) if it named no live session
@@ -45,6 +57,7 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits): voi
     // the gate holds its slot before the credential is verified: the HTTP authentication step runs
     // at preValidation after this hook, and the endpoints of the token routes in their handler
     app.addHook('preValidation', async (request) => {
+        if (offLimits(request)) return;
         const account = loginAccountOf(request);
         if (account !== null) limits.enterLoginGate(request, account);
     });

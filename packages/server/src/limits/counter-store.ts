@@ -8,6 +8,8 @@ export interface CounterStore {
      * charges a budget and learns the address's failure count together.
      */
     incrementAndRead(key: string, watched: string | null, ttlMs: number): Promise<[count: number, watched: number]>;
+    /** whether the store answers now (GET /health/ready); an in-process store always does */
+    reachable?(): Promise<boolean>;
     close(): Promise<void>;
 }
 

@@ -32,6 +32,8 @@ export function createFallbackCounterStore(primary: CounterStore, fallback: Coun
                 return fallback.incrementAndRead(key, watched, ttlMs);
             }
         },
+        // ready means Redis answers, not that the in-process fallback does
+        reachable: () => primary.reachable?.() ?? Promise.resolve(true),
         async close() {
             await Promise.all([primary.close(), fallback.close()]);
         },

@@ -34,6 +34,8 @@ export interface RateLimiter {
     charge(subject: Chargeable, address: string): Promise<Decision>;
     /** a failed authentication from the address (spec Limits lists which failures count) */
     recordFailure(address: string): Promise<void>;
+    /** whether the counter store answers (GET /health/ready) */
+    storeReachable(): Promise<boolean>;
     close(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export function createRateLimiter(options: LimiterOptions): RateLimiter {
                 onStoreError(error);
             }
         },
+        storeReachable: () => store.reachable?.() ?? Promise.resolve(true),
         close: () => store.close(),
     };
 }

@@ -43,6 +43,10 @@ export async function createRedisCounterStore(url: string): Promise<CounterStore
                 await redis.limitIncrement(2, key, watched, ttl);
             return [Number(count), Number(other)];
         },
+        async reachable() {
+            // the offline queue is off, so a disconnected client fails at once instead of waiting
+            return redis.ping().then(() => true, () => false);
+        },
         async close() {
             await redis.quit().catch(() => redis.disconnect());
         },

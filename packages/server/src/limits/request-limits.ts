@@ -51,6 +51,8 @@ export interface RequestLimits {
     failed(request: LimitedRequest): Promise<void>;
     /** the request ended (answered or aborted): its gate slot is released, an uncharged request charged to its address */
     finish(request: LimitedRequest): Promise<void>;
+    /** whether the counter store (Redis when REDIS_URL is set) answers: GET /health/ready */
+    storeReachable(): Promise<boolean>;
     close(): Promise<void>;
 }
 
@@ -76,7 +78,9 @@ export function loginGateKey(account: string, address: string): string {
     return `${account}\u0000${address}`;
 }
 
-export function createRequestLimits(limiter: RateLimiter, gate: LoginGate, deviceVerification: DeviceVerificationThrottle): RequestLimits {
+export function createRequestLimits(
+    limiter: RateLimiter, gate: LoginGate, deviceVerification: DeviceVerificationThrottle, onFailure: () => void = () => undefined,
+): RequestLimits {
     const states = new WeakMap<LimitedRequest, RequestState>();
     return {
         limiter,
@@ -103,6 +107,7 @@ export function createRequestLimits(limiter: RateLimiter, gate: LoginGate, devic
             if (state) state.gateKey = key;
         },
         async failed(request) {
+            onFailure();
             const state = states.get(request);
             if (state) state.failed = true;
             if (state?.gateKey !== undefined) gate.failed(state.gateKey);
@@ -120,6 +125,7 @@ export function createRequestLimits(limiter: RateLimiter, gate: LoginGate, devic
                 await limiter.charge(null, request.ip);
             }
         },
+        storeReachable: () => limiter.storeReachable(),
         close: () => limiter.close(),
     };
 }

@@ -33,6 +33,8 @@ export interface LimitOptions {
     clock?: () => number;
     failureMax?: number;
     loginConcurrency?: number;
+    /** each counted failed authentication (the failed-authentications metric) */
+    onFailure?: () => void;
 }
 
 /**
@@ -58,6 +60,6 @@ export async function createLimits(
         settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...config.rateLimit },
     });
     return createRequestLimits(
-        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock),
+        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock), options.onFailure,
     );
 }

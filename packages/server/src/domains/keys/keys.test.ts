@@ -92,6 +92,27 @@ describeEachDialect('keys: the /keys resource', (dialect) => {
         expect(generated).toMatchObject({ realmId: realmA, algorithm: 'ES256' });
     });
 
+    it('imports only with a key_create grant reaching beyond the caller\'s realm: own and ownOrNull are refused, any (not only the admin role) passes (spec Authentication 3)', async () => {
+        const material = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' });
+        for (const scope of [RealmScope.OWN, RealmScope.OWN_OR_NULL, RealmScope.ANY]) {
+            // a user of realm A, not the bootstrap admin, importing into its own realm A
+            const actor = await createActor(app, realmA, [{ permission: PermissionName.KEY_CREATE, scope }, { permission: PermissionName.KEY_READ, scope }]);
+            const before = await countRows(app, 'auth_keys');
+            const importing = await call({ method: 'POST', url: '/keys', as: actor.header, payload: { realmId: realmA, privateKey: material() } });
+            if (scope !== RealmScope.ANY) {
+                expect(importing.statusCode, scope).toBe(403);
+                expect(importing.json(), scope).toMatchObject({ code: 'permission_denied' });
+                expect(await countRows(app, 'auth_keys')).toBe(before);
+                // the same grant generates a key in its realm
+                expect((await call({ method: 'POST', url: '/keys', as: actor.header, payload: { realmId: realmA } })).statusCode, scope).toBe(201);
+            } else {
+                expect(importing.statusCode, importing.body).toBe(201);
+                expect(importing.json()).toMatchObject({ data: { realmId: realmA, algorithm: 'ES256' } });
+                expect(await countRows(app, 'auth_keys')).toBe(before + 1);
+            }
+        }
+    });
+
     it('answers 400 with issues for unusable input and writes nothing', async () => {
         const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
         const payloads: Record<string, unknown>[] = [

@@ -23,6 +23,7 @@ import { registerAssetRoutes } from './assets.js';
 import { registerAuthorizeRoutes } from './authorize.js';
 import { registerLogoutRoutes } from './logout.js';
 import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
+import { registerOperationsRoutes } from './operations.js';
 import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
 
 type ExtraRoutes = (app: FastifyInstance, deps: AppDeps, definition: ResourceDefinition, prefix: string) => void;
@@ -51,7 +52,10 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
     registerTokenRoutes(app, {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
+        onIssued: deps.metrics.tokenIssued,
     });
+    // issue 15 item 7: /health, /health/ready, /metrics
+    registerOperationsRoutes(app, deps);
     registerDeviceRoutes(app, { endpoint: deps.deviceAuthorizationEndpoint, verification: deps.deviceVerification, limits: deps.limits });
     registerSelfIntrospectionRoute(app, deps);
     registerUserinfoRoutes(app, { userinfo: deps.userinfoEndpoint, limits: deps.limits });

@@ -42,6 +42,8 @@ export interface TokenRouteEndpoints {
     introspect: IntrospectionEndpoint['introspect'];
     /** spec Limits: a caller that authenticates here is charged to its own budget */
     limits?: RequestLimits;
+    /** a token answered, by grant type (the tokens-issued metric) */
+    onIssued?: (grant: string) => void;
 }
 
 /**
@@ -77,6 +79,8 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             });
             await charge(request, authenticated.charge);
             const answer = await endpoints.token.handle(authenticated.state);
+            // a grant that answered is one of the registry's, so the label set stays bounded
+            endpoints.onIssued?.(String((request.body as Record<string, unknown>).grant_type));
             return reply.headers(NO_STORE).send(answer);
         });
         // RFC 7009 §2.2: 200 whether or not the token was known; the body is empty

@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { DialectName } from '../db/values.js';
+import { deleteExpiredBatch, deleteExpiredSessionsBatch, type ExpiringTable } from '../storage/sweeps.js';
+
+/** What a sweep pass gets: the database and the instant the pass counts as (a controllable clock in tests). */
+export interface SweepContext {
+    db: Kysely<Database>;
+    dialect: DialectName;
+    now: Date;
+}
+
+/** A background task of the worker (issue 15 item 4): run once a minute under its own lease. */
+export interface Sweep {
+    /** the lease name (auth_worker_leases.name, at most 64 characters) and the health report's key */
+    name: string;
+    /** one pass; resolves with the rows it removed or wrote, for the log */
+    run(context: SweepContext): Promise<number>;
+}
+
+/** Rows one statement deletes; small enough that a batch holds its locks only briefly. */
+const SWEEP_BATCH = 500;
+
+/** Batches one pass runs at most: a backlog is worked off over several passes, never in one long one. */
+const SWEEP_MAX_BATCHES = 100;
+
+/** Deletes in bounded batches until a batch comes back short or the pass has run its batches. */
+async function inBatches(batch: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (let round = 0; round < SWEEP_MAX_BATCHES; round++) {
+        const deleted = await batch(SWEEP_BATCH);
+        total += deleted;
+        if (deleted < SWEEP_BATCH) break;
+    }
+    return total;
+}
+
+function expiredRows(name: string, table: ExpiringTable): Sweep {
+    return { name, run: ({ db, dialect, now }) => inBatches((limit) => deleteExpiredBatch(db, dialect, table, now, limit)) };
+}
+
+/**
+ * THE SWEEP REGISTRY: every background task the worker runs, by name, in one list. The event
+ * log's retention (`EVENT_LOG_RETENTION_DAYS`) and the daily aggregates (spec Events 1–3: filled
+ * every minute, backfilled seven days per minute) plug in here as two more entries, e.g.
+ * `{ name: 'event-retention', run: sweepEventRetention }` and
+ * `{ name: 'event-aggregates', run: fillEventAggregates }`, when those functions land.
+ */
+export const SWEEPS: readonly Sweep[] = [
+    { name: 'expired-sessions', run: ({ db, dialect, now }) => inBatches((limit) => deleteExpiredSessionsBatch(db, dialect, now, limit)) },
+    expiredRows('expired-session-tokens', 'auth_session_tokens'),
+    // spec Authentication 12: codes expire after 5 minutes; a used code is kept until then so a replay is recognised
+    expiredRows('expired-authorization-codes', 'auth_authorization_codes'),
+    // RFC 8628 §3.2 expires_in
+    expiredRows('expired-device-codes', 'auth_device_codes'),
+    expiredRows('expired-mfa-tickets', 'auth_mfa_tickets'),
+];
