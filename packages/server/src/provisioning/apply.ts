@@ -150,7 +150,8 @@ class Run {
     private async entity(entity: string, entry: Entry, realmId: string | null, place: Place): Promise<string> {
         const definition = this.definition(entity);
         const ctx = systemContext(this.authorizer, realmId, place.file);
-        const name = String(entry.name);
+        // stored in Normalization Form C (name-text.ts): looked up in that form, or a second run would create it again
+        const name = String(entry.name).normalize('NFC');
         let id: string;
         let bind: boolean;
         try {

@@ -43,8 +43,10 @@ function refuseDuplicateNames(name: string, value: unknown, pointer: string): vo
     if (Array.isArray(value)) {
         const seen = new Map<string, number>();
         value.forEach((item: unknown, index) => {
-            const itemName = typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
-            if (typeof itemName === 'string') {
+            const declared = typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
+            // names are stored in Normalization Form C: two spellings of one name are one row
+            const itemName = typeof declared === 'string' ? declared.normalize('NFC') : undefined;
+            if (itemName !== undefined) {
                 const first = seen.get(itemName);
                 if (first !== undefined) throw new ProvisioningError(name, `${pointer}/${index}/name`, `duplicates ${pointer}/${first}/name "${itemName}"`);
                 seen.set(itemName, index);

@@ -88,6 +88,8 @@ describe('provisioning file format', () => {
             .toThrow('p.json: /realms/0/strategy: must be "createOnly" or "merge"');
         expect(() => parseProvisioningFile('p.yml', 'realms:\n  - name: acme\n    users:\n      - name: bob\n      - name: bob\n'))
             .toThrow('p.yml: /realms/0/users/1/name: duplicates /realms/0/users/0/name "bob"');
+        expect(() => parseProvisioningFile('p.json', JSON.stringify({ realms: [{ name: 'acme', users: [{ name: 'caf\u00e9' }, { name: 'cafe\u0301' }] }] })))
+            .toThrow('p.json: /realms/0/users/1/name: duplicates /realms/0/users/0/name "caf\u00e9"');
         expect(() => parseProvisioningFile('p.yml', 'realms: [')).toThrow(/^p\.yml: \/: cannot be parsed/);
     });
 });
@@ -170,6 +172,15 @@ describeEachDialect('provisioning files', (dialect) => {
         expect(await clientCredentials(app, hashed.id, 'plain-secret')).toBe(200);
         expect(await clientCredentials(app, verbatim.id, 'verbatim-secret')).toBe(200);
         expect(await clientCredentials(app, verbatim.id, hash)).toBe(401);
+    });
+
+    it('finds a name written in another normalisation form, and two runs at once apply the set once (the provisioning lock)', async () => {
+        const folder = await folderWith({ 'n.json': JSON.stringify({ realms: [{ name: 'locked', users: [{ name: 'jose\u0301', password: 'jose-password' }] }] }) });
+        const [one, two] = await Promise.all([provision(app.deps, folder), provision(app.deps, folder)]);
+        expect(one.created + two.created).toBe(2);
+        const before = await snapshot(app);
+        expect((await provision(app.deps, folder)).created).toBe(0);
+        expect(await snapshot(app)).toEqual(before);
     });
 
     it('refuses an invalid file with its name and path, writing nothing', async () => {
