@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { provisioningFileJsonSchema } from '../../src/provisioning/schema.js';
 import { startTestApp, useTestApp, type TestApp } from '../app.js';
 import { createTestDatabase, describeEachDialect } from '../databases.js';
 
+const SCHEMA_DOC = fileURLToPath(new URL('../../../../docs/provisioning-file.schema.json', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../../../examples/provisioning/realm.yaml', import.meta.url));
 
 /** Every row provisioning can touch, with its update stamp: equal snapshots mean nothing changed. */
@@ -76,6 +78,8 @@ describe('provisioning file format', () => {
         const schema = provisioningFileJsonSchema() as { properties: Record<string, unknown> };
         expect(Object.keys(schema.properties).sort()).toEqual(['permissions', 'policies', 'realms', 'roles', 'scopes']);
         expect(JSON.stringify(schema)).toContain('provisioning.client');
+        // the documented copy (README "Provisioning realms from files") is the schema the server validates with
+        expect(JSON.parse(readFileSync(SCHEMA_DOC, 'utf8'))).toEqual(schema);
     });
 
     it('names the file and the path inside the document', () => {
