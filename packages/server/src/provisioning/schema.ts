@@ -21,7 +21,7 @@ import { clientSpec } from '../domains/clients/definition.js';
 const NOT_IN_FILES = new Set(['realmId', 'clientId', 'pathId', 'accessPolicyId', 'parentId']);
 
 /** The binding members of entries: names of rows of the entry's realm (`realm…`) or global rows (`global…`). */
-export const BINDING_MEMBERS = [
+const BINDING_MEMBERS = [
     'globalRoles', 'realmRoles', 'globalPermissions', 'realmPermissions', 'globalScopes', 'realmScopes', 'globalPolicies', 'realmPolicies',
 ] as const;
 export type BindingMember = (typeof BINDING_MEMBERS)[number];
