@@ -154,6 +154,37 @@ describeEachDialect('provisioning files', (dialect) => {
         expect(granted).toHaveLength(1);
     });
 
+    it('declares policies with their configuration and binds them to permissions; merging the same policy again changes nothing', async () => {
+        const folder = await folderWith({
+            'policies.yaml': [
+                'realms:',
+                '  - name: guarded',
+                '    policies:',
+                '      - name: same-realm',
+                '        type: realmMatch',
+                '        attributeName: [realmId]',
+                '        strategy: merge',
+                '    permissions:',
+                '      - name: doc_read',
+                '        realmPolicies: [same-realm]',
+                '        globalPolicies: [system.default]',
+                '',
+            ].join('\n'),
+        });
+        expect(await provision(app.deps, folder)).toMatchObject({ created: 3, bound: 1 });
+        const bound = await app.database.db.selectFrom('auth_permission_policies')
+            .innerJoin('auth_permissions', 'auth_permissions.id', 'auth_permission_policies.permission_id')
+            .innerJoin('auth_policies', 'auth_policies.id', 'auth_permission_policies.policy_id')
+            .select('auth_policies.name').where('auth_permissions.name', '=', 'doc_read').execute();
+        // system.default is bound by the permission service itself on create (so the file's binding finds it there)
+        expect(bound.map((row) => row.name).sort()).toEqual(['same-realm', 'system.default']);
+        const policy = await app.json<{ data: Array<{ attributeName: string[] }> }>({ method: 'GET', url: '/policies?filter[name]=same-realm' }, 200);
+        expect(policy.data[0]?.attributeName).toEqual(['realmId']);
+        const before = await snapshot(app);
+        expect(await provision(app.deps, folder)).toEqual({ files: 1, created: 0, updated: 0, bound: 0 });
+        expect(await snapshot(app)).toEqual(before);
+    });
+
     it('secretHashed with a plaintext stores the hash; a bcrypt value is kept verbatim; both authenticate with the plaintext', async () => {
         const hash = await app.deps.passwords.hash('verbatim-secret');
         await provision(app.deps, await folderWith({
@@ -234,10 +265,17 @@ describeEachDialect('provisioning at boot and by the CLI', (dialect) => {
     });
 
     it('the boot applies WRITABLE_DIRECTORY_PATH/provisioning and refuses a bad file before serving', async () => {
-        const folder = await folderWith({ 'realm.yaml': 'realms:\n  - name: booted\n    users:\n      - name: frank\n        password: frank-password\n' });
-        const app = await startTestApp(dialect, { writableDirectoryPath: join(folder, '..') });
+        const folder = await folderWith({
+            'realm.yaml': 'realms:\n  - name: booted\n    users:\n      - name: frank\n        password: frank-password\n',
+            'example.yaml': await readFile(EXAMPLE, 'utf8'),
+        });
+        // USER_ADMIN_ENABLED=false deactivates the admin at bootstrap; the example's merge on `active`
+        // reactivates it in the same start (spec States)
+        const app = await startTestApp(dialect, { writableDirectoryPath: join(folder, '..'), userAdmin: { enabled: false } });
         try {
             expect(await realmId(app, 'booted')).toBeDefined();
+            expect(await realmId(app, 'acme')).toBeDefined();
+            expect((await app.request({ method: 'GET', url: '/realms' })).statusCode).toBe(200);
             const token = await app.request({ method: 'POST', url: '/token', payload: { grant_type: 'password', username: 'frank', password: 'frank-password', realm_id: await realmId(app, 'booted') }, as: null });
             expect(token.statusCode, token.body).toBe(200);
         } finally {
