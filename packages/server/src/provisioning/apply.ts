@@ -191,21 +191,21 @@ class Run {
         const changes = Object.fromEntries(Object.entries(declared).filter(([name]) => name !== 'name' && (!only || only.has(name))));
         const entity = definition.spec.entity;
         if (entity === 'user' && 'password' in changes && await this.samePassword(existing, changes.password)) delete changes.password;
+        let secret: { value: unknown } | undefined;
         if (entity === 'client') {
             // create-time only (spec "Other resource fields"); the update ignores them anyway
             delete changes.secretHashed;
             delete changes.secretEncrypted;
-            if ('secret' in changes) {
-                const secret = changes.secret;
-                delete changes.secret;
-                await this.mergeSecret(definition, ctx, existing, secret);
-            }
+            if ('secret' in changes) secret = { value: changes.secret };
+            delete changes.secret;
         }
-        if (Object.keys(changes).length === 0) return;
-        const before = JSON.stringify(existing);
-        await updateEntity(this.deps, definition, ctx, existing.id, changes);
-        const after = await findRow(this.deps.db, definition.spec, ctx, existing.id);
-        if (JSON.stringify(after) !== before) this.summary.updated += 1;
+        if (Object.keys(changes).length > 0) {
+            await updateEntity(this.deps, definition, ctx, existing.id, changes);
+            const after = await findRow(this.deps.db, definition.spec, ctx, existing.id);
+            if (JSON.stringify(after) !== JSON.stringify(existing)) this.summary.updated += 1;
+        }
+        // after the attributes, so a rotation is counted once and not again as their change
+        if (secret) await this.mergeSecret(definition, ctx, existing, secret.value);
     }
 
     private async samePassword(row: StoredRow, declared: unknown): Promise<boolean> {

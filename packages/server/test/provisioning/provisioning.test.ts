@@ -218,6 +218,22 @@ describeEachDialect('provisioning files', (dialect) => {
         expect(await snapshot(app)).toEqual(before);
     });
 
+    it('merge rotates a changed secret of a hashed client and leaves an unchanged one alone', async () => {
+        const declare = (secret: string) => folderWith({
+            'c.yaml': `realms:\n  - name: rotation\n    clients:\n      - name: worker\n        secret: ${secret}\n        secretHashed: true\n        grantTypes: [client_credentials]\n        strategy: merge\n`,
+        });
+        await provision(app.deps, await declare('first-secret'));
+        const created = await client(app, 'rotation', 'worker');
+        expect(await provision(app.deps, await declare('second-secret'))).toMatchObject({ updated: 1 });
+        expect(await clientCredentials(app, created.id, 'second-secret')).toBe(200);
+        expect(await clientCredentials(app, created.id, 'first-secret')).toBe(401);
+        const rotated = await app.database.db.selectFrom('auth_events').select('id').where('name', '=', 'clientSecretRotated').where('ref_id', '=', created.id).execute();
+        expect(rotated).toHaveLength(1);
+        const before = await snapshot(app);
+        expect(await provision(app.deps, await declare('second-secret'))).toMatchObject({ updated: 0 });
+        expect(await snapshot(app)).toEqual(before);
+    });
+
     it('refuses an invalid file with its name and path, writing nothing', async () => {
         const before = await snapshot(app);
         const folder = await folderWith({
