@@ -16,6 +16,7 @@ import { registerOpenApiDocument, registerOpenApiRoutes } from './http/openapi.j
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerRequestMetrics } from './http/metrics.js';
 import { bootstrap } from './provisioning/bootstrap.js';
+import { provision, provisioningDirectory } from './provisioning/provision.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
 
 /** A route as registered (collected by an onRoute hook; the OpenAPI test holds the document to them). */
@@ -51,6 +52,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     deps.logTo(app.log);
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
+    // issue 15 item 6: the files under WRITABLE_DIRECTORY_PATH/provisioning, after migrations and bootstrap
+    await provision(deps, provisioningDirectory(config), app.log);
     const proxyWarning = trustProxyWarning(config);
     if (proxyWarning) app.log.warn(proxyWarning);
     const routes: RegisteredRoute[] = [];

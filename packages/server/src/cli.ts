@@ -3,6 +3,9 @@ import { loadConfig } from './config/load.js';
 import { migrateDown, migrateToLatest, migrationStatus } from './db/migrate.js';
 import { openDatabase } from './wire.js';
 import { startServer, startWorker, type ServedRole } from './main.js';
+import { wire } from './wire.js';
+import { bootstrap } from './provisioning/bootstrap.js';
+import { provision, provisioningDirectory } from './provisioning/provision.js';
 
 const USAGE = `Usage: realmgate <command>
 
@@ -14,6 +17,7 @@ Commands:
   migration run         apply every pending migration
   migration revert      revert the latest migration
   migration status      list migrations and when they ran
+  provision [path]      apply provisioning files (a file or folder; default WRITABLE_DIRECTORY_PATH/provisioning)
   --help                this text
 
 Configuration comes from the environment (see the README's configuration table).`;
@@ -76,6 +80,20 @@ async function migration(operation: string | undefined): Promise<void> {
     }
 }
 
+/** `provision [path]`: migrations and bootstrap as at boot, then the files, in one transaction (issue 15 item 6). */
+async function provisionCommand(path: string | undefined): Promise<void> {
+    const config = loadConfig();
+    const deps = await wire(config);
+    try {
+        await bootstrap(deps);
+        const summary = await provision(deps, path ?? provisioningDirectory(config));
+        console.log(`Applied ${summary.files} file(s): ${summary.created} created, ${summary.updated} updated, ${summary.bound} bindings added.`);
+    } finally {
+        await deps.limits.close();
+        await deps.handle.destroy();
+    }
+}
+
 export async function runCli(argv: string[]): Promise<void> {
     const [command, ...rest] = argv;
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -92,6 +110,10 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     if (command === 'migration') {
         await migration(rest[0]);
+        return;
+    }
+    if (command === 'provision') {
+        await provisionCommand(rest[0]);
         return;
     }
     throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);

@@ -106,7 +106,7 @@ export const CONFIG_KEYS = [
         key: 'writableDirectoryPath',
         env: 'WRITABLE_DIRECTORY_PATH',
         default: './writable',
-        description: 'folder for the SQLite file (and, once they land, provisioning files and keys)',
+        description: 'folder for the SQLite file and the provisioning files applied at boot (`provisioning/*.json`, `*.yaml`, `*.yml`)',
     },
     { key: 'db.type', env: 'DB_TYPE', default: 'sqlite', description: 'database: `sqlite`, `postgres` or `mysql`' },
     {

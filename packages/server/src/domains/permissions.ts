@@ -30,6 +30,8 @@ spec.fields = [
     foreignKey('clientId', 'client_id', { create: 'optional', nullable: true }),
 ];
 
+export const permissionSpec = spec;
+
 /** Bind the built-in global `system.default` to a permission (spec model line 3; POST /permissions rule). */
 async function bindSystemDefault(tx: Tx, dialect: DialectName, permissionId: string): Promise<void> {
     const policyId = await findRootPolicyId(tx, SystemPolicyName.DEFAULT, null);

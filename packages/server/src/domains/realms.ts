@@ -29,6 +29,8 @@ spec.fields = [
     })),
 ];
 
+export const realmSpec = spec;
+
 /** Realms: a realm's own id is the realm every decision about it is about. */
 export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDefinition {
     return {

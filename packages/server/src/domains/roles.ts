@@ -22,6 +22,8 @@ spec.fields = [
     foreignKey('clientId', 'client_id', { create: 'optional', nullable: true }),
 ];
 
+export const roleSpec = spec;
+
 export const rolesDefinition: ResourceDefinition = {
     spec,
     fields: spec.fields,

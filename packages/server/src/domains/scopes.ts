@@ -14,4 +14,6 @@ const spec: ResourceSpec = {
 };
 spec.fields = [...commonFields(spec), nameField(128, '^[a-zA-Z0-9_:.-]+$'), displayNameField, descriptionField, builtInField];
 
+export const scopeSpec = spec;
+
 export const scopesDefinition: ResourceDefinition = { spec, fields: spec.fields, hooks: {} };

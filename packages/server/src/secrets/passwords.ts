@@ -4,7 +4,7 @@ import { createRememberedVerifications } from './remembered.js';
 const BCRYPT_HASH = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
 /** Whether a stored value is a bcrypt hash at all (anything else never verifies). */
-function isBcryptHash(value: string): boolean {
+export function isBcryptHash(value: string): boolean {
     return BCRYPT_HASH.test(value);
 }
 

@@ -112,6 +112,26 @@ describeEachDialect('writeTransaction', (dialect) => {
         expect((error as AppError).issues?.[0]?.code).toBe('invalid_reference');
     });
 
+    it('a write inside another joins its transaction: one rollback undoes both, invalidation waits for the commit', async () => {
+        setUp();
+        const inner = `inner-${randomUUID().slice(0, 8)}`;
+        const failure = new Error('the outer write fails after the inner one');
+        await expect(writeTransaction(deps, { preload: async () => undefined }, async (tx) => {
+            await writeTransaction({ ...deps, db: tx }, { preload: async () => undefined, invalidatesCatalog: true }, (joined) => insertRealm(joined, inner));
+            expect(events).toEqual([]);
+            throw failure;
+        })).rejects.toBe(failure);
+        expect(await realmNamed(inner)).toBeUndefined();
+        expect(events).toEqual([]);
+
+        await writeTransaction(deps, { preload: async () => undefined }, async (tx) => {
+            await writeTransaction({ ...deps, db: tx }, { preload: async () => undefined, invalidatesCatalog: true }, (joined) => insertRealm(joined, inner));
+            expect(events).toEqual([]);
+        });
+        expect(await realmNamed(inner)).toBeDefined();
+        expect(events).toEqual(['invalidate']);
+    });
+
     it('rethrows an error that is no constraint violation', async () => {
         setUp();
         const failure = new Error('disk on fire');

@@ -88,6 +88,29 @@ function mapWriteError(error: unknown): never {
 }
 
 /**
+ * A write inside a larger one that writeTransaction runs (a provisioning run applies a whole set
+ * of files as one transaction, so nothing is half-applied): it runs in that transaction, and its
+ * effects and catalog invalidation wait for that commit, like the larger write's own.
+ */
+async function joinTransaction<T>(
+    deps: WriteTransactionDeps,
+    options: WriteTransactionOptions,
+    tx: WriteTx,
+    lock: RowLock,
+    work: (tx: WriteTx, lock: RowLock) => Promise<T>,
+): Promise<T> {
+    let result: T;
+    try {
+        result = await work(tx, lock);
+    } catch (error) {
+        if (error instanceof AppError) throw error;
+        return mapWriteError(error);
+    }
+    if (options.invalidatesCatalog) afterCommit(tx, () => deps.catalog.invalidate());
+    return result;
+}
+
+/**
  * The one way the administrative API writes (issue 11 item 4): preload, open the transaction, hand
  * `work` the transaction and the row lock of the dialect (spec beta.64 item 2: writes run under a
  * row lock on PostgreSQL and MySQL; SQLite serialises writers anyway), map constraint violations
@@ -101,6 +124,7 @@ export async function writeTransaction<T>(
 ): Promise<T> {
     await options.preload();
     const lock: RowLock = { forUpdate: deps.handle.dialect !== 'sqlite' };
+    if (deps.db.isTransaction && committing.has(deps.db)) return joinTransaction(deps, options, deps.db as WriteTx, lock, work);
     let result: T;
     const effects: Array<() => void> = [];
     const events: CommittedEvent[] = [];

@@ -67,6 +67,15 @@ export async function rotateSecret(deps: RotateSecretDeps, definition: ResourceD
     });
 }
 
+/**
+ * A provisioning file's bcrypt value for a hashed client, stored verbatim (spec Versioning beta.65
+ * item 4). Only provisioning calls this: the API hashes every value it is given, a bcrypt-looking
+ * one included (spec Errors "client secret hash-like input").
+ */
+export async function keepProvisionedSecretHash(deps: ResourceDeps, clientId: string, hash: string): Promise<void> {
+    await updateRowById(deps.db, clientSpec, clientId, { secret: hash, ...flagColumns(deps.handle.dialect, 'hashed') });
+}
+
 /** `POST /clients/@me/secret`: the calling client rotates its own secret (client_self_manage). */
 export async function rotateOwnSecret(deps: RotateSecretDeps, definition: ResourceDefinition, ctx: RequestContext, input: RotationInput): Promise<RotatedSecret> {
     const row = await callerRow(deps, definition, ctx, 'client');

@@ -53,6 +53,10 @@ spec.fields = [
     foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
 ];
 
+export const userSpec = spec;
+
+/** The write-only password member of a user body (stored as a bcrypt hash). */
+export const USER_PASSWORD_SCHEMA = Type.Union([Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }), Type.Null()]);
 
 export interface UserDeps extends ResourceDeps {
     passwords: PasswordHasher;
@@ -82,7 +86,7 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'
         fields: spec.fields,
         hooks: {
             extraBody: {
-                password: Type.Union([Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }), Type.Null()]),
+                password: USER_PASSWORD_SCHEMA,
                 // a self-service password or email change proves the current password (current-password.ts)
                 currentPassword: Type.String({ maxLength: PASSWORD_MAX_LENGTH }),
             },
