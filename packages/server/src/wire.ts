@@ -22,6 +22,8 @@ import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
+import { createMailer } from './mail/mailer.js';
+import { createAccountService } from './domains/account/service.js';
 
 /** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
 export type { AppDeps } from './http/deps.js';
@@ -36,6 +38,8 @@ export interface WireOptions {
     limits?: LimitOptions;
     /** the clock of the CORS origin lookups' short memory (tests) */
     corsClock?: () => number;
+    /** the clock of activation and reset code expiry (tests) */
+    accountClock?: () => number;
 }
 
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
@@ -89,9 +93,19 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         },
         recovered: () => options.logger?.info('rate-limit store (Redis) answers again; counting there'),
     });
+    // one transport for the process (issue 14 item 3); a bad smtp object stops the boot here
+    const mailer = createMailer(config.smtp, config.publicUrl, (detail, message) => {
+        if (logger) logger.warn(detail, message);
+        else process.emitWarning(`${message}: ${JSON.stringify(detail)}`);
+    });
+    const account = createAccountService({
+        db: handle.db, handle, catalog, passwords, sessions, mailer, publicUrl: config.publicUrl.replace(/\/+$/, ''), clock: options.accountClock ?? Date.now,
+    });
     return {
         config,
         handle,
+        mailer,
+        account,
         db: handle.db,
         catalog,
         passwords,
