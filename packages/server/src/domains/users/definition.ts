@@ -17,8 +17,8 @@ import type { Columns, TableRow } from '../../storage/resource/table.js';
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
  * can cause. bcrypt reads the first 72 bytes only, so longer passwords add no strength beyond them.
  */
-const PASSWORD_MIN_LENGTH = 5;
-const PASSWORD_MAX_LENGTH = 512;
+export const PASSWORD_MIN_LENGTH = 5;
+export const PASSWORD_MAX_LENGTH = 512;
 
 /** Shape check only; ownership of an address is what the activation round-trip (emailVerified) proves. */
 export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
