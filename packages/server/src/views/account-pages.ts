@@ -18,37 +18,33 @@ export interface AccountFormView {
 
 const errorLine = (error: string | undefined): string => (error ? `<p class="error" role="alert">${e(error)}</p>\n` : '');
 
-/** The activation link's page: a button, so opening the link (a mail scanner's prefetch too) changes nothing. */
-export function renderActivation(view: AccountFormView): string {
-    const realm = realmName(view.realm);
+/** A page of one form: a heading, an optional paragraph, the error, the form's inputs and its button. */
+function formPage(view: AccountFormView, text: { title: string; heading: string; intro?: string; inputs?: string; button: string }): string {
+    const intro = text.intro ? `<p>${e(text.intro)}</p>\n` : '';
     return page({
-        title: S.activateTitle,
-        realm,
-        body: `<h1>${e(S.activateHeading(realm))}</h1>
-<p>${e(S.activateIntro)}</p>
-${errorLine(view.error)}<form method="post" action="${e(view.form.action)}">
+        title: text.title,
+        realm: realmName(view.realm),
+        body: `<h1>${e(text.heading)}</h1>
+${intro}${errorLine(view.error)}<form method="post" action="${e(view.form.action)}">
 ${hiddenFields(view.form.fields)}
-<button type="submit">${e(S.activateButton)}</button>
+${text.inputs ?? ''}<button type="submit">${e(text.button)}</button>
 </form>`,
     });
 }
 
+/** The activation link's page: a button, so opening the link (a mail scanner's prefetch too) changes nothing. */
+export function renderActivation(view: AccountFormView): string {
+    return formPage(view, { title: S.activateTitle, heading: S.activateHeading(realmName(view.realm)), intro: S.activateIntro, button: S.activateButton });
+}
+
 /** The reset link's page: the new password, twice. */
 export function renderPasswordReset(view: AccountFormView): string {
-    const realm = realmName(view.realm);
-    return page({
-        title: S.resetTitle,
-        realm,
-        body: `<h1>${e(S.resetHeading(realm))}</h1>
-${errorLine(view.error)}<form method="post" action="${e(view.form.action)}">
-${hiddenFields(view.form.fields)}
-<label for="password">${e(S.newPasswordLabel)}</label>
+    const inputs = `<label for="password">${e(S.newPasswordLabel)}</label>
 <input id="password" name="password" type="password" autocomplete="new-password" required autofocus>
 <label for="password-repeat">${e(S.repeatPasswordLabel)}</label>
 <input id="password-repeat" name="passwordRepeat" type="password" autocomplete="new-password" required>
-<button type="submit">${e(S.resetButton)}</button>
-</form>`,
-    });
+`;
+    return formPage(view, { title: S.resetTitle, heading: S.resetHeading(realmName(view.realm)), inputs, button: S.resetButton });
 }
 
 /** After the activation or the reset. */

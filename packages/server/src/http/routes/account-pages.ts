@@ -7,8 +7,7 @@ import { renderAccountDone, renderActivation, renderPasswordReset } from '../../
 import type { PageRealm } from '../../views/contract.js';
 import { ACCOUNT_STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
-import { browserContext, pageRealm, sendCsrfRefusal, type BrowserContext } from '../authorize-render.js';
-import { renderError } from '../error-handler.js';
+import { browserContext, pageRealm, sendCsrfRefusal, sendFailurePage, type BrowserContext } from '../authorize-render.js';
 import { contract } from '../contracts/route-contract.js';
 import { idParams } from '../contracts/resource-schemas.js';
 import type { AppDeps } from '../deps.js';
@@ -57,14 +56,7 @@ export function registerAccountPages(app: FastifyInstance, deps: AppDeps): void 
         return realm ? pageRealm(realm) : null;
     };
     void app.register(async (scope) => {
-        scope.setErrorHandler((error, request, reply) => {
-            const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
-            if (status >= 500) request.log.error({ err: error }, 'account page failed');
-            return sendErrorPage(reply, deps.views, {
-                status, realm: null, error: status >= 500 ? 'server_error' : body.code,
-                message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
-            });
-        });
+        scope.setErrorHandler(sendFailurePage(context, 'account page'));
         for (const kind of ['activation', 'reset'] as const) {
             const path = `${PREFIX}/${PATHS[kind]}`;
             const what = kind === 'activation' ? 'activation' : 'password-reset';
