@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../../app.js';
+import { deliveredSessions, useBackchannelWorld } from '../../backchannel.js';
 import { browser } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
 import { createRealm, uniqueName } from '../../grant-fixtures.js';
@@ -26,6 +27,7 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
     });
     afterAll(async () => mail.close());
     const app: TestApp = useTestApp(dialect, overrides, { accountClock: () => Date.now() + clockOffset });
+    const backchannel = useBackchannelWorld(app);
 
     let realmId: string;
     let realmName: string;
@@ -155,6 +157,24 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         const reused = await app.request({ method: 'POST', url: `/realms/${realmId}/password-reset`, as: null, payload: { code: codeOf(link), password: 'third-password-3' } });
         expect(reused.statusCode).toBe(400);
         expect((await client.get(pathOf(link))).statusCode).toBe(400);
+    });
+
+    it('announces every session a reset ends to the clients\' back-channel logout endpoints', async () => {
+        const realm = backchannel.realm;
+        await app.json({ method: 'POST', url: `/realms/${realm.id}`, payload: { registrationEnabled: true } }, 200);
+        const { response, name, email, password } = await register(realm.id);
+        const id = response.json<{ data: { id: string } }>().data.id;
+        await mail.mailTo(email);
+        const through = { client_id: backchannel.client.name, client_secret: backchannel.client.secret };
+        const sessions = [await login(app, realm.id, name, password, through), await login(app, realm.id, name, password, through)];
+        const before = mail.received.length;
+        await forgot({ name }, realm.id);
+        await app.deps.mailer!.settled();
+        const code = codeOf(linkIn(mail.received.slice(before).find((received) => received.to.includes(email))!, `${app.deps.config.publicUrl}/realms/`));
+        const reset = await app.request({ method: 'POST', url: `/realms/${realm.name}/password-reset`, as: null, payload: { code, password: 'after-reset-1' } });
+        expect(reset.statusCode, reset.body).toBe(204);
+        const delivered = await deliveredSessions(app, backchannel.listener, realm, backchannel.client.id);
+        expect(delivered).toEqual(sessions.map((session) => [id, session.sessionId]).sort());
     });
 
     it('lets a reset code expire after an hour (controllable clock)', async () => {
