@@ -14,6 +14,7 @@ import {
 import { writeTransaction } from '../../storage/write-transaction.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { assertNameNotUuid } from '../users/identity-rules.js';
+import { recordEvent } from '../events.js';
 
 /** A reset link is short-lived (OWASP Forgot Password Cheat Sheet: a short expiry); an activation link has a day. */
 const RESET_CODE_HOURS = 1;
@@ -59,6 +60,9 @@ export interface AccountService {
     codeIsLive(realm: string, kind: 'activation' | 'reset', code: string): Promise<boolean>;
 }
 
+/** The `user.<action>` entry of an account change (no actor: the mailed code is the proof). */
+const userEvent = (action: 'created' | 'updated', id: string, realmId: string) => ({ name: `user.${action}`, refType: 'user', refId: id, realmId });
+
 const invalidCode = () => validationFailed([issue(['code'], 'invalid', 'is unknown, already used or expired')]);
 
 /**
@@ -98,9 +102,14 @@ export function createAccountService(deps: AccountDeps): AccountService {
                 passwordHash: await deps.passwords.hash(registration.password), activationDigest: sha256Hex(code),
             };
             // a taken name is a unique violation: 409 like any other user create
-            await tx((trx) => insertRegisteredUser(trx, dialect, user, now()));
+            const account: RegisteredAccount = { id: user.id, name: user.name, realmId: realm.id, emailVerified: false };
+            await tx(async (trx) => {
+                await insertRegisteredUser(trx, dialect, user, now());
+                // spec Events 4 and 5: the entry carries what a default read shows (no email, no hash, no code)
+                await recordEvent(trx, dialect, null, { ...userEvent('created', user.id, realm.id), data: { ...account, active: true } });
+            });
             sender.dispatch(activationMail(realm, user.email, link(realm, 'activate', code), ACTIVATION_CODE_HOURS));
-            return { id: user.id, name: user.name, realmId: realm.id, emailVerified: false };
+            return account;
         },
 
         async activate(realmKey, code) {
@@ -111,6 +120,7 @@ export function createAccountService(deps: AccountDeps): AccountService {
                 if (!holder || expired(holder.issuedAt, ACTIVATION_CODE_HOURS)) throw invalidCode();
                 // spec States: the activation round-trip sets emailVerified
                 if (!await consumeCode(trx, dialect, ACTIVATION_CODE, { id: holder.id, digest }, { emailVerified: true }, now())) throw invalidCode();
+                await recordEvent(trx, dialect, null, { ...userEvent('updated', holder.id, realm.id), data: { id: holder.id, emailVerified: true } });
                 return { userId: holder.id };
             });
         },
@@ -138,6 +148,8 @@ export function createAccountService(deps: AccountDeps): AccountService {
                 const holder = await findCodeHolder(trx, RESET_CODE, realm.id, digest, lock);
                 if (!holder || !holder.active || expired(holder.issuedAt, RESET_CODE_HOURS)) throw invalidCode();
                 if (!await consumeCode(trx, dialect, RESET_CODE, { id: holder.id, digest }, { password: hash }, now())) throw invalidCode();
+                // the password itself is no field: the entry names the user only
+                await recordEvent(trx, dialect, null, { ...userEvent('updated', holder.id, realm.id), data: { id: holder.id } });
                 // spec States "user password reset": every session of the user ends; through the
                 // sessions store, so back-channel logout is sent once this commits
                 await deps.sessions.endOfSubject(trx, { kind: 'user', id: holder.id });

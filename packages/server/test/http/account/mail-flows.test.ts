@@ -217,11 +217,17 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         expect((await app.request({ method: 'POST', url: `/realms/${realmName}/users/activate`, as: null, payload: { code } })).statusCode).toBe(200);
     });
 
-    it('keeps codes out of default reads', async () => {
-        const { response } = await register();
+    it('keeps codes, hashes and the address out of default reads and events', async () => {
+        const { response, email } = await register();
         const id = response.json<{ data: { id: string } }>().data.id;
         const read = await app.request({ method: 'GET', url: `/users/${id}?fields=+email` });
         expect(read.body).not.toMatch(/activate|reset|hash/i);
+        const code = codeOf(linkIn(await mail.mailTo(email), `${app.deps.config.publicUrl}/realms/`));
+        expect((await app.request({ method: 'POST', url: `/realms/${realmId}/users/activate`, as: null, payload: { code } })).statusCode).toBe(200);
+        const events = await app.deps.db.selectFrom('auth_events').select(['name', 'data']).where('ref_id', '=', id).execute();
+        expect(events.map((event) => event.name).sort()).toEqual(['user.created', 'user.updated']);
+        const stored = JSON.stringify(events);
+        for (const secret of [email, code, sha256Hex(code), 'first-password-1', '$2']) expect(stored).not.toContain(secret);
     });
 });
 
