@@ -1,4 +1,6 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../../app.js';
 import { deliveredSessions, useBackchannelWorld } from '../../backchannel.js';
@@ -215,6 +217,28 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         expect(mail.received.length).toBe(before);
         // in its own realm the code still works
         expect((await app.request({ method: 'POST', url: `/realms/${realmName}/users/activate`, as: null, payload: { code } })).statusCode).toBe(200);
+    });
+
+    it('answers as the OpenAPI document says, successes and errors', async () => {
+        type Documented = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: object };
+        const document = await app.json<Documented>({ method: 'GET', url: '/openapi.json', as: null }, 200);
+        const ajv = new Ajv2020({ strict: false, validateFormats: false });
+        const holds = (path: string, response: LightMyRequestResponse) => {
+            const documented = document.paths[path]?.post?.responses[String(response.statusCode)];
+            expect(documented, `POST ${path} documents ${response.statusCode}`).toBeDefined();
+            const schema = documented!.content?.['application/json']?.schema;
+            if (schema === undefined) return expect(response.body).toBe('');
+            expect(ajv.validate({ ...schema, components: document.components }, response.json()), `${path}: ${ajv.errorsText()} in ${response.body}`).toBe(true);
+        };
+        const { response, name, email } = await register();
+        holds('/realms/{realmId}/register', response);
+        holds('/realms/{realmId}/register', (await register(await createRealm(app))).response);
+        const code = codeOf(linkIn(await mail.mailTo(email), `${app.deps.config.publicUrl}/realms/`));
+        holds('/realms/{realmId}/users/activate', await app.request({ method: 'POST', url: `/realms/${realmId}/users/activate`, as: null, payload: { code } }));
+        holds('/users/activate', await app.request({ method: 'POST', url: '/users/activate', as: null, payload: { code } }));
+        holds('/password-forgot', await app.request({ method: 'POST', url: '/password-forgot', as: null, payload: { name } }));
+        holds('/realms/{realmId}/password-forgot', await forgot({ email: 'a b' }));
+        holds('/password-reset', await app.request({ method: 'POST', url: '/password-reset', as: null, payload: { code, password: 'whatever-1' } }));
     });
 
     it('keeps codes, hashes and the address out of default reads and events', async () => {
