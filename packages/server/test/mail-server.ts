@@ -13,7 +13,7 @@ import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
     to: string[];
-    /** the message as sent (RFC 5322), transfer encodings undone in `text` */
+    /** the message as sent (RFC 5322) */
     raw: string;
     /** the decoded message: quoted-printable soft breaks and escapes undone */
     text: string;
@@ -24,7 +24,6 @@ export interface MailServer {
     received: ReceivedMail[];
     /** the next mail to this address (already received or still to come) */
     mailTo(address: string): Promise<ReceivedMail>;
-    /** the link in a mail that starts with this prefix */
     close(): Promise<void>;
 }
 
