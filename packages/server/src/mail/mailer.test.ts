@@ -44,6 +44,22 @@ describe('mailer and the relay certificate', () => {
         expect((await server.mailTo('object@example.test')).text).toMatch(/^From: no-reply@localhost/m);
     });
 
+    it('verifies the certificate of an smtps:// relay (implicit TLS) too', async () => {
+        const tls = await startMailServer({ secure: true });
+        try {
+            const strict = createMailer(`smtps://127.0.0.1:${tls.port}`, PUBLIC_URL, noWarnings)!;
+            await expect(strict.send(message('tls@example.test'))).rejects.toThrow(/certificate/i);
+            strict.close();
+            const optedOut = createMailer(`smtps://127.0.0.1:${tls.port}?tls.rejectUnauthorized=false`, PUBLIC_URL, noWarnings)!;
+            await optedOut.send(message('tls@example.test'));
+            optedOut.close();
+            expect((await tls.mailTo('tls@example.test')).to).toEqual(['tls@example.test']);
+            expect(tls.received).toHaveLength(1);
+        } finally {
+            await tls.close();
+        }
+    });
+
     it('logs a failed dispatch without throwing, and settles', async () => {
         const warnings: Record<string, unknown>[] = [];
         const mailer = createMailer(`smtp://127.0.0.1:${server.port}`, PUBLIC_URL, (detail) => warnings.push(detail))!;
