@@ -96,6 +96,9 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
             await app.close();
             // deliveries already scheduled finish (each has a short timeout) before the database closes
             await deps.backchannelLogout.settled();
+            // mail already dispatched leaves before the transport closes
+            await deps.mailer?.settled();
+            deps.mailer?.close();
             await deps.limits.close();
             await deps.bus.close();
             if (!options.handle) await deps.handle.destroy();

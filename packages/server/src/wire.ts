@@ -26,6 +26,8 @@ import { createBus } from './bus/setup.js';
 import { entityEventOf } from './bus/entity-events.js';
 import { createMetrics } from './http/metrics.js';
 import { countActiveSessions } from './storage/operations.js';
+import { createMailer } from './mail/mailer.js';
+import { createAccountService } from './domains/account/service.js';
 
 /** the type lives with the HTTP layer that consumes it (http/ must not import the composition root) */
 export type { AppDeps } from './http/deps.js';
@@ -42,6 +44,8 @@ export interface WireOptions {
     corsClock?: () => number;
     /** the clock of the sessions gauge's refresh (tests) */
     metricsClock?: () => number;
+    /** the clock of activation and reset code expiry (tests) */
+    accountClock?: () => number;
 }
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
@@ -115,9 +119,19 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         },
         recovered: () => options.logger?.info('rate-limit store (Redis) answers again; counting there'),
     });
+    // one transport for the process (issue 14 item 3); a bad smtp object stops the boot here
+    const mailer = createMailer(config.smtp, config.publicUrl, (detail, message) => {
+        if (logger) logger.warn(detail, message);
+        else process.emitWarning(`${message}: ${JSON.stringify(detail)}`);
+    });
+    const account = createAccountService({
+        db: handle.db, handle, catalog, passwords, sessions, mailer, publicUrl: config.publicUrl.replace(/\/+$/, ''), clock: options.accountClock ?? Date.now,
+    });
     return {
         config,
         handle,
+        mailer,
+        account,
         db: handle.db,
         catalog,
         bus,

@@ -20,7 +20,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.password': parse.text,
     'db.database': parse.text,
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
-    smtpUrl: parse.urlWithScheme(['smtp', 'smtps']),
+    smtp: parse.urlWithScheme(['smtp', 'smtps']),
     'userAdmin.name': parse.text,
     'userAdmin.password': parse.text,
     'userAdmin.enabled': parse.strictBoolean,

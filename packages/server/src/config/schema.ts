@@ -24,6 +24,23 @@ export interface DbConfig {
     database: string | undefined;
 }
 
+/**
+ * The config file's `smtp` object (spec Authentication 17). The relay certificate is verified
+ * unless `rejectUnauthorized` is false; `from` is the sender address of the server's mail.
+ */
+export interface SmtpObject {
+    host: string;
+    port?: number;
+    /** implicit TLS (port 465); otherwise STARTTLS when the relay offers it */
+    secure?: boolean;
+    auth?: { user: string; pass: string };
+    rejectUnauthorized?: boolean;
+    from?: string;
+}
+
+/** SMTP_URL (`smtp://` or `smtps://`, `?tls.rejectUnauthorized=false`, `?from=`) or the object form */
+export type SmtpSetting = string | SmtpObject;
+
 export interface Config {
     port: number;
     host: string;
@@ -32,7 +49,11 @@ export interface Config {
     writableDirectoryPath: string;
     db: DbConfig;
     redisUrl: string | undefined;
-    smtpUrl: string | undefined;
+    /**
+     * the mail relay (spec Authentication 17): a connection URL (SMTP_URL) or, from a config file,
+     * the `smtp` object (mail/transport.ts validates and resolves both forms)
+     */
+    smtp: SmtpSetting | undefined;
     userAdmin: { name: string; password: string; enabled: boolean };
     /** as configured (base64 or 64 hex characters); `decodeSecretsEncryptionKey` gives the 32 bytes */
     secretsEncryptionKey: string | undefined;
@@ -129,12 +150,11 @@ export const CONFIG_KEYS = [
         secret: true,
     },
     {
-        key: 'smtpUrl',
+        key: 'smtp',
         env: 'SMTP_URL',
         default: null,
-        description: '`smtp://` or `smtps://` URL of the mail relay',
+        description: '`smtp://` or `smtps://` URL of the mail relay for activation and password-reset mail (`smtps://user:pass@mail.example:465?from=auth@example.com`); the relay certificate is verified unless the URL ends in `?tls.rejectUnauthorized=false`; a config file may give the `smtp` object instead (`host`, `port`, `secure`, `auth`, `rejectUnauthorized`, `from`); unset: the mail routes answer 503 naming SMTP_URL',
         secret: true,
-        notYetEffective: 'mail delivery',
     },
     { key: 'userAdmin.name', env: 'USER_ADMIN_NAME', default: 'admin', description: 'name of the bootstrap administrator' },
     {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDialect } from '../../test/databases.js';
@@ -29,6 +30,11 @@ const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> =
     '0008_worker_leases': ['auth_worker_leases'],
 };
 const ALL = Object.keys(MIGRATIONS);
+
+async function userColumns(handle: DatabaseHandle): Promise<string[]> {
+    const tables = await handle.db.introspection.getTables();
+    return tables.find((table) => table.name === 'auth_users')!.columns.map((column) => column.name);
+}
 
 async function schemaTables(handle: DatabaseHandle): Promise<string[]> {
     const tables = await handle.db.introspection.getTables();
@@ -63,11 +69,34 @@ describeEachDialect('db migrations', (dialect) => {
             expect(await migrateDown(database)).toEqual([name]);
             remaining = remaining.filter((table) => !(TABLES_CREATED_BY[name] ?? []).includes(table));
             expect(await schemaTables(database)).toEqual(name === '0001_initial' ? [] : remaining);
+            if (name === '0006_account_codes') expect(await userColumns(database)).not.toContain('activate_at');
         }
         expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
 
         expect(await migrateToLatest(database)).toEqual(ALL);
         expect(await schemaTables(database)).toEqual([...TABLES].sort());
+    }, TIMEOUT);
+
+    it('converts activation and reset codes issued before 0006 to their SHA-256 digest (spec Versioning)', async () => {
+        await migrateToLatest(database);
+        await migrateDown(database);
+        const now = new Date().toISOString();
+        const stamp = dialect === 'sqlite' ? now : new Date(now);
+        const realmId = '00000000-0000-4000-8000-000000000001';
+        const digest = createHash('sha256').update('already', 'utf8').digest('hex');
+        await sql`insert into auth_realms (id, name, built_in, created_at, updated_at) values (${realmId}, 'r', ${dialect === 'postgres' ? false : 0}, ${stamp}, ${stamp})`.execute(database.db);
+        const user = (id: string, name: string, reset: string | null, activate: string | null) => sql`insert into auth_users
+            (id, name, name_locked, password, reset_hash, activate_hash, email_verified, active, realm_id, created_at, updated_at)
+            values (${id}, ${name}, ${dialect === 'postgres' ? true : 1}, null, ${reset}, ${activate}, ${dialect === 'postgres' ? false : 0}, ${dialect === 'postgres' ? true : 1}, ${realmId}, ${stamp}, ${stamp})`;
+        await user('00000000-0000-4000-8000-000000000002', 'plain', 'reset-code', 'activation-code').execute(database.db);
+        await user('00000000-0000-4000-8000-000000000003', 'digested', digest, null).execute(database.db);
+        expect(await migrateToLatest(database)).toEqual(['0006_account_codes']);
+        const rows = await database.db.selectFrom('auth_users').select(['name', 'reset_hash', 'activate_hash']).orderBy('name').execute();
+        const sha = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
+        expect(rows).toEqual([
+            { name: 'digested', reset_hash: digest, activate_hash: null },
+            { name: 'plain', reset_hash: sha('reset-code'), activate_hash: sha('activation-code') },
+        ]);
     }, TIMEOUT);
 
     it('adds the coalesced key columns as generated columns, on the listed tables only', async () => {

@@ -51,6 +51,8 @@ export interface UserTable extends Timestamps {
     reset_hash: string | null;
     reset_at: DbDate | null;
     activate_hash: string | null;
+    /** when the activation code in activate_hash was issued (migration 0006) */
+    activate_at: DbDate | null;
     email_verified: DbBool;
     active: DbBool;
     status: string | null;

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { cookiePolicy, verifyConsoleSession, type ConsoleSession, type CookiePolicy } from '../authn/console-session.js';
 import type { Outcome } from '../oauth2/authorize/flow.js';
 import type { AuthorizationRequest, Validation } from '../oauth2/authorize/request.js';
@@ -6,6 +6,7 @@ import { responseUrl, type AuthorizationResponse } from '../oauth2/authorize/res
 import type { PageRealm } from '../views/contract.js';
 import { csrfToken, formTarget, sendErrorPage, sendPage } from './auth-pages.js';
 import type { AppDeps } from './deps.js';
+import { renderError } from './error-handler.js';
 
 /** What the browser-facing authorization routes share. */
 export interface BrowserContext {
@@ -88,4 +89,19 @@ export function sendOutcome(
         form: { action: `${context.base}/authorize/consent`, fields: { ...authorization.params, csrf, session_id: outcome.session.id } },
     });
     return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets });
+}
+
+/**
+ * The error handler of a page scope: every error is a page, a 5xx masked and logged as `what`
+ * failed (the API.md §1 body's code and message otherwise).
+ */
+export function sendFailurePage(context: BrowserContext, what: string) {
+    return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+        const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
+        if (status >= 500) request.log.error({ err: error }, `${what} failed`);
+        return sendErrorPage(reply, context.deps.views, {
+            status, realm: null, error: status >= 500 ? 'server_error' : body.code,
+            message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
+        });
+    };
 }

@@ -20,6 +20,8 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import type { TokenService } from '../tokens/service.js';
 import type { SessionStore } from '../tokens/sessions.js';
 import type { AuthConsole } from '../views/contract.js';
+import type { AccountService } from '../domains/account/service.js';
+import type { Mailer } from '../mail/mailer.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -59,4 +61,8 @@ export interface AppDeps {
     metrics: Metrics;
     /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */
     views: AuthConsole;
+    /** the mail relay (SMTP_URL); null when none is configured */
+    mailer: Mailer | null;
+    /** issue 14 item 3: self-registration, activation and password recovery by mail */
+    account: AccountService;
 }

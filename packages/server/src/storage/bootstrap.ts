@@ -103,7 +103,7 @@ export async function insertBuiltInUser(
     const now = toDbDate(dialect, new Date());
     await insertIgnoringDuplicate(() => db.insertInto('auth_users').values({
         id: randomUUID(), name: user.name, name_locked: toDbBool(dialect, true), first_name: null, last_name: null, display_name: user.displayName,
-        email: null, password: user.passwordHash, reset_hash: null, reset_at: null, activate_hash: null,
+        email: null, password: user.passwordHash, reset_hash: null, reset_at: null, activate_hash: null, activate_at: null,
         email_verified: toDbBool(dialect, false), active: toDbBool(dialect, user.active), status: null, status_message: null,
         path_id: null, realm_id: user.realmId, created_at: now, updated_at: now,
     }).execute());

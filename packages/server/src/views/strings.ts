@@ -34,3 +34,27 @@ export const STRINGS = {
         offline_access: 'Access while you are away',
     } as Readonly<Record<string, string>>,
 } as const;
+
+/*
+ * ---- Activation and password recovery by mail (issue 14 item 3) ----
+ * The texts of the pages the mailed links open (views/account-pages.ts); the mails' own texts are
+ * in mail/templates.ts.
+ */
+export const ACCOUNT_STRINGS = {
+    activateTitle: 'Confirm your address',
+    activateHeading: (realm: string) => `Confirm your address for ${realm}`,
+    activateIntro: 'Press the button to confirm that this address belongs to your account.',
+    activateButton: 'Confirm my address',
+    activatedTitle: 'Address confirmed',
+    activatedMessage: 'Your address is confirmed. You can close this page.',
+    resetTitle: 'Choose a new password',
+    resetHeading: (realm: string) => `Choose a new password for ${realm}`,
+    newPasswordLabel: 'New password',
+    repeatPasswordLabel: 'Repeat the new password',
+    resetButton: 'Set password',
+    passwordsDiffer: 'The two passwords differ.',
+    passwordLength: (min: number, max: number) => `The password must have ${min} to ${max} characters.`,
+    resetDoneTitle: 'Password set',
+    resetDoneMessage: 'Your new password is set and every earlier sign-in has ended. Sign in again with the new password.',
+    linkInvalid: 'This link is unknown, was already used or has expired. Ask for a new one.',
+} as const;

@@ -4,6 +4,7 @@ import { migration as keyTombstones } from './0002_key_tombstones.js';
 import { migration as browserSignIn } from './0003_browser_sign_in.js';
 import { migration as deviceAuthorization } from './0004_device_authorization.js';
 import { migration as authenticators } from './0005_authenticators.js';
+import { migration as accountCodes } from './0006_account_codes.js';
 import { migration as workerLeases } from './0008_worker_leases.js';
 import { migration as idTokenAlgorithm } from './0009_id_token_algorithm.js';
 import type { DialectMigration, MigrationContext } from './context.js';
@@ -19,6 +20,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0003_browser_sign_in': browserSignIn,
     '0004_device_authorization': deviceAuthorization,
     '0005_authenticators': authenticators,
+    '0006_account_codes': accountCodes,
     '0008_worker_leases': workerLeases,
     '0009_id_token_algorithm': idTokenAlgorithm,
 };

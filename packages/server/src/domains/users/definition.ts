@@ -17,11 +17,11 @@ import type { Columns, TableRow } from '../../storage/resource/table.js';
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
  * can cause. bcrypt reads the first 72 bytes only, so longer passwords add no strength beyond them.
  */
-const PASSWORD_MIN_LENGTH = 5;
-const PASSWORD_MAX_LENGTH = 512;
+export const PASSWORD_MIN_LENGTH = 5;
+export const PASSWORD_MAX_LENGTH = 512;
 
 /** Shape check only; ownership of an address is what the activation round-trip (emailVerified) proves. */
-const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
+export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 
 const text = (name: string, column: string): FieldSpec => ({ name, column, type: 'string', nullable: true, maxLength: 255, create: 'optional', update: true });
 
@@ -108,9 +108,11 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'
                 }
                 await assertFolderOfRealm(tx, input.pathId, row.realm_id);
                 const values: Columns = await passwordColumn(deps.passwords, input.password);
-                if (input.email !== undefined && input.email !== row.email && input.emailVerified === undefined) {
+                if (input.email !== undefined && input.email !== row.email) {
                     // spec "Other resource fields": cleared automatically when the email changes
-                    values.email_verified = toDbBool(dialect, false);
+                    if (input.emailVerified === undefined) values.email_verified = toDbBool(dialect, false);
+                    // a link mailed to the old address proves nothing about the new one
+                    Object.assign(values, { activate_hash: null, activate_at: null, reset_hash: null, reset_at: null });
                 }
                 return values;
             },

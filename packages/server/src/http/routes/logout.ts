@@ -2,9 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { endHintedSessions, readLogoutParams, validateLogout, type LogoutRequest } from '../../oauth2/authorize/logout.js';
 import { contract } from '../contracts/route-contract.js';
-import { renderError } from '../error-handler.js';
 import { clearSessionCookie, csrfToken, formIsSameSite, formTarget, sendErrorPage, sendPage } from '../auth-pages.js';
-import { browserContext, pageRealm, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { browserContext, pageRealm, sendFailurePage, sessionOf, type BrowserContext } from '../authorize-render.js';
 import type { AppDeps } from '../deps.js';
 
 const PAGE = Type.String({ description: 'An HTML page: the confirmation, signed out, or an error.' });
@@ -65,14 +64,7 @@ async function logout(context: BrowserContext, request: FastifyRequest, reply: F
 export function registerLogoutRoutes(app: FastifyInstance, deps: AppDeps): void {
     const context = browserContext(deps);
     void app.register(async (scope) => {
-        scope.setErrorHandler((error, request, reply) => {
-            const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
-            if (status >= 500) request.log.error({ err: error }, 'logout page failed');
-            return sendErrorPage(reply, deps.views, {
-                status, realm: null, error: status >= 500 ? 'server_error' : body.code,
-                message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
-            });
-        });
+        scope.setErrorHandler(sendFailurePage(context, 'logout page'));
         const description = '`id_token_hint`, `post_logout_redirect_uri` (exactly one of the client\'s postLogoutRedirectUri), `state`, `client_id` (OIDC RP-Initiated Logout 1.0 §2).';
         scope.get('/logout', contract({
             auth: 'none', tags: ['oauth2'], summary: 'End-session endpoint (OIDC RP-Initiated Logout 1.0)', description,

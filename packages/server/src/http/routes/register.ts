@@ -24,6 +24,8 @@ import { registerAuthorizeRoutes } from './authorize.js';
 import { registerLogoutRoutes } from './logout.js';
 import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
 import { registerOperationsRoutes } from './operations.js';
+import { registerAccountRoutes } from './account.js';
+import { registerAccountPages } from './account-pages.js';
 import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
 
 type ExtraRoutes = (app: FastifyInstance, deps: AppDeps, definition: ResourceDefinition, prefix: string) => void;
@@ -67,6 +69,9 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerAuthorizeRoutes(app, deps);
     registerLogoutRoutes(app, deps);
     registerAssetRoutes(app, deps.views);
+    // issue 14 item 3: activation and recovery by mail, and the pages the mails link to
+    registerAccountRoutes(app, deps);
+    registerAccountPages(app, deps);
     // bulk schema description (spec "Schema and statistics facets")
     routes.get('/schemas', contract({
         auth: 'required', tags: ['schemas'], summary: 'The query vocabulary of every collection',
