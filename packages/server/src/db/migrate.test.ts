@@ -79,7 +79,8 @@ describeEachDialect('db migrations', (dialect) => {
 
     it('converts activation and reset codes issued before 0006 to their SHA-256 digest (spec Versioning)', async () => {
         await migrateToLatest(database);
-        await migrateDown(database);
+        // back to just before 0006, whatever came after it
+        while (!(await migrateDown(database)).includes('0006_account_codes'));
         const now = new Date().toISOString();
         const stamp = dialect === 'sqlite' ? now : new Date(now);
         const realmId = '00000000-0000-4000-8000-000000000001';
@@ -90,7 +91,7 @@ describeEachDialect('db migrations', (dialect) => {
             values (${id}, ${name}, ${dialect === 'postgres' ? true : 1}, null, ${reset}, ${activate}, ${dialect === 'postgres' ? false : 0}, ${dialect === 'postgres' ? true : 1}, ${realmId}, ${stamp}, ${stamp})`;
         await user('00000000-0000-4000-8000-000000000002', 'plain', 'reset-code', 'activation-code').execute(database.db);
         await user('00000000-0000-4000-8000-000000000003', 'digested', digest, null).execute(database.db);
-        expect(await migrateToLatest(database)).toEqual(['0006_account_codes']);
+        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0006_account_codes'));
         const rows = await database.db.selectFrom('auth_users').select(['name', 'reset_hash', 'activate_hash']).orderBy('name').execute();
         const sha = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
         expect(rows).toEqual([
