@@ -29,6 +29,8 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     tokenRefreshMaxAge: parse.positiveInteger,
     'worker.enabled': parse.boolean,
     'worker.port': parse.port,
+    eventLogRetentionDays: parse.positiveInteger,
+    eventLogAggregateRetentionDays: parse.positiveInteger,
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
     corsOrigins: parse.text,
