@@ -71,7 +71,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     await registerCors(app, createOriginCheck({ db: deps.db, configured: config.corsOrigins, ...(options.corsClock ? { clock: options.corsClock } : {}) }));
     registerErrorHandler(app);
     registerInputGuard(app);
-    registerLimits(app, deps.limits);
+    registerLimits(app, deps.limits, deps.events);
     // parses Cookie before the authentication step reads the console session (issue 13 item 2)
     await app.register(cookie);
     registerAuthenticationStep(app, deps);

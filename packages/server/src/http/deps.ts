@@ -16,6 +16,7 @@ import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { TokenService } from '../tokens/service.js';
 import type { SessionStore } from '../tokens/sessions.js';
+import type { DetachedEventLog } from '../storage/events.js';
 import type { AuthConsole } from '../views/contract.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
@@ -29,6 +30,8 @@ export interface AppDeps {
     clientSecrets: ClientSecretVerifier;
     keys: KeyStore;
     sessions: SessionStore;
+    /** issue 15: the event log's entries written beside a request (sign-ins, failures, issuance, session ends) */
+    events: DetachedEventLog;
     /** OIDC Back-Channel Logout: the deliveries the sessions store schedules; settled() waits for them */
     backchannelLogout: BackchannelLogout;
     /** the app's logger, for what wire built before it existed (back-channel logout warnings) */

@@ -36,7 +36,8 @@ describeEachDialect('event log and statistics', (dialect) => {
         await app.json({ method: 'POST', url: `/users/${user.id}`, payload: { email: `changed-${email}`, displayName: 'Someone' } }, 200);
         const client = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { realmId: realmA, name: `c-${randomUUID().slice(0, 6)}`, secret: 'client-secret-plain' } }, 201)).data;
         const rotated = await app.json<{ meta: { secret: string } }>({ method: 'POST', url: `/clients/${client.id}/secret`, payload: {} }, 200);
-        await app.json({ method: 'POST', url: '/keys', payload: { realmId: realmA, type: 'rsa', use: 'sig' } }, 201).catch(() => undefined);
+        const key = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/keys', payload: { realmId: realmA, algorithm: 'ES256' } }, 201)).data;
+        const privateKey = (await app.deps.db.selectFrom('auth_keys').select('private_key').where('id', '=', key.id).executeTakeFirstOrThrow()).private_key!;
         await app.json({ method: 'DELETE', url: `/users/${user.id}` }, 200);
 
         const listed = await app.json<{ data: EventRecord[] }>({ method: 'GET', url: `/events?filter[refId]=${user.id}&sort=createdAt` }, 200);
@@ -46,8 +47,8 @@ describeEachDialect('event log and statistics', (dialect) => {
 
         // over every stored row, not only what the API serves
         const rows = await app.deps.db.selectFrom('auth_events').selectAll().execute();
-        const forbiddenValues = [email, `changed-${email}`, 'client-secret-plain', rotated.meta.secret, 'user-password-1'];
-        const forbiddenKeys = ['email', 'password', 'secret', 'resetHash', 'activateHash', 'reset_hash', 'activate_hash'];
+        const forbiddenValues = [email, `changed-${email}`, 'client-secret-plain', rotated.meta.secret, 'user-password-1', privateKey];
+        const forbiddenKeys = ['email', 'password', 'secret', 'resetHash', 'activateHash', 'reset_hash', 'activate_hash', 'privateKey', 'private_key'];
         expect(rows.length).toBeGreaterThan(0);
         for (const row of rows) {
             const text = JSON.stringify(row);

@@ -97,7 +97,7 @@ export const authorizationCodeGrant: Grant = {
                 }
                 const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
                 const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
-                return tokenResponse(deps, request.db, { ...grant, authTime: code.authTime, nonce: code.nonce }, issued);
+                return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce }, issued);
             },
         }),
 };

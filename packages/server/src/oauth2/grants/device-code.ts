@@ -72,7 +72,7 @@ export const deviceCodeGrant: Grant = {
             });
             const issued = await deps.tokens.issue(request.db, { subject, clientId, scope: code.scope, sessionId, refresh: true });
             // OpenID Connect Core §2 auth_time: when the user authenticated, i.e. the approving session's start
-            return tokenResponse(deps, request.db, { subject, clientId, scope: code.scope, sessionId, authTime: session?.createdAt ?? new Date() }, issued);
+            return tokenResponse(deps, request, { subject, clientId, scope: code.scope, sessionId, authTime: session?.createdAt ?? new Date() }, issued);
         },
     }),
 };

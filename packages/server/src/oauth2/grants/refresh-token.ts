@@ -66,7 +66,7 @@ export const refreshTokenGrant: Grant = {
             const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
             await deps.sessions.touch(request.db, claims.session_id, issued.refreshExpiresAt!);
             // OpenID Connect Core §12.2: a refreshed ID token keeps the original authentication time
-            return tokenResponse(deps, request.db, { ...grant, authTime: session.createdAt }, issued);
+            return tokenResponse(deps, request, { ...grant, authTime: session.createdAt }, issued);
         },
     }),
 };
