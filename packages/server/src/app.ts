@@ -88,6 +88,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
             await app.close();
             // deliveries already scheduled finish (each has a short timeout) before the database closes
             await deps.backchannelLogout.settled();
+            // event-log entries already recorded are written before the database closes (issue 15)
+            await deps.events.settled();
             await deps.limits.close();
             if (!options.handle) await deps.handle.destroy();
         },

@@ -52,17 +52,24 @@ export async function insertEvents(db: Kysely<Database>, rows: EventRow[]): Prom
  */
 export interface DetachedEventLog {
     record(event: NewEvent): void;
+    /** resolves once every entry recorded so far is written or reported (shutdown, tests) */
+    settled(): Promise<void>;
 }
 
 export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectName, onError: (error: unknown) => void): DetachedEventLog {
     const batched = createInsertBatcher(insertEvents);
+    const pending = new Set<Promise<void>>();
     return {
         record(event) {
             try {
-                batched(db, eventRowOf(dialect, event)).catch(onError);
+                const write: Promise<void> = batched(db, eventRowOf(dialect, event)).catch(onError).finally(() => pending.delete(write));
+                pending.add(write);
             } catch (error) {
                 onError(error);
             }
+        },
+        async settled() {
+            while (pending.size > 0) await Promise.all([...pending]);
         },
     };
 }
