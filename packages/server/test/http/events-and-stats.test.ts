@@ -24,10 +24,8 @@ const sum = (buckets: Bucket[]) => buckets.reduce((total, bucket) => total + buc
 describeEachDialect('event log and statistics', (dialect) => {
     const app = useTestApp(dialect);
     let realmA: string;
-    let realmB: string;
     beforeAll(async () => {
         realmA = await createRealm(app, `events-a-${randomUUID().slice(0, 6)}`);
-        realmB = await createRealm(app, `events-b-${randomUUID().slice(0, 6)}`);
     });
 
     it('records created, updated and deleted entries and never a withheld column (spec Events 4, 5)', async () => {

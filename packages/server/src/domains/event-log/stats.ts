@@ -19,7 +19,6 @@ export const STATISTIC_COLLECTIONS: ReadonlySet<string> = new Set([
     'user-attributes', 'role-attributes', 'events',
 ]);
 
-const UNITS = ['hour', 'day', 'month'] as const;
 const GROUP = /^bucket\(\s*createdAt\s*,\s*(hour|day|month)\s*\)((?:\s*,\s*[A-Za-z]+)*)$/;
 
 export interface StatBucket {
@@ -47,7 +46,7 @@ function querySpec(dimensions: readonly StatDimension[]): CollectionQuerySpec {
 }
 
 interface ParsedStats {
-    unit: (typeof UNITS)[number];
+    unit: 'hour' | 'day' | 'month';
     groups: StatDimension[];
     from: TimeBound | null;
     to: TimeBound | null;
