@@ -63,6 +63,16 @@ function dayBounds(selection: StatsSelection): { from: string; to: string | null
     return { from: dayOf(selection.from.at), to: dayOf(to.at), toInclusive: to.inclusive || !midnight };
 }
 
+/** The request's dimension filter, the collection's own entries and the realm mount, as one condition over both tables. */
+function dimensionCondition(selection: StatsSelection): QueryCondition {
+    const conditions: QueryCondition[] = selection.condition ? [selection.condition] : [];
+    if (selection.created) {
+        conditions.push({ operator: 'eq', field: 'name', value: selection.created.name }, { operator: 'eq', field: 'refType', value: selection.created.refType });
+    }
+    if (selection.realmId !== null) conditions.push({ operator: 'eq', field: 'realmId', value: selection.realmId });
+    return { operator: 'and', conditions };
+}
+
 /**
  * Counts per bucket, realm and the grouped dimensions: hour buckets from the raw events, day and
  * month buckets from auth_event_aggregates (spec Events 1).
@@ -71,33 +81,24 @@ export async function selectEventStats(db: Kysely<Database>, dialect: DialectNam
     const dims = selection.groups.filter((group) => group !== 'realmId').map((group) => STAT_DIMENSIONS[group]);
     const columnOf = columnsFromSpec<Database, 'auth_events' | 'auth_event_aggregates'>(DIMENSION_SPEC);
     type Raw = Record<string, unknown> & { bucket: string; realm_id: string | null; count: number | string | bigint };
+    const condition = dimensionCondition(selection);
     let rows: Raw[];
     if (selection.unit === 'hour') {
         const bucket = createdAtBucket(dialect, 'hour');
         let query = db.selectFrom('auth_events')
             .select([bucket.as('bucket'), 'realm_id', ...dims, (eb) => eb.fn.countAll<number>().as('count')])
-            .where('created_at', selection.from.inclusive ? '>=' : '>', toDbDate(dialect, selection.from.at));
+            .where('created_at', selection.from.inclusive ? '>=' : '>', toDbDate(dialect, selection.from.at))
+            .where((eb) => applyCondition(eb, condition, columnOf, { dialect }));
         if (selection.to) query = query.where('created_at', selection.to.inclusive ? '<=' : '<', toDbDate(dialect, selection.to.at));
-        if (selection.created) query = query.where('name', '=', selection.created.name).where('ref_type', '=', selection.created.refType);
-        if (selection.realmId !== null) query = query.where('realm_id', '=', selection.realmId);
-        if (selection.condition) {
-            const condition = selection.condition;
-            query = query.where((eb) => applyCondition(eb, condition, columnOf, { dialect }));
-        }
         rows = await query.groupBy([bucket, 'realm_id', ...dims]).execute() as Raw[];
     } else {
         const bucket = selection.unit === 'day' ? sql<string>`day` : sql<string>`substr(day, 1, 7)`;
         const bounds = dayBounds(selection);
         let query = db.selectFrom('auth_event_aggregates')
             .select([bucket.as('bucket'), 'realm_id', ...dims, (eb) => eb.fn.sum<number>('count').as('count')])
-            .where('day', '>=', bounds.from);
+            .where('day', '>=', bounds.from)
+            .where((eb) => applyCondition(eb, condition, columnOf, { dialect }));
         if (bounds.to !== null) query = query.where('day', bounds.toInclusive ? '<=' : '<', bounds.to);
-        if (selection.created) query = query.where('name', '=', selection.created.name).where('ref_type', '=', selection.created.refType);
-        if (selection.realmId !== null) query = query.where('realm_id', '=', selection.realmId);
-        if (selection.condition) {
-            const condition = selection.condition;
-            query = query.where((eb) => applyCondition(eb, condition, columnOf, { dialect }));
-        }
         rows = await query.groupBy([bucket, 'realm_id', ...dims]).execute() as Raw[];
     }
     return rows.map((row) => ({
