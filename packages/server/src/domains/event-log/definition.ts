@@ -1,9 +1,5 @@
 import type { ResourceDefinition } from '../resource/context.js';
-import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
-
-const readOnly = (name: string, column: string, type: FieldSpec['type'], extra: Partial<FieldSpec> = {}): FieldSpec => ({
-    name, column, type, create: false, update: false, ...extra,
-});
+import { commonFields, readOnlyField as readOnly, type ResourceSpec } from '../resource/spec.js';
 
 const eventSpec: ResourceSpec = {
     entity: 'event',
