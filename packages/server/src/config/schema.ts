@@ -175,12 +175,20 @@ export const CONFIG_KEYS = [
         description: 'worker health listener port',
         notYetEffective: 'the worker role',
     },
-    { key: 'eventLogRetentionDays', env: 'EVENT_LOG_RETENTION_DAYS', default: '90', description: 'days raw event-log entries (`GET /events`) are kept; the worker deletes older ones' },
+    {
+        key: 'eventLogRetentionDays',
+        env: 'EVENT_LOG_RETENTION_DAYS',
+        default: '90',
+        description: 'days raw event-log entries (`GET /events`) are kept; the worker deletes older ones',
+        // the sweep exists (domains/event-log/maintenance.ts); the worker that runs it is its own issue item
+        notYetEffective: 'the worker role',
+    },
     {
         key: 'eventLogAggregateRetentionDays',
         env: 'EVENT_LOG_AGGREGATE_RETENTION_DAYS',
         default: null,
         description: 'days the daily event counts (day and month `@stats`) are kept; unset keeps them forever',
+        notYetEffective: 'the worker role',
     },
     { key: 'migrationEnabled', env: 'MIGRATION_ENABLED', default: 'true', description: 'run migrations at boot under a database lock' },
     {
