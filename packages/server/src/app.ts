@@ -78,7 +78,7 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     await registerCors(app, createOriginCheck({ db: deps.db, configured: config.corsOrigins, ...(options.corsClock ? { clock: options.corsClock } : {}) }));
     registerErrorHandler(app);
     registerInputGuard(app);
-    registerLimits(app, deps.limits);
+    registerLimits(app, deps.limits, deps.events);
     // parses Cookie before the authentication step reads the console session (issue 13 item 2)
     await app.register(cookie);
     registerAuthenticationStep(app, deps);
@@ -99,6 +99,8 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
             // mail already dispatched leaves before the transport closes
             await deps.mailer?.settled();
             deps.mailer?.close();
+            // event-log entries already recorded are written before the database closes (issue 15)
+            await deps.events.settled();
             await deps.limits.close();
             await deps.bus.close();
             if (!options.handle) await deps.handle.destroy();

@@ -4,7 +4,7 @@ import type { Config } from './config/schema.js';
 import { openDatabase } from './wire.js';
 import { createHealthServer } from './worker/health-listener.js';
 import { createWorker, type Worker } from './worker/runner.js';
-import { SWEEPS } from './worker/sweeps.js';
+import { sweepsOf } from './worker/sweeps.js';
 
 /**
  * What `start` serves (spec beta.64 item 5): `all` is the API with every enabled console on one
@@ -37,7 +37,7 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
     // core.worker.enabled (beta.64 item 5): the background sweeps run inside the API process too;
     // the auth console process leaves them to the API or worker processes
     const worker = role !== 'auth' && config.worker.enabled ?
-        createWorker({ db: app.deps.db, dialect: app.deps.handle.dialect, sweeps: SWEEPS, log: (level, detail, message) => app.app.log[level](detail, message) }) :
+        createWorker({ db: app.deps.db, dialect: app.deps.handle.dialect, sweeps: sweepsOf(config), log: (level, detail, message) => app.app.log[level](detail, message) }) :
         undefined;
     const shutdown = async () => {
         await worker?.stop();
@@ -83,7 +83,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     }
     const handle = await openDatabase(config);
     const worker = createWorker({
-        db: handle.db, dialect: handle.dialect, sweeps: SWEEPS,
+        db: handle.db, dialect: handle.dialect, sweeps: sweepsOf(config),
         log: workerLog(config.logLevel),
     });
     const server = createHealthServer(() => worker.health());

@@ -20,6 +20,8 @@ import { createBackchannelLogout } from './oauth2/backchannel-logout.js';
 import { createLogoutTokenIssuer } from './tokens/logout-token.js';
 import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
+import { recordSessionEnds } from './tokens/auth-events.js';
+import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
 import { createBus } from './bus/setup.js';
@@ -87,11 +89,20 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         },
     });
     // every revocation through the store (routes, grants, lifecycle hooks, logout) reaches back-channel logout
-    const sessions = createSessionStore(handle.dialect, backchannelLogout.notify);
+    // issue 15: sign-ins, failures, issuance and session ends are logged beside the request; a
+    // failed write is logged, never the request's failure
+    const events = createDetachedEventLog(handle.db, handle.dialect, (error) => {
+        if (logger) logger.error({ err: error }, 'event log write failed');
+        else process.emitWarning(`event log write failed: ${String(error)}`);
+    });
+    const sessions = createSessionStore(handle.dialect, (ended) => {
+        backchannelLogout.notify(ended);
+        recordSessionEnds(events, ended);
+    });
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
-    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets } });
+    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets }, events });
     const bus = await createBus(config, (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);
@@ -144,6 +155,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         clientSecrets,
         keys,
         sessions,
+        events,
         backchannelLogout,
         logTo(appLogger) {
             logger ??= appLogger;

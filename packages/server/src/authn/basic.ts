@@ -83,7 +83,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     if (!identity && !costly) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
-    if (!identity) throw failedAuthentication(invalidCredentials());
+    if (!identity) throw failedAuthentication(invalidCredentials(), { realmId: routeRealmId, refType: 'identity', refId: null });
     if (identity.type === 'user' && identity.realmId) await refuseBasicWithSecondFactor(deps.db, identity.realmId, identity.id);
     identity.realmName = identity.realmId ? (await findRealmById(deps.db, identity.realmId))?.name ?? null : null;
     // Basic is never narrowed to a client (spec Authentication rule 8)

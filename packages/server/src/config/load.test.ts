@@ -35,6 +35,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
     WORKER_PORT: ['3001', 3001],
     METRICS_ENABLED: ['false', false],
     METRICS_TOKEN: ['scrape-token', 'scrape-token'],
+    EVENT_LOG_RETENTION_DAYS: ['30', 30],
+    EVENT_LOG_AGGREGATE_RETENTION_DAYS: ['365', 365],
     MIGRATION_ENABLED: ['FALSE', false],
     TRUST_PROXY: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'],
     CORS_ORIGINS: ['https://app.example https://console.example', 'https://app.example https://console.example'],

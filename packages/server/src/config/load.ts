@@ -31,6 +31,8 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'worker.port': parse.port,
     'metrics.enabled': parse.boolean,
     'metrics.token': parse.text,
+    eventLogRetentionDays: parse.positiveInteger,
+    eventLogAggregateRetentionDays: parse.positiveInteger,
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
     corsOrigins: parse.text,

@@ -71,6 +71,10 @@ export interface Config {
     corsOrigins: string | undefined;
     /** issue 13: a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
     authConsolePath: string | undefined;
+    /** days raw events are kept (spec Events 3) */
+    eventLogRetentionDays: number;
+    /** days the daily event aggregates are kept; undefined keeps them forever (spec Events 3) */
+    eventLogAggregateRetentionDays: number | undefined;
     /** requests per minute */
     rateLimit: { userMax: number; clientMax: number; anonymousMax: number };
     logLevel: LogLevel;
@@ -203,6 +207,18 @@ export const CONFIG_KEYS = [
         default: null,
         description: 'bearer token a scraper sends to `GET /metrics` (`Authorization: Bearer …`); unset, only a direct loopback peer without forwarding headers is answered',
         secret: true,
+    },
+    {
+        key: 'eventLogRetentionDays',
+        env: 'EVENT_LOG_RETENTION_DAYS',
+        default: '90',
+        description: 'days raw event-log entries (`GET /events`) are kept; the worker deletes older ones',
+    },
+    {
+        key: 'eventLogAggregateRetentionDays',
+        env: 'EVENT_LOG_AGGREGATE_RETENTION_DAYS',
+        default: null,
+        description: 'days the daily event counts (day and month `@stats`) are kept; unset keeps them forever',
     },
     { key: 'migrationEnabled', env: 'MIGRATION_ENABLED', default: 'true', description: 'run migrations at boot under a database lock' },
     {

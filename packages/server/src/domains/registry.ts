@@ -17,6 +17,7 @@ import { permissionPoliciesDefinition } from './policies/permission-policies.js'
 import { junctionDefinitions } from './junctions/definitions.js';
 import { keysDefinition } from './keys/definition.js';
 import { sessionsDefinition, sessionTokensDefinition } from './sessions/definition.js';
+import { eventsDefinition } from './event-log/definition.js';
 
 /** What the administered resources need, beyond the engine's own deps. */
 export interface DomainDeps extends ResourceDeps {
@@ -45,6 +46,7 @@ export function resourceDefinitions(deps: DomainDeps): ResourceDefinition[] {
         keysDefinition(deps),
         sessionsDefinition(),
         sessionTokensDefinition(),
+        eventsDefinition(),
     ];
 }
 

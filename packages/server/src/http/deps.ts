@@ -19,6 +19,7 @@ import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { TokenService } from '../tokens/service.js';
 import type { SessionStore } from '../tokens/sessions.js';
+import type { DetachedEventLog } from '../storage/events.js';
 import type { AuthConsole } from '../views/contract.js';
 import type { AccountService } from '../domains/account/service.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
     clientSecrets: ClientSecretVerifier;
     keys: KeyStore;
     sessions: SessionStore;
+    /** issue 15: the event log's entries written beside a request (sign-ins, failures, issuance, session ends) */
+    events: DetachedEventLog;
     /** OIDC Back-Channel Logout: the deliveries the sessions store schedules; settled() waits for them */
     backchannelLogout: BackchannelLogout;
     /** the app's logger, for what wire built before it existed (back-channel logout warnings) */

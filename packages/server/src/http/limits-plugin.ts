@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeBasicRfc7617 } from '../authn/basic-credentials.js';
 import { mayCarrySession } from '../authn/console-session.js';
-import { isFailedAuthentication } from '../limits/failed-authentication.js';
+import { failedSignInOf, isFailedAuthentication } from '../limits/failed-authentication.js';
+import type { DetachedEventLog } from '../storage/events.js';
+import { AUTH_EVENT, type SignInMethod } from '../tokens/auth-events.js';
+import { requestOfEvent } from './event-request.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 
 /**
@@ -43,7 +46,14 @@ function loginAccountOf(request: FastifyRequest): string | null {
  * the login gate once the body is parsed; counted failures on error; the address charge of an
  * uncharged request when it ends.
  */
-export function registerLimits(app: FastifyInstance, limits: RequestLimits): void {
+/** How a failed sign-in was tried: Basic, the password grant, or a client's secret at a protocol endpoint. */
+function signInMethodOf(request: FastifyRequest): SignInMethod {
+    if (request.headers.authorization !== undefined) return 'basic';
+    const body = request.body as Record<string, unknown> | null | undefined;
+    return typeof body === 'object' && body !== null && body.grant_type === 'password' ? 'password' : 'client';
+}
+
+export function registerLimits(app: FastifyInstance, limits: RequestLimits, events?: DetachedEventLog): void {
     app.addHook('onRequest', async (request, reply) => {
         if (offLimits(request)) return;
         limits.admit(request, (headers) => reply.headers(headers));
@@ -62,7 +72,17 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits): voi
         if (account !== null) limits.enterLoginGate(request, account);
     });
     app.addHook('onError', async (request, _reply, error) => {
-        if (isFailedAuthentication(error)) await limits.failed(request);
+        if (!isFailedAuthentication(error)) return;
+        // issue 15: a failed sign-in is an entry of the event log, written outside the request's
+        // (rolled back) work and never awaited; a forged bearer is not a sign-in and tells nothing
+        const signIn = failedSignInOf(error);
+        if (signIn && events) {
+            events.record({
+                name: AUTH_EVENT.signInFailed, scope: 'auth', refType: signIn.refType, refId: signIn.refId, realmId: signIn.realmId,
+                request: requestOfEvent(request), data: { method: signInMethodOf(request) },
+            });
+        }
+        await limits.failed(request);
     });
     const finish = (request: FastifyRequest) => limits.finish(request);
     app.addHook('onResponse', finish);

@@ -79,8 +79,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     });
 
     const runGrant: Step<TokenRequestState> = step('run grant', async (state) => {
-        state.response = await required(state.grant, 'grant').handle({
-            db: deps.db, realm: required(state.realm, 'realm'), client: state.client, params: state.params,
+        const grant = required(state.grant, 'grant');
+        state.response = await grant.handle({
+            db: deps.db, grantType: grant.type, realm: required(state.realm, 'realm'), client: state.client, params: state.params,
             ipAddress: state.request.ipAddress, userAgent: state.request.userAgent,
         });
     });

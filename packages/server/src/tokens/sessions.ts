@@ -3,11 +3,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import {
-    insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession, type SessionRow,
+    insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession,
 } from '../storage/sessions.js';
 import { revokeSessionsCascading, type EndedSession } from '../storage/session-revocation.js';
 import type { RowCondition } from '../storage/resource/rows.js';
 import { afterCommit } from '../storage/write-transaction.js';
+import { createInsertBatcher } from '../storage/insert-batcher.js';
 import type { TokenSubject } from './claims.js';
 
 export interface NewSession {
@@ -56,61 +57,8 @@ export interface SessionStore {
  */
 export type SessionEndListener = (ended: EndedSession[]) => void;
 
-interface PendingInsert {
-    row: SessionRow;
-    done: { resolve(): void; reject(error: unknown): void };
-}
-
-/** rows per multi-row INSERT: far below every dialect's bound-parameter limit (13 columns a row) */
-const MAX_BATCH = 100;
-
-/**
- * Session inserts outside a transaction are written together: the logins that reach this point in
- * the same turn of the event loop share one multi-row INSERT, so one commit. A commit costs more
- * than the row on a disk-backed SQLite file (about 150 µs against 20 µs on the development VM,
- * `node packages/server/test/measure/hot-paths.ts`), and logins arrive concurrently. Each caller
- * still awaits its own row; when a batch fails, its rows are retried one by one so only the row
- * at fault reports the error.
- */
-function createInsertBatcher() {
-    const queues = new Map<Kysely<Database>, PendingInsert[]>();
-    const insert = insertSessionRows;
-    const flush = async (db: Kysely<Database>, pending: PendingInsert[]) => {
-        try {
-            await insert(db, pending.map((entry) => entry.row));
-            for (const entry of pending) entry.done.resolve();
-        } catch (batchError) {
-            if (pending.length === 1) {
-                pending[0]!.done.reject(batchError);
-                return;
-            }
-            await Promise.all(pending.map(async (entry) => {
-                try {
-                    await insert(db, [entry.row]);
-                    entry.done.resolve();
-                } catch (error) {
-                    entry.done.reject(error);
-                }
-            }));
-        }
-    };
-    return (db: Kysely<Database>, row: SessionRow): Promise<void> => new Promise<void>((resolve, reject) => {
-        let queue = queues.get(db);
-        if (!queue) {
-            queue = [];
-            queues.set(db, queue);
-            setImmediate(() => {
-                const taken = queues.get(db) ?? [];
-                queues.delete(db);
-                for (let start = 0; start < taken.length; start += MAX_BATCH) void flush(db, taken.slice(start, start + MAX_BATCH));
-            });
-        }
-        queue.push({ row, done: { resolve, reject } });
-    });
-}
-
 export function createSessionStore(dialect: DialectName, onEnded: SessionEndListener = () => {}): SessionStore {
-    const batched = createInsertBatcher();
+    const batched = createInsertBatcher(insertSessionRows);
     /** the listener hears of what a revocation ended only once it is committed, never of a rollback */
     const reported = async (db: Kysely<Database>, ending: Promise<EndedSession[]>): Promise<EndedSession[]> => {
         const ended = await ending;

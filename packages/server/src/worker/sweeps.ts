@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import { deleteExpiredBatch, deleteExpiredSessionsBatch, type ExpiringTable } from '../storage/sweeps.js';
+import { fillEventAggregates, sweepEventRetention, type EventMaintenanceDeps } from '../domains/event-log/maintenance.js';
 
 /** What a sweep pass gets: the database and the instant the pass counts as (a controllable clock in tests). */
 export interface SweepContext {
@@ -40,11 +41,9 @@ function expiredRows(name: string, table: ExpiringTable): Sweep {
 }
 
 /**
- * THE SWEEP REGISTRY: every background task the worker runs, by name, in one list. The event
- * log's retention (`EVENT_LOG_RETENTION_DAYS`) and the daily aggregates (spec Events 1–3: filled
- * every minute, backfilled seven days per minute) plug in here as two more entries, e.g.
- * `{ name: 'event-retention', run: sweepEventRetention }` and
- * `{ name: 'event-aggregates', run: fillEventAggregates }`, when those functions land.
+ * THE SWEEP REGISTRY: every background task the worker runs, by name, in one list: the expired
+ * rows here, and (sweepsOf) the event log's retention and daily aggregates, which need the
+ * retention settings.
  */
 export const SWEEPS: readonly Sweep[] = [
     { name: 'expired-sessions', run: ({ db, dialect, now }) => inBatches((limit) => deleteExpiredSessionsBatch(db, dialect, now, limit)) },
@@ -55,3 +54,20 @@ export const SWEEPS: readonly Sweep[] = [
     expiredRows('expired-device-codes', 'auth_device_codes'),
     expiredRows('expired-mfa-tickets', 'auth_mfa_tickets'),
 ];
+
+/**
+ * Every sweep of a deployment: the expired rows, then the event log's (spec Events 1–3) — its
+ * retention (`EVENT_LOG_RETENTION_DAYS`, `EVENT_LOG_AGGREGATE_RETENTION_DAYS`) and the daily
+ * aggregates, recounting today and yesterday and backfilling seven older days a pass.
+ */
+export function sweepsOf(retention: EventMaintenanceDeps['config']): readonly Sweep[] {
+    const deps = ({ db, dialect }: SweepContext): EventMaintenanceDeps => ({ db, handle: { dialect }, config: retention });
+    return [
+        ...SWEEPS,
+        { name: 'event-retention', run: async (context) => {
+            const removed = await sweepEventRetention(deps(context), context.now);
+            return removed.events + removed.aggregates;
+        } },
+        { name: 'event-aggregates', run: async (context) => (await fillEventAggregates(deps(context), context.now)).length },
+    ];
+}

@@ -1,6 +1,7 @@
 import type { ResourceDefinition } from './context.js';
 import type { CollectionQuerySpec } from '../../query/types.js';
 import { querySpecOf } from './query-spec.js';
+import { STATISTIC_COLLECTIONS } from '../event-log/stats.js';
 
 /** One entity's query vocabulary (spec "Schema and statistics facets": GET /<collection>/@schema). */
 export function describeResource(definition: ResourceDefinition) {
@@ -20,5 +21,7 @@ export function describeResource(definition: ResourceDefinition) {
         })),
         relations: Object.keys(definition.spec.relations ?? {}),
         pagination: { defaultLimit: 50, maxLimit: 100 },
+        // GET /<collection>/@stats answers (spec v1.0.0-beta.67 item 1: the thirteen with a statistic)
+        statistic: STATISTIC_COLLECTIONS.has(definition.spec.collection),
     };
 }

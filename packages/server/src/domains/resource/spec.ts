@@ -76,6 +76,11 @@ export function permissionFor(spec: ResourceSpec, action: Action): string {
     return spec.permissions?.[action] ?? `${spec.entity}_${action}`;
 }
 
+/** A field only the server writes (sessions, tokens, the event log): read and filtered, never in a body. */
+export const readOnlyField = (name: string, column: string, type: FieldType, extra: Partial<FieldSpec> = {}): FieldSpec => ({
+    name, column, type, create: false, update: false, ...extra,
+});
+
 /** id, timestamps and realmId are common to every resource and described once here. */
 export function commonFields(spec: Pick<ResourceSpec, 'realm'>): FieldSpec[] {
     const fields: FieldSpec[] = [

@@ -5,6 +5,7 @@ import { hasRealmColumn } from '../../storage/resource/table.js';
 import { toDbDate } from '../../db/values.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { recordEvent } from '../events.js';
+import { releaseRealmOwnEvents } from '../../storage/events.js';
 import { authorizeAction } from './authorize.js';
 import type { Input, Tx, ResourceDefinition } from './context.js';
 import type { ResourceDeps } from './deps.js';
@@ -17,15 +18,20 @@ import { getRow } from './resolve.js';
 import { realmOfRow, type ResourceSpec } from './spec.js';
 import { withNormalisedName } from './name-text.js';
 
-/** A realm's own created and deleted entries are deployment-wide (spec Events 3): they outlive the realm. */
-function eventRealm(spec: ResourceSpec, row: Row): string | null {
-    return spec.realm === 'self' ? null : realmOfRow(spec, row) ?? null;
+/**
+ * A realm's entries belong to the realm itself, so a realm administrator reads them and no other
+ * realm's; its deleted entry is deployment-wide (the realm is gone), and its created entry becomes
+ * deployment-wide when it is deleted (spec Events 3, releaseRealmOwnEvents).
+ */
+function eventRealm(spec: ResourceSpec, action: 'created' | 'updated' | 'deleted', row: Row): string | null {
+    if (spec.realm === 'self') return action === 'deleted' ? null : row.id;
+    return realmOfRow(spec, row) ?? null;
 }
 
 /** The `<entity>.created|updated|deleted` entry of a write, in its transaction (spec Events 4). */
 function recordWriteEvent(tx: Tx, deps: ResourceDeps, ctx: RequestContext, spec: ResourceSpec, action: 'created' | 'updated' | 'deleted', row: Row, record: EntityRecord): Promise<void> {
     return recordEvent(tx, deps.handle.dialect, ctx, {
-        name: `${spec.entity}.${action}`, refType: spec.entity, refId: row.id, realmId: eventRealm(spec, row), data: record,
+        name: `${spec.entity}.${action}`, refType: spec.entity, refId: row.id, realmId: eventRealm(spec, action, row), data: record,
     });
 }
 
@@ -161,6 +167,8 @@ export async function deleteEntity(
         if (spec.hasBuiltIn && row.built_in) throw badRequest(`A built-in ${spec.entity} cannot be deleted.`);
         const refusal = await hooks.refuseDelete?.(row, tx, ctx, query);
         if (refusal) throw badRequest(refusal);
+        // spec Events 3: the realm's own created entry outlives it (its other entries go with it)
+        if (spec.realm === 'self') await releaseRealmOwnEvents(tx, row.id);
         await deleteRowById(tx, spec, row.id);
         await recordWriteEvent(tx, deps, ctx, spec, 'deleted', row, record);
         return record;

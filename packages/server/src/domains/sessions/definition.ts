@@ -1,12 +1,8 @@
 import { TOKEN_KINDS } from '@realmgate/core';
 import type { ResourceDefinition } from '../resource/context.js';
-import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
+import { commonFields, readOnlyField as readOnly, type ResourceSpec } from '../resource/spec.js';
 
 /** Every session and token field is written by logins and refreshes, never through the API. */
-const readOnly = (name: string, column: string, type: FieldSpec['type'], extra: Partial<FieldSpec> = {}): FieldSpec => ({
-    name, column, type, create: false, update: false, ...extra,
-});
-
 const sessionSpec: ResourceSpec = {
     entity: 'session',
     collection: 'sessions',

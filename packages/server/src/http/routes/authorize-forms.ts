@@ -10,6 +10,8 @@ import { createBrowserSession } from '../../oauth2/authorize/sessions.js';
 import { verifySignIn } from '../../oauth2/authorize/sign-in.js';
 import { secondFactorNeeded } from '../../authn/second-factor.js';
 import { STRINGS } from '../../views/strings.js';
+import { AUTH_EVENT } from '../../tokens/auth-events.js';
+import { requestOfEvent } from '../event-request.js';
 import { contract } from '../contracts/route-contract.js';
 import { formIsSameSite, setSessionCookie } from '../auth-pages.js';
 import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sessionOf, type BrowserContext } from '../authorize-render.js';
@@ -55,8 +57,16 @@ async function signIn(context: BrowserContext, request: FastifyRequest, reply: F
     }
     const realm = authorization.client.realm;
     const { user, failed } = await verifySignIn(deps.db, deps.passwords, realm.id, username, password);
+    // issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email)
+    const signInEvent = (name: string, userId: string | null) => deps.events.record({
+        name, scope: 'auth', refType: 'user', refId: userId, realmId: realm.id, actorType: userId ? 'user' : null, actorId: userId,
+        request: requestOfEvent(request), data: { method: 'form', clientId: authorization.client.id },
+    });
     if (!user) {
-        if (failed) await deps.limits.failed(request);
+        if (failed) {
+            signInEvent(AUTH_EVENT.signInFailed, null);
+            await deps.limits.failed(request);
+        }
         return again(STRINGS.invalidCredentials, 401);
     }
     // fail closed until the browser asks for the second factor (issue 14): a password alone must
@@ -70,6 +80,7 @@ async function signIn(context: BrowserContext, request: FastifyRequest, reply: F
         maxAge: deps.config.tokenRefreshMaxAge, cookie: true,
     });
     setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
+    signInEvent(AUTH_EVENT.signedIn, user.id);
     const session: ConsoleSession = { id: created.id, userId: user.id, userName: user.name, realmId: realm.id, realmName: realm.name, authTime: created.authTime };
     const outcome = await decide({ db: deps.db, dialect: deps.handle.dialect }, authorization, session, { fresh: true });
     return sendOutcome(context, request, reply, authorization, outcome);

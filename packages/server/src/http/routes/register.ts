@@ -5,6 +5,7 @@ import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import { describeResource } from '../../domains/resource/describe.js';
+import { describeAuthenticators } from '../../domains/authenticators/vocabulary.js';
 import { createSecretStore } from '../../domains/clients/secret.js';
 import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
@@ -81,7 +82,8 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
             }),
         },
     }), async () => {
-        return { data: definitions.map(describeResource), meta: { total: definitions.length } };
+        const data = [...definitions.map(describeResource), describeAuthenticators()];
+        return { data, meta: { total: data.length } };
     });
     return definitions;
 }

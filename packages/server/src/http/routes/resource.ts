@@ -9,6 +9,8 @@ import type { ResourceDeps } from '../../domains/resource/deps.js';
 import { upsertEntity } from '../../domains/resource/upsert.js';
 import { listEntities, readEntity } from '../../domains/resource/read.js';
 import { describeResource } from '../../domains/resource/describe.js';
+import { STATISTIC_COLLECTIONS, statsOf } from '../../domains/event-log/stats.js';
+import { StatsQuery, statsEnvelope } from '../contracts/stats-schemas.js';
 import { createEntity, deleteEntity, updateEntity } from '../../domains/resource/write.js';
 
 export type RouteDeps = ResourceDeps;
@@ -58,6 +60,16 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             response: { 200: singleEnvelope(Type.Object({}, { additionalProperties: true }), 'Fields, operators, relations and pagination (spec "Schema and statistics facets").') },
         }), async () => {
             return { data: describeResource(definition), meta: {} };
+        });
+        if (STATISTIC_COLLECTIONS.has(spec.collection)) routes.get(`${base}/@stats`, contract({
+            auth: 'required', tags, summary: `Counts of ${spec.collection} per hour, day or month`,
+            description: spec.collection === 'events'
+                ? 'Entries of the event log per bucket of createdAt; groups and filters: realmId, scope, name, refType.'
+                : `The ${spec.entity}.created entries of the event log per bucket of createdAt; group and filter: realmId.`,
+            ...(mountParams ? { params: mountParams } : {}),
+            querystring: StatsQuery, response: { 200: statsEnvelope },
+        }), async (request) => {
+            return statsOf(deps, definition, request.context, request.query as Record<string, unknown>);
         });
         routes.get(`${base}/:id`, contract({
             auth: 'required', tags, summary: `Read one of ${spec.collection}`, params, querystring: ReadQuery, response: { 200: one('The row.') },

@@ -61,13 +61,13 @@ export async function authenticateClient(
     // of an inactive client does not
     if (!row?.secret) {
         await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
-        throw failedAuthentication(invalidClient());
+        throw failedAuthentication(invalidClient(), { realmId, refType: 'client', refId: row?.id ?? null });
     }
     if (!(await deps.clientSecrets.verify(row, credentials.secret))) {
         // no enumeration by timing (issue 12): a wrong secret costs one bcrypt verification whether
         // the client is unknown (above), stored hashed (spent in verify) or stored plain/encrypted
         if (!row.secretHashed) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
-        throw failedAuthentication(invalidClient());
+        throw failedAuthentication(invalidClient(), { realmId, refType: 'client', refId: row.id });
     }
     if (!row.active) throw invalidClient();
     return { row, authenticated: true };

@@ -9,6 +9,10 @@ import type { IssuedTokens } from '../../tokens/issuing.js';
 import type { TokenService } from '../../tokens/service.js';
 import { releasedClaims, userClaims } from '../../tokens/user-claims.js';
 import type { SessionStore } from '../../tokens/sessions.js';
+import { recordIssuance, type SignInMethod } from '../../tokens/auth-events.js';
+import type { DetachedEventLog } from '../../storage/events.js';
+
+const REFRESH_GRANT_TYPE = 'refresh_token';
 
 const OPENID_SCOPE = 'openid';
 
@@ -26,6 +30,8 @@ export interface TokenResponse {
 /** A token request as the grants see it: transport-free, parameters single-valued (RFC 6749 §3.2). */
 export interface GrantRequest {
     db: Kysely<Database>;
+    /** the `grant_type` being run (the event log's tokenIssued entry, issue 15) */
+    grantType: string;
     realm: { id: string; name: string };
     client: RequestClient | null;
     params: Readonly<Record<string, string>>;
@@ -41,6 +47,8 @@ export interface GrantDeps {
     passwords: PasswordHasher;
     /** the multi-factor core's dependencies (issue 14: the password grant's mfa_token and its redemption) */
     secondFactor: SecondFactorDeps;
+    /** the event log's issuance entries, batched and never awaited (issue 15: a token answer waits on no event write) */
+    events: DetachedEventLog;
 }
 
 /** A parameter of a grant's token request, beside `grant_type` and the client and realm parameters. */
@@ -97,7 +105,8 @@ export async function issueForLogin(
         expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
     });
     const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh });
-    return tokenResponse(deps, request, { subject, clientId, scope, sessionId, authTime: new Date() }, issued);
+    // a login is a sign-in with a secret: a user's password (and second factor), a client's secret
+    return tokenResponse(deps, request, { subject, clientId, scope, sessionId, authTime: new Date() }, issued, subject.kind === 'user' ? 'password' : 'client');
 }
 
 /** What an ID token states of the grant (OpenID Connect Core §2). */
@@ -117,7 +126,15 @@ export interface IssuedGrant {
  * audience. Profile claims are released by scope (tokens/user-claims.ts releasedClaims); the ID
  * token binds the access token by `at_hash` (Core §3.1.3.6).
  */
-export async function tokenResponse(deps: GrantDeps, request: GrantRequest, grant: IssuedGrant, issued: IssuedTokens): Promise<TokenResponse> {
+export async function tokenResponse(deps: GrantDeps, request: GrantRequest, grant: IssuedGrant, issued: IssuedTokens, signIn: SignInMethod | null = null): Promise<TokenResponse> {
+    const { db } = request;
+    recordIssuance(deps.events, {
+        grantType: request.grantType, subject: grant.subject, clientId: grant.clientId, sessionId: grant.sessionId,
+        // every grant but a refresh opens a session (issueForLogin, a code's or a device code's redemption)
+        newSession: request.grantType !== REFRESH_GRANT_TYPE,
+        signIn,
+        request: { ip: request.ipAddress, method: 'POST', path: '/token' },
+    });
     const response: TokenResponse = {
         access_token: issued.accessToken,
         token_type: 'Bearer',

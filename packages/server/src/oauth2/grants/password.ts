@@ -25,7 +25,9 @@ export const passwordGrant: Grant = {
             const valid = await deps.passwords.verify(password, user?.password ?? DUMMY_BCRYPT_HASH);
             // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant
             // a failed login counts toward the address's failures (spec Limits, Authentication rule 16)
-            if (!user?.password || !valid) throw failedAuthentication(invalidGrant('The username or password is invalid.'));
+            if (!user?.password || !valid) {
+                throw failedAuthentication(invalidGrant('The username or password is invalid.'), { realmId: request.realm.id, refType: 'user', refId: user?.id ?? null });
+            }
             if (!user.active) throw invalidGrant('The user is inactive.');
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
