@@ -1,25 +1,19 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { ConsoleSession } from '../../authn/console-session.js';
-import { AppError } from '../../errors/app-error.js';
 import { accessAllows, decide } from '../../oauth2/authorize/flow.js';
 import { targetOf, validateAuthorizationRequest, type AuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { authorizationError } from '../../oauth2/authorize/response.js';
-import { createBrowserSession } from '../../oauth2/authorize/sessions.js';
-import { verifySignIn } from '../../oauth2/authorize/sign-in.js';
-import { secondFactorNeeded } from '../../authn/second-factor.js';
-import { STRINGS } from '../../views/strings.js';
 import { contract } from '../contracts/route-contract.js';
-import { formIsSameSite, setSessionCookie } from '../auth-pages.js';
-import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { formIsSameSite } from '../auth-pages.js';
+import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sendSecondFactor, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { passwordStep, secondFactorStep, type SignInPages, type SignInStep } from '../browser-sign-in.js';
 
 const FORM = ['application/x-www-form-urlencoded'] as const;
 const PAGE = Type.String({ description: 'An HTML page (sign-in again, consent, form_post or error).' });
 const REDIRECT = Type.Null({ description: 'See Other: the authorization response at the redirect URI.' });
 
 type Form = Record<string, unknown>;
-const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
 
 /** The carried authorization request, re-validated (a form's hidden fields are input like any other), and the CSRF check. */
 async function validatedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; authorization: AuthorizationRequest } | FastifyReply> {
@@ -32,47 +26,47 @@ async function validatedForm(context: BrowserContext, request: FastifyRequest, r
 }
 
 /**
- * `POST /authorize/sign-in` (issue 13 items 3, 12, 13): protected like the password grant — the
- * concurrent-login gate holds a slot for the account, a wrong password counts toward the address's
- * failed authentications (spec Limits, Authentication rule 16), and an unknown user, a wrong
- * password and an inactive user get the same page. A sign-in creates a new browser session.
+ * The sign-in pages of an authorization request (issue 13 items 3, 12; issue 14 item 2): the
+ * sign-in form again, the second-factor form (both carrying the request in hidden fields), and the
+ * client's access policy, whose refusal answers access_denied at the redirect URI.
+ */
+function authorizePages(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest): SignInPages {
+    const { deps } = context;
+    return {
+        realm: authorization.client.realm,
+        signIn: (error, status, username) => sendOutcome(context, request, reply, authorization, { kind: 'sign-in' }, { username, error, status }),
+        secondFactor: (error, status) => sendSecondFactor(context, request, reply, authorization, { error, status }),
+        admit: async (user) => (await accessAllows(deps.db, authorization, { id: user.id, realmName: authorization.client.realm.name }) ? null :
+            deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."))),
+    };
+}
+
+/** After the last factor: a new browser session goes on with the flow (consent, or the code). */
+async function continueSignedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, step: SignInStep): Promise<FastifyReply> {
+    if ('reply' in step) return step.reply;
+    const outcome = await decide({ db: context.deps.db, dialect: context.deps.handle.dialect }, authorization, step.session, { fresh: true });
+    return sendOutcome(context, request, reply, authorization, outcome);
+}
+
+/**
+ * `POST /authorize/sign-in` (issue 13 items 3, 12, 13): the password (http/browser-sign-in.ts);
+ * then the second page when a second factor is due, else a new browser session.
  */
 async function signIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const checked = await validatedForm(context, request, reply);
     if (!('authorization' in checked)) return checked;
     const { form, authorization } = checked;
-    const { deps } = context;
-    const username = textOf(form, 'username');
-    const password = textOf(form, 'password');
-    const again = (error: string, status: number) => sendOutcome(context, request, reply, authorization, { kind: 'sign-in' }, { username, error, status });
-    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return again(STRINGS.invalidCredentials, 400);
-    try {
-        deps.limits.enterLoginGate(request, `user:${username}`);
-    } catch (error) {
-        if (!(error instanceof AppError) || error.code !== ErrorCode.LOGIN_ATTEMPT_THROTTLED) throw error;
-        reply.header('retry-after', String(error.retryAfter ?? 1));
-        return again(STRINGS.tooManyAttempts, 429);
-    }
-    const realm = authorization.client.realm;
-    const { user, failed } = await verifySignIn(deps.db, deps.passwords, realm.id, username, password);
-    if (!user) {
-        if (failed) await deps.limits.failed(request);
-        return again(STRINGS.invalidCredentials, 401);
-    }
-    // fail closed until the browser asks for the second factor (issue 14): a password alone must
-    // not sign in an account the password grant would hold at mfa_required
-    if (await secondFactorNeeded(deps.db, realm.id, user.id) !== 'none') return again(STRINGS.secondFactorUnavailable, 403);
-    if (!await accessAllows(deps.db, authorization, { id: user.id, realmName: realm.name })) {
-        return deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."));
-    }
-    const created = await createBrowserSession(deps.db, deps.handle.dialect, {
-        userId: user.id, realmId: realm.id, ipAddress: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null,
-        maxAge: deps.config.tokenRefreshMaxAge, cookie: true,
-    });
-    setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
-    const session: ConsoleSession = { id: created.id, userId: user.id, userName: user.name, realmId: realm.id, realmName: realm.name, authTime: created.authTime };
-    const outcome = await decide({ db: deps.db, dialect: deps.handle.dialect }, authorization, session, { fresh: true });
-    return sendOutcome(context, request, reply, authorization, outcome);
+    const step = await passwordStep(context, request, reply, authorizePages(context, request, reply, authorization), form);
+    return continueSignedIn(context, request, reply, authorization, step);
+}
+
+/** `POST /authorize/second-factor` (issue 14 item 2): the code of the second page, then a new browser session. */
+async function secondFactor(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const checked = await validatedForm(context, request, reply);
+    if (!('authorization' in checked)) return checked;
+    const { form, authorization } = checked;
+    const step = await secondFactorStep(context, request, reply, authorizePages(context, request, reply, authorization), form);
+    return continueSignedIn(context, request, reply, authorization, step);
 }
 
 /**
@@ -101,6 +95,13 @@ export function registerAuthorizeFormRoutes(scope: FastifyInstance, context: Bro
         consumes: FORM, body: Type.Unknown({ description: 'The sign-in form.' }),
         response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
     }), (request, reply) => signIn(context, request, reply));
+    scope.post('/authorize/second-factor', contract({
+        auth: 'none', tags: ['oauth2'], summary: 'The second-factor form of the authorization endpoint (issue 14)',
+        description: '`otp` (the 6-digit code of an authenticator app, RFC 6238) or `recovery_code`, the CSRF token and the authorization request '
+            + 'carried in hidden fields; the pending sign-in is the HttpOnly cookie the sign-in form set. A wrong or replayed code counts as a failed authentication.',
+        consumes: FORM, body: Type.Unknown({ description: 'The second-factor form.' }),
+        response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
+    }), (request, reply) => secondFactor(context, request, reply));
     scope.post('/authorize/consent', contract({
         auth: 'none', tags: ['oauth2'], summary: 'The consent form of the authorization endpoint',
         description: '`decision` (`allow` or `deny`), the CSRF token and the authorization request carried in hidden fields.',
