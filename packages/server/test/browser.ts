@@ -156,7 +156,7 @@ export const nextTotpCode = (secret: string) => generate({ secret, epoch: Math.f
  * Multi-factor on in the world's realm and a confirmed TOTP authenticator for its user, enrolled
  * by the administrator through the API: the seed and the recovery codes, as shown once.
  */
-export async function enrolTotp(app: TestApp, world: BrowserWorld, settings: { mfaRequired?: boolean } = {}): Promise<{ secret: string; recoveryCodes: string[] }> {
+export async function enrolTotp(app: TestApp, world: { realmId: string; user: { id: string } }, settings: { mfaRequired?: boolean } = {}): Promise<{ secret: string; recoveryCodes: string[] }> {
     await app.json({ method: 'POST', url: `/realms/${world.realmId}`, payload: { mfaEnabled: true, ...settings } }, 200);
     const enrolled = await app.json<{ data: { id: string }; meta: { secret: string } }>({
         method: 'POST', url: '/user-authenticators', payload: { name: 'phone', userId: world.user.id },
