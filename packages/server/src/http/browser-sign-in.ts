@@ -33,7 +33,7 @@ export interface SignInPages {
 }
 
 /** Either the page the flow ends at for now, or the session the user just signed in to. */
-export type SignInStep = { reply: FastifyReply } | { session: ConsoleSession };
+type SignInStep = { reply: FastifyReply } | { session: ConsoleSession };
 
 type Form = Record<string, unknown>;
 const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');

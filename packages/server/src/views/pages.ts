@@ -42,21 +42,26 @@ ${hiddenFields(view.form.fields)}
     });
 }
 
-export function renderConsent(view: ConsentView): string {
-    return page({
-        title: STRINGS.consentTitle,
-        realm: realmName(view.realm),
-        body: `<h1>${e(STRINGS.consentHeading(clientName(view.client)))}</h1>
+/** The body of a decision page (consent, device): who is signed in, the scopes asked for, Deny and the button that grants. */
+function decisionBody(view: { user: string; scopes: readonly string[]; form: ConsentView['form'] }, heading: string, note: string, grant: { value: string; label: string }): string {
+    return `<h1>${e(heading)}</h1>
 <p class="subtitle">${e(STRINGS.consentSignedInAs(view.user))}</p>
-<p>${e(STRINGS.consentScopes)}</p>
+${note}<p>${e(STRINGS.consentScopes)}</p>
 ${scopeList(view.scopes)}
 ${formOpen(view.form.action)}
 ${hiddenFields(view.form.fields)}
 <div class="actions">
 <button type="submit" name="decision" value="deny" class="secondary">${e(STRINGS.denyButton)}</button>
-<button type="submit" name="decision" value="allow">${e(STRINGS.allowButton)}</button>
+<button type="submit" name="decision" value="${e(grant.value)}">${e(grant.label)}</button>
 </div>
-</form>`,
+</form>`;
+}
+
+export function renderConsent(view: ConsentView): string {
+    return page({
+        title: STRINGS.consentTitle,
+        realm: realmName(view.realm),
+        body: decisionBody(view, STRINGS.consentHeading(clientName(view.client)), '', { value: 'allow', label: STRINGS.allowButton }),
     });
 }
 
@@ -153,18 +158,9 @@ export function renderDeviceConfirm(view: DeviceConfirmView): string {
     return page({
         title: STRINGS.deviceTitle,
         realm: realmName(view.realm),
-        body: `<h1>${e(STRINGS.deviceConfirmHeading(clientName(view.client)))}</h1>
-<p class="subtitle">${e(STRINGS.consentSignedInAs(view.user))}</p>
-<p>${e(STRINGS.deviceConfirmCode(view.userCode))}</p>
-<p>${e(STRINGS.consentScopes)}</p>
-${scopeList(view.scopes)}
-${formOpen(view.form.action)}
-${hiddenFields(view.form.fields)}
-<div class="actions">
-<button type="submit" name="decision" value="deny" class="secondary">${e(STRINGS.denyButton)}</button>
-<button type="submit" name="decision" value="approve">${e(STRINGS.approveButton)}</button>
-</div>
-</form>`,
+        body: decisionBody(view, STRINGS.deviceConfirmHeading(clientName(view.client)), `<p>${e(STRINGS.deviceConfirmCode(view.userCode))}</p>\n`, {
+            value: 'approve', label: STRINGS.approveButton,
+        }),
     });
 }
 

@@ -2,12 +2,11 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import type { TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { DEVICE_GRANT } from '../device-flow.js';
-import { freePort } from '../network.js';
 import { login } from '../sessions.js';
-import { launchChromium } from './relying-party.js';
+import { launchChromium, startListeningApp } from './relying-party.js';
 
 /**
  * The device flow (RFC 8628) end to end with openid-client over real HTTP: the device discovers
@@ -24,10 +23,8 @@ describeEachDialect('end to end: openid-client device authorization grant', (dia
     let chromium: Browser;
     beforeAll(async () => {
         chromium = await launchChromium();
-        const port = await freePort();
-        const publicUrl = `http://127.0.0.1:${port}`;
-        app = await startTestApp(dialect, { publicUrl });
-        await app.app.listen({ port, host: '127.0.0.1' });
+        const { app: started, publicUrl } = await startListeningApp(dialect);
+        app = started;
         realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'e2e-device' } }, 201)).data;
         issuer = new URL(`${publicUrl}/realms/${realm.name}`);
         tv = (await app.json<{ data: { id: string } }>({

@@ -1,11 +1,10 @@
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import type { TestApp } from '../app.js';
 import { enrolTotp, nextTotpCode } from '../browser.js';
 import { describeEachDialect } from '../databases.js';
-import { freePort } from '../network.js';
-import { launchChromium, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
+import { launchChromium, startListeningApp, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
 
 /**
  * Multi-factor sign-in in a real browser (issue 14 item 2): a user enrolled through the API signs
@@ -24,10 +23,8 @@ describeEachDialect('end to end: two-factor browser sign-in with chromium and op
     let page: Page;
 
     beforeAll(async () => {
-        const port = await freePort();
-        const publicUrl = `http://127.0.0.1:${port}`;
-        app = await startTestApp(dialect, { publicUrl });
-        await app.app.listen({ port, host: '127.0.0.1' });
+        const { app: started, publicUrl } = await startListeningApp(dialect);
+        app = started;
         rp = await startRelyingParty();
         browser = await launchChromium();
         const realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'e2e-mfa' } }, 201)).data;

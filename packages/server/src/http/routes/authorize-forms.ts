@@ -7,7 +7,7 @@ import { authorizationError } from '../../oauth2/authorize/response.js';
 import { contract } from '../contracts/route-contract.js';
 import { formIsSameSite } from '../auth-pages.js';
 import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sendSecondFactor, sessionOf, type BrowserContext } from '../authorize-render.js';
-import { passwordStep, secondFactorStep, type SignInPages, type SignInStep } from '../browser-sign-in.js';
+import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 
 const FORM = ['application/x-www-form-urlencoded'] as const;
 const PAGE = Type.String({ description: 'An HTML page (sign-in again, consent, form_post or error).' });
@@ -41,32 +41,20 @@ function authorizePages(context: BrowserContext, request: FastifyRequest, reply:
     };
 }
 
-/** After the last factor: a new browser session goes on with the flow (consent, or the code). */
-async function continueSignedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, step: SignInStep): Promise<FastifyReply> {
-    if ('reply' in step) return step.reply;
-    const outcome = await decide({ db: context.deps.db, dialect: context.deps.handle.dialect }, authorization, step.session, { fresh: true });
-    return sendOutcome(context, request, reply, authorization, outcome);
-}
-
 /**
- * `POST /authorize/sign-in` (issue 13 items 3, 12, 13): the password (http/browser-sign-in.ts);
- * then the second page when a second factor is due, else a new browser session.
+ * `POST /authorize/sign-in` (issue 13 items 3, 12, 13) and `POST /authorize/second-factor` (issue
+ * 14 item 2): one step of the browser sign-in (http/browser-sign-in.ts) — the password, then the
+ * second page when a second factor is due — and, once the user is signed in, the flow goes on in
+ * the new browser session (consent, or the code).
  */
-async function signIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function signInForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, step: typeof passwordStep): Promise<FastifyReply> {
     const checked = await validatedForm(context, request, reply);
     if (!('authorization' in checked)) return checked;
     const { form, authorization } = checked;
-    const step = await passwordStep(context, request, reply, authorizePages(context, request, reply, authorization), form);
-    return continueSignedIn(context, request, reply, authorization, step);
-}
-
-/** `POST /authorize/second-factor` (issue 14 item 2): the code of the second page, then a new browser session. */
-async function secondFactor(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const checked = await validatedForm(context, request, reply);
-    if (!('authorization' in checked)) return checked;
-    const { form, authorization } = checked;
-    const step = await secondFactorStep(context, request, reply, authorizePages(context, request, reply, authorization), form);
-    return continueSignedIn(context, request, reply, authorization, step);
+    const result = await step(context, request, reply, authorizePages(context, request, reply, authorization), form);
+    if ('reply' in result) return result.reply;
+    const outcome = await decide({ db: context.deps.db, dialect: context.deps.handle.dialect }, authorization, result.session, { fresh: true });
+    return sendOutcome(context, request, reply, authorization, outcome);
 }
 
 /**
@@ -94,14 +82,14 @@ export function registerAuthorizeFormRoutes(scope: FastifyInstance, context: Bro
         description: '`username` (a name or an email), `password`, the CSRF token and the authorization request carried in hidden fields.',
         consumes: FORM, body: Type.Unknown({ description: 'The sign-in form.' }),
         response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
-    }), (request, reply) => signIn(context, request, reply));
+    }), (request, reply) => signInForm(context, request, reply, passwordStep));
     scope.post('/authorize/second-factor', contract({
         auth: 'none', tags: ['oauth2'], summary: 'The second-factor form of the authorization endpoint (issue 14)',
         description: '`otp` (the 6-digit code of an authenticator app, RFC 6238) or `recovery_code`, the CSRF token and the authorization request '
             + 'carried in hidden fields; the pending sign-in is the HttpOnly cookie the sign-in form set. A wrong or replayed code counts as a failed authentication.',
         consumes: FORM, body: Type.Unknown({ description: 'The second-factor form.' }),
         response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
-    }), (request, reply) => secondFactor(context, request, reply));
+    }), (request, reply) => signInForm(context, request, reply, secondFactorStep));
     scope.post('/authorize/consent', contract({
         auth: 'none', tags: ['oauth2'], summary: 'The consent form of the authorization endpoint',
         description: '`decision` (`allow` or `deny`), the CSRF token and the authorization request carried in hidden fields.',

@@ -9,7 +9,7 @@ import type { PendingDeviceCode } from '../../storage/device-codes.js';
 import { STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
 import { browserContext, pageRealm, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
-import { passwordStep, secondFactorStep, type SignInPages, type SignInStep } from '../browser-sign-in.js';
+import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
 
@@ -130,10 +130,14 @@ async function checkedForm(context: BrowserContext, request: FastifyRequest, rep
     }
 }
 
-/** After the last factor of the sign-in: the decision page for the new session. */
-async function afterSignIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, step: SignInStep, found: PendingDeviceCode, typed: string): Promise<FastifyReply> {
-    if ('reply' in step) return step.reply;
-    return confirmPage(context, request, reply, found, typed, step.session);
+/** A sign-in form of the device page (the password, or the second factor), then the decision page for the new session. */
+async function signInForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, step: typeof passwordStep): Promise<FastifyReply> {
+    const checked = await checkedForm(context, request, reply);
+    if (!('found' in checked)) return checked;
+    const { form, typed, found } = checked;
+    const result = await step(context, request, reply, devicePages(context, request, reply, found, typed), form);
+    if ('reply' in result) return result.reply;
+    return confirmPage(context, request, reply, found, typed, result.session);
 }
 
 /** `POST /device/decision`: Approve or Deny for the signed-in user (RFC 8628 §3.3), then the result page. */
@@ -186,24 +190,12 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: AppDeps): v
             auth: 'none', tags: ['auth pages'], summary: 'The sign-in form of the device verification page',
             description: '`username`, `password`, `user_code` and the CSRF token; protected like the sign-in of the authorization endpoint.',
             consumes: FORM, body: Type.Unknown({ description: 'The sign-in form.' }), response: { 200: PAGE }, errors: [401, 403, 429],
-        }), async (request, reply) => {
-            const checked = await checkedForm(context, request, reply);
-            if (!('found' in checked)) return checked;
-            const { form, typed, found } = checked;
-            const step = await passwordStep(context, request, reply, devicePages(context, request, reply, found, typed), form);
-            return afterSignIn(context, request, reply, step, found, typed);
-        });
+        }), (request, reply) => signInForm(context, request, reply, passwordStep));
         scope.post('/device/second-factor', contract({
             auth: 'none', tags: ['auth pages'], summary: 'The second-factor form of the device verification page (issue 14)',
             description: '`otp` or `recovery_code`, `user_code` and the CSRF token; the pending sign-in is the HttpOnly cookie the sign-in form set.',
             consumes: FORM, body: Type.Unknown({ description: 'The second-factor form.' }), response: { 200: PAGE }, errors: [401, 403, 429],
-        }), async (request, reply) => {
-            const checked = await checkedForm(context, request, reply);
-            if (!('found' in checked)) return checked;
-            const { form, typed, found } = checked;
-            const step = await secondFactorStep(context, request, reply, devicePages(context, request, reply, found, typed), form);
-            return afterSignIn(context, request, reply, step, found, typed);
-        });
+        }), (request, reply) => signInForm(context, request, reply, secondFactorStep));
         scope.post('/device/decision', contract({
             auth: 'none', tags: ['auth pages'], summary: 'The decision form of the device verification page',
             description: '`decision` (`approve` or `deny`), `user_code`, the session the page was shown to and the CSRF token; the console session is the user.',
