@@ -5,7 +5,9 @@ import type { ConsoleSession } from '../../authn/console-session.js';
 import { AppError } from '../../errors/app-error.js';
 import { normalizeUserCode } from '../../oauth2/device/codes.js';
 import { scopeNames } from '../../oauth2/grants/scope.js';
+import { findPageRealm } from '../../storage/authorize-lookups.js';
 import type { PendingDeviceCode } from '../../storage/device-codes.js';
+import type { PageRealm } from '../../views/contract.js';
 import { STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
 import { browserContext, pageRealm, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
@@ -38,6 +40,12 @@ function displayed(typed: string): string {
     return code === null ? typed : `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
+/** The realm a session belongs to, as a page shows it (its display name when set). */
+async function realmOfSession(context: BrowserContext, session: ConsoleSession): Promise<PageRealm> {
+    const realm = await findPageRealm(context.deps.db, session.realmId);
+    return realm ? pageRealm(realm) : { name: session.realmName, displayName: null };
+}
+
 const clientOf = (found: PendingDeviceCode) => ({ name: found.client.name, displayName: found.client.displayName });
 
 function send(context: BrowserContext, reply: FastifyReply, html: string, status = 200): FastifyReply {
@@ -45,9 +53,11 @@ function send(context: BrowserContext, reply: FastifyReply, html: string, status
 }
 
 /** The code entry page, with a message after a wrong code or a throttled one. */
-function codePage(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, page: { session?: ConsoleSession | null; userCode?: string; error?: string; status?: number } = {}): FastifyReply {
+async function codePage(
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, page: { session?: ConsoleSession | null; userCode?: string; error?: string; status?: number } = {},
+): Promise<FastifyReply> {
     const csrf = csrfToken(request, reply, context.cookies);
-    const realm = page.session ? { name: page.session.realmName, displayName: null } : null;
+    const realm = page.session ? await realmOfSession(context, page.session) : null;
     const html = context.deps.views.renderDeviceCode({
         realm, form: { action: `${context.base}/device`, fields: { csrf } },
         ...(page.userCode !== undefined ? { userCode: page.userCode } : {}), ...(page.error !== undefined ? { error: page.error } : {}),
@@ -59,7 +69,7 @@ function codePage(context: BrowserContext, request: FastifyRequest, reply: Fasti
  * A refusal of the verification as a page: an unknown, expired or decided code (one answer for
  * all, the realm of the code included) and the 429 device_verification_throttled with its wait.
  */
-function refusalPage(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, error: unknown, typed: string, session: ConsoleSession | null): FastifyReply {
+function refusalPage(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, error: unknown, typed: string, session: ConsoleSession | null): Promise<FastifyReply> | FastifyReply {
     if (!(error instanceof AppError)) throw error;
     if (error.code === ErrorCode.ENTITY_NOT_FOUND) return codePage(context, request, reply, { session, userCode: typed, error: STRINGS.deviceCodeUnknown, status: 400 });
     if (error.code === ErrorCode.DEVICE_VERIFICATION_THROTTLED) {
@@ -158,7 +168,7 @@ async function decision(context: BrowserContext, request: FastifyRequest, reply:
         return refusalPage(context, request, reply, error, typed, session);
     }
     const html = context.deps.views.renderDeviceDone({
-        realm: { name: session.realmName, displayName: null }, client: { name: decided.client.name, displayName: decided.client.displayName }, approved: choice === 'approve',
+        realm: await realmOfSession(context, session), client: { name: decided.client.name, displayName: decided.client.displayName }, approved: choice === 'approve',
     });
     return send(context, reply, html);
 }

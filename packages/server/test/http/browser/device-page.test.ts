@@ -78,6 +78,7 @@ describeEachDialect('the device verification page', (dialect) => {
         const done = await decide(client, confirm, 'approve');
         expect(done.statusCode).toBe(200);
         expect(done.body).toContain('Device connected');
+        expect(done.body).toContain(`<p class="realm">Realm ${world.realmName}</p>`);
         const row = await deviceCodeRow(app, started.device_code);
         expect(row).toMatchObject({ status: 'approved', user_id: world.user.id, session_id: sessionId });
         const tokens = await poll(app, tv, started.device_code);
@@ -97,8 +98,8 @@ describeEachDialect('the device verification page', (dialect) => {
         const second = await authorizeDevice(app, tv);
         const confirm = await client.submit(await client.get('/device'), { user_code: second.user_code });
         expect(confirm.body).toContain('>Approve</button>');
-        // the session shown is named by the page; the code page shows its realm
-        expect((await client.get('/device')).body).toContain(world.realmName);
+        // the code page of a signed-in browser shows its realm's display name
+        expect((await client.get('/device')).body).toContain(`<p class="realm">Realm ${world.realmName}</p>`);
         expect((await decide(client, confirm, 'approve')).body).toContain('Device connected');
         expect((await poll(app, tv, second.device_code)).statusCode).toBe(200);
     });
