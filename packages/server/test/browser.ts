@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../src/secrets/digests.js';
 import type { LightMyRequestResponse } from 'fastify';
+import { generate } from 'otplib';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
 
@@ -97,8 +98,11 @@ export async function createBrowserClient(app: TestApp, realmId: string, payload
     return (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: unique('app'), realmId, ...payload } }, 201)).data.id;
 }
 
-/** A browser: a cookie jar and the requests of the flow, sent with the cookies and (for posts) the server's Origin. */
-export function browser(app: TestApp) {
+/**
+ * A browser: a cookie jar and the requests of the flow, sent with the cookies and (for posts) the
+ * server's Origin, from `remoteAddress` (an address of its own keeps per-address limits apart).
+ */
+export function browser(app: TestApp, remoteAddress = '127.0.0.1') {
     const jar = new CookieJar();
     const origin = new URL(app.deps.config.publicUrl).origin;
     const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}) => {
@@ -108,7 +112,7 @@ export function browser(app: TestApp) {
             ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
             ...headers,
         };
-        const response = await app.request({ method, url, as: null, headers: sent, ...(form ? { payload: new URLSearchParams(form).toString() } : {}) });
+        const response = await app.request({ method, url, as: null, headers: sent, remoteAddress, ...(form ? { payload: new URLSearchParams(form).toString() } : {}) });
         jar.absorb(response);
         return response;
     };
@@ -143,4 +147,22 @@ export function authorizeParams(world: BrowserWorld, extra: Record<string, strin
 /** The stored row of a minted code, found by its digest. */
 export async function codeRow(app: TestApp, code: string) {
     return app.deps.db.selectFrom('auth_authorization_codes').selectAll().where('code_digest', '=', sha256Hex(code)).executeTakeFirst();
+}
+
+/** A code of the next time step: inside the ±1 step window (RFC 6238 §5.2), later than the confirmation's. */
+export const nextTotpCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
+
+/**
+ * Multi-factor on in the world's realm and a confirmed TOTP authenticator for its user, enrolled
+ * by the administrator through the API: the seed and the recovery codes, as shown once.
+ */
+export async function enrolTotp(app: TestApp, world: { realmId: string; user: { id: string } }, settings: { mfaRequired?: boolean } = {}): Promise<{ secret: string; recoveryCodes: string[] }> {
+    await app.json({ method: 'POST', url: `/realms/${world.realmId}`, payload: { mfaEnabled: true, ...settings } }, 200);
+    const enrolled = await app.json<{ data: { id: string }; meta: { secret: string } }>({
+        method: 'POST', url: '/user-authenticators', payload: { name: 'phone', userId: world.user.id },
+    }, 201);
+    const confirmed = await app.json<{ meta: { recoveryCodes: string[] } }>({
+        method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret: enrolled.meta.secret }) },
+    }, 200);
+    return { secret: enrolled.meta.secret, recoveryCodes: confirmed.meta.recoveryCodes };
 }

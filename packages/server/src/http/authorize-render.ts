@@ -91,17 +91,33 @@ export function sendOutcome(
     return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets });
 }
 
+/** The second sign-in page of an authorization request (issue 14 item 2): the request and the CSRF token in hidden fields. */
+export function sendSecondFactor(
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, page: { error?: string; status?: number } = {},
+): FastifyReply {
+    const csrf = csrfToken(request, reply, context.cookies);
+    const html = context.deps.views.renderSecondFactor({
+        realm: pageRealm(authorization.client.realm), client: { name: authorization.client.name, displayName: authorization.client.displayName },
+        form: { action: `${context.base}/authorize/second-factor`, fields: { ...authorization.params, csrf } },
+        ...(page.error !== undefined ? { error: page.error } : {}),
+    });
+    return sendPage(reply, html, { status: page.status ?? 200, publicOrigin: context.cookies.origin, formTargets: [formTarget(authorization.redirectUri)] });
+}
+
 /**
- * The error handler of a page scope: every error is a page, a 5xx masked and logged as `what`
- * failed (the API.md §1 body's code and message otherwise).
+ * The error handler of the browser routes: every error as a page, never JSON (a throttled address
+ * included, with its Retry-After); a server fault is logged as `what` failed and shown without its detail.
  */
+export function sendErrorAsPage(context: BrowserContext, error: unknown, request: FastifyRequest, reply: FastifyReply, what = 'authorization page'): FastifyReply {
+    const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
+    if (status >= 500) request.log.error({ err: error }, `${what} failed`);
+    return sendErrorPage(reply, context.deps.views, {
+        status, realm: null, error: status >= 500 ? 'server_error' : body.code,
+        message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
+    });
+}
+
+/** The error handler of a page scope (sendErrorAsPage, logged as `what`). */
 export function sendFailurePage(context: BrowserContext, what: string) {
-    return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-        const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
-        if (status >= 500) request.log.error({ err: error }, `${what} failed`);
-        return sendErrorPage(reply, context.deps.views, {
-            status, realm: null, error: status >= 500 ? 'server_error' : body.code,
-            message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
-        });
-    };
+    return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => sendErrorAsPage(context, error, request, reply, what);
 }

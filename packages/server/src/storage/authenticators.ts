@@ -116,6 +116,13 @@ export async function insertMfaTicket(db: Kysely<Database>, dialect: DialectName
     }).execute();
 }
 
+/** A multi-factor ticket's user and realm while it is unexpired (the browser's pending sign-in). */
+export async function findLiveMfaTicket(db: Kysely<Database>, dialect: DialectName, id: string): Promise<{ userId: string; realmId: string } | undefined> {
+    const row = await db.selectFrom('auth_mfa_tickets').select(['user_id', 'realm_id']).where('id', '=', id)
+        .where('expires_at', '>', toDbDate(dialect, new Date())).executeTakeFirst();
+    return row && { userId: row.user_id, realmId: row.realm_id };
+}
+
 /** Removes an mfa_token's row; false when it was redeemed already. One DELETE decides between concurrent uses. */
 export async function consumeMfaTicket(db: Kysely<Database>, id: string, userId: string): Promise<boolean> {
     const result = await db.deleteFrom('auth_mfa_tickets').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();

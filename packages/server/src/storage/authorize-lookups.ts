@@ -68,3 +68,9 @@ export async function findSignInUser(db: Kysely<Database>, realmId: string, logi
     const row = rows[0]!;
     return { id: row.id, name: row.name, active: fromDbBool(row.active), password: row.password };
 }
+
+/** The user a pending sign-in names (the second-factor page): by id, in its realm. */
+export async function findSignInUserById(db: Kysely<Database>, realmId: string, id: string): Promise<SignInUser | undefined> {
+    const row = await db.selectFrom('auth_users').select(['id', 'name', 'active', 'password']).where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+    return row && { id: row.id, name: row.name, active: fromDbBool(row.active), password: row.password };
+}

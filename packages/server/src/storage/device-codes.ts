@@ -58,22 +58,33 @@ export async function findByDeviceCode(db: Kysely<Database>, digest: string): Pr
     return row && deviceCodeOf(row);
 }
 
-/** A pending, unexpired request of a realm by its user code, with the client the user is shown. */
+/** A pending request as the user is shown it: the client and the realm it signs in to. */
+export type PendingDeviceCode = DeviceCode & {
+    client: { id: string; name: string; displayName: string | null; accessPolicyId: string | null };
+    realm: { id: string; name: string; displayName: string | null };
+};
+
+/**
+ * A pending, unexpired request by its user code: of one realm, or (null) of any — the digest is
+ * unique across realms, so the `/device` page learns from the code which realm to sign in to.
+ */
 export async function findPendingByUserCode(
-    db: Kysely<Database>, dialect: DialectName, realmId: string, digest: string,
-): Promise<(DeviceCode & { client: { id: string; name: string; displayName: string | null; accessPolicyId: string | null } }) | undefined> {
-    const row = await db.selectFrom('auth_device_codes')
+    db: Kysely<Database>, dialect: DialectName, realmId: string | null, digest: string,
+): Promise<PendingDeviceCode | undefined> {
+    let query = db.selectFrom('auth_device_codes')
         .innerJoin('auth_clients', 'auth_clients.id', 'auth_device_codes.client_id')
+        .innerJoin('auth_realms', 'auth_realms.id', 'auth_device_codes.realm_id')
         .select([...COLUMNS, 'auth_clients.name as client_name', 'auth_clients.display_name as client_display_name',
-            'auth_clients.access_policy_id as client_access_policy_id'])
+            'auth_clients.access_policy_id as client_access_policy_id', 'auth_realms.name as realm_name', 'auth_realms.display_name as realm_display_name'])
         .where('auth_device_codes.user_code_digest', '=', digest)
-        .where('auth_device_codes.realm_id', '=', realmId)
         .where('auth_device_codes.status', '=', 'pending')
-        .where('auth_device_codes.expires_at', '>', toDbDate(dialect, new Date()))
-        .executeTakeFirst();
+        .where('auth_device_codes.expires_at', '>', toDbDate(dialect, new Date()));
+    if (realmId !== null) query = query.where('auth_device_codes.realm_id', '=', realmId);
+    const row = await query.executeTakeFirst();
     return row && {
         ...deviceCodeOf(row),
         client: { id: row.client_id, name: row.client_name, displayName: row.client_display_name, accessPolicyId: row.client_access_policy_id },
+        realm: { id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name },
     };
 }
 

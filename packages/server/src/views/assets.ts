@@ -13,6 +13,9 @@ button.secondary{background:#e5e7eb;color:#111827}
 .actions{display:flex;gap:.75rem;justify-content:flex-end}
 .error{padding:.5rem .75rem;border-radius:.375rem;background:#fef2f2;color:#991b1b}
 .scopes{padding-left:1.25rem}
+details{margin-top:1rem}
+summary{cursor:pointer;color:#1d4ed8}
+.user-code{font:600 1.25rem/1.5 ui-monospace,monospace;letter-spacing:.1em}
 code{font-size:.875em;color:#374151}
 `;
 

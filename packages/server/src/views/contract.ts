@@ -69,6 +69,52 @@ export interface FormPostView {
     form: PageForm;
 }
 
+/**
+ * The second sign-in page (issue 14 item 2): after a right password, a field labelled
+ * "Authentication code" for the code of an authenticator app (RFC 6238), and a recovery code instead.
+ * The form posts `otp` or `recovery_code`.
+ */
+export interface SecondFactorView {
+    realm: PageRealm;
+    client: PageClient;
+    form: PageForm;
+    /** a wrong or replayed code, throttled */
+    error?: string;
+}
+
+/**
+ * The device verification page (RFC 8628 §3.3, spec `GET /device`), first step: a field "Code"
+ * for the user code the device shows. The form posts `user_code`.
+ */
+export interface DeviceCodeView {
+    /** null until the code names a realm */
+    realm: PageRealm | null;
+    form: PageForm;
+    /** what was typed before an error */
+    userCode?: string;
+    /** an unknown or expired code, throttled */
+    error?: string;
+}
+
+/** The device page's decision: the client, the scopes, buttons "Approve" and "Deny" (the form posts `decision` approve or deny). */
+export interface DeviceConfirmView {
+    realm: PageRealm;
+    client: PageClient;
+    /** who is signed in */
+    user: string;
+    /** the user code, for the user to compare with the device's (RFC 8628 §5.4) */
+    userCode: string;
+    scopes: readonly string[];
+    form: PageForm;
+}
+
+/** The device page's result: the device was approved or denied. */
+export interface DeviceDoneView {
+    realm: PageRealm;
+    client: PageClient;
+    approved: boolean;
+}
+
 export interface AuthConsole {
     CONTRACT_VERSION: number;
     renderSignIn(view: SignInView): string;
@@ -77,6 +123,10 @@ export interface AuthConsole {
     renderLoggedOut(view: LoggedOutView): string;
     renderError(view: ErrorView): string;
     renderFormPost(view: FormPostView): string;
+    renderSecondFactor(view: SecondFactorView): string;
+    renderDeviceCode(view: DeviceCodeView): string;
+    renderDeviceConfirm(view: DeviceConfirmView): string;
+    renderDeviceDone(view: DeviceDoneView): string;
     /** served at /assets/auth.css */
     stylesheet: string;
 }

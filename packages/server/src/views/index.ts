@@ -4,5 +4,8 @@
  * refuses to boot when its CONTRACT_VERSION is not the one this entry declares (views/load.ts).
  */
 export const CONTRACT_VERSION = 5;
-export { renderConsent, renderError, renderFormPost, renderLoggedOut, renderLogout, renderSignIn } from './pages.js';
+export {
+    renderConsent, renderDeviceCode, renderDeviceConfirm, renderDeviceDone, renderError, renderFormPost, renderLoggedOut, renderLogout,
+    renderSecondFactor, renderSignIn,
+} from './pages.js';
 export { STYLESHEET as stylesheet } from './assets.js';

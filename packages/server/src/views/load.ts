@@ -4,7 +4,10 @@ import { ConfigError } from '../config/parsers.js';
 import { REQUIRED_CONTRACT_VERSION, type AuthConsole } from './contract.js';
 import * as defaultConsole from './index.js';
 
-const RENDERERS = ['renderSignIn', 'renderConsent', 'renderLogout', 'renderLoggedOut', 'renderError', 'renderFormPost'] as const;
+const RENDERERS = [
+    'renderSignIn', 'renderConsent', 'renderLogout', 'renderLoggedOut', 'renderError', 'renderFormPost',
+    'renderSecondFactor', 'renderDeviceCode', 'renderDeviceConfirm', 'renderDeviceDone',
+] as const;
 
 /**
  * The auth console the pages are rendered with: the built-in one, or the module AUTH_CONSOLE_PATH

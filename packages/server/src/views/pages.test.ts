@@ -14,6 +14,11 @@ describe('auth pages', () => {
         views.renderLoggedOut({ realm }),
         views.renderError({ realm, error: hostile, message: hostile }),
         views.renderFormPost({ realm, form }),
+        views.renderSecondFactor({ realm, client, form, error: hostile }),
+        views.renderDeviceCode({ realm, form, userCode: hostile, error: hostile }),
+        views.renderDeviceConfirm({ realm, client, user: hostile, userCode: hostile, scopes: ['openid', hostile], form }),
+        views.renderDeviceDone({ realm, client, approved: true }),
+        views.renderDeviceDone({ realm, client, approved: false }),
     ];
 
     it('declares contract version 5', () => {

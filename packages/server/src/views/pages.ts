@@ -1,4 +1,7 @@
-import type { ConsentView, ErrorView, FormPostView, LoggedOutView, LogoutView, PageClient, PageRealm, SignInView } from './contract.js';
+import type {
+    ConsentView, DeviceCodeView, DeviceConfirmView, DeviceDoneView, ErrorView, FormPostView, LoggedOutView, LogoutView, PageClient, PageRealm,
+    SecondFactorView, SignInView,
+} from './contract.js';
 import { escapeHtml as e, hiddenFields, page } from './html.js';
 import { STRINGS } from './strings.js';
 
@@ -11,9 +14,18 @@ const clientName = (client: PageClient): string => client.displayName ?? client.
 const formOpen = (action: string, id?: string): string =>
     `<form method="post" action="${e(action)}"${id ? ` id="${e(id)}"` : ''}>`;
 
+const errorLine = (error: string | undefined): string => (error ? `<p class="error" role="alert">${e(error)}</p>\n` : '');
+
+const scopeList = (scopes: readonly string[]): string => `<ul class="scopes">
+${scopes.map((scope) => {
+        const description = STRINGS.scopeDescriptions[scope];
+        return `<li>${description ? `${e(description)} <code>${e(scope)}</code>` : `<code>${e(scope)}</code>`}</li>`;
+    }).join('\n')}
+</ul>`;
+
 export function renderSignIn(view: SignInView): string {
     const realm = realmName(view.realm);
-    const error = view.error ? `<p class="error" role="alert">${e(view.error)}</p>\n` : '';
+    const error = errorLine(view.error);
     return page({
         title: STRINGS.signInTitle,
         realm,
@@ -30,27 +42,26 @@ ${hiddenFields(view.form.fields)}
     });
 }
 
-export function renderConsent(view: ConsentView): string {
-    const scopes = view.scopes.map((scope) => {
-        const description = STRINGS.scopeDescriptions[scope];
-        return `<li>${description ? `${e(description)} <code>${e(scope)}</code>` : `<code>${e(scope)}</code>`}</li>`;
-    }).join('\n');
-    return page({
-        title: STRINGS.consentTitle,
-        realm: realmName(view.realm),
-        body: `<h1>${e(STRINGS.consentHeading(clientName(view.client)))}</h1>
+/** The body of a decision page (consent, device): who is signed in, the scopes asked for, Deny and the button that grants. */
+function decisionBody(view: { user: string; scopes: readonly string[]; form: ConsentView['form'] }, heading: string, note: string, grant: { value: string; label: string }): string {
+    return `<h1>${e(heading)}</h1>
 <p class="subtitle">${e(STRINGS.consentSignedInAs(view.user))}</p>
-<p>${e(STRINGS.consentScopes)}</p>
-<ul class="scopes">
-${scopes}
-</ul>
+${note}<p>${e(STRINGS.consentScopes)}</p>
+${scopeList(view.scopes)}
 ${formOpen(view.form.action)}
 ${hiddenFields(view.form.fields)}
 <div class="actions">
 <button type="submit" name="decision" value="deny" class="secondary">${e(STRINGS.denyButton)}</button>
-<button type="submit" name="decision" value="allow">${e(STRINGS.allowButton)}</button>
+<button type="submit" name="decision" value="${e(grant.value)}">${e(grant.label)}</button>
 </div>
-</form>`,
+</form>`;
+}
+
+export function renderConsent(view: ConsentView): string {
+    return page({
+        title: STRINGS.consentTitle,
+        realm: realmName(view.realm),
+        body: decisionBody(view, STRINGS.consentHeading(clientName(view.client)), '', { value: 'allow', label: STRINGS.allowButton }),
     });
 }
 
@@ -98,4 +109,65 @@ ${hiddenFields(view.form.fields)}
 <button type="submit">${e(STRINGS.continueButton)}</button>
 </form>`,
     });
+}
+
+/**
+ * The second sign-in page (issue 14 item 2): the authenticator app's code, or — behind a
+ * disclosure that needs no script — a recovery code. Neither field is `required`: the server
+ * takes the recovery code when one is given.
+ */
+export function renderSecondFactor(view: SecondFactorView): string {
+    const realm = realmName(view.realm);
+    return page({
+        title: STRINGS.secondFactorTitle,
+        realm,
+        body: `<h1>${e(STRINGS.secondFactorTitle)}</h1>
+<p class="subtitle">${e(STRINGS.signInFor(clientName(view.client)))}</p>
+${errorLine(view.error)}${formOpen(view.form.action)}
+${hiddenFields(view.form.fields)}
+<label for="otp">${e(STRINGS.otpLabel)}</label>
+<p>${e(STRINGS.secondFactorPrompt)}</p>
+<input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="8" autofocus>
+<details>
+<summary>${e(STRINGS.recoveryToggle)}</summary>
+<label for="recovery_code">${e(STRINGS.recoveryLabel)}</label>
+<input id="recovery_code" name="recovery_code" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="64">
+</details>
+<button type="submit">${e(STRINGS.verifyButton)}</button>
+</form>`,
+    });
+}
+
+/** `GET /device` (RFC 8628 §3.3): the user code the device shows, typed here. */
+export function renderDeviceCode(view: DeviceCodeView): string {
+    return page({
+        title: STRINGS.deviceTitle,
+        realm: realmName(view.realm),
+        body: `<h1>${e(STRINGS.deviceHeading)}</h1>
+${errorLine(view.error)}${formOpen(view.form.action)}
+${hiddenFields(view.form.fields)}
+<label for="user_code">${e(STRINGS.codeLabel)}</label>
+<input id="user_code" name="user_code" type="text" class="user-code" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="64" required autofocus value="${e(view.userCode ?? '')}">
+<button type="submit">${e(STRINGS.continueButton)}</button>
+</form>`,
+    });
+}
+
+/** The device request the code names: the client and the scopes, approve or deny (RFC 8628 §3.3). */
+export function renderDeviceConfirm(view: DeviceConfirmView): string {
+    return page({
+        title: STRINGS.deviceTitle,
+        realm: realmName(view.realm),
+        body: decisionBody(view, STRINGS.deviceConfirmHeading(clientName(view.client)), `<p>${e(STRINGS.deviceConfirmCode(view.userCode))}</p>\n`, {
+            value: 'approve', label: STRINGS.approveButton,
+        }),
+    });
+}
+
+export function renderDeviceDone(view: DeviceDoneView): string {
+    const client = clientName(view.client);
+    const [title, message] = view.approved ?
+        [STRINGS.deviceApprovedTitle, STRINGS.deviceApprovedMessage(client)] :
+        [STRINGS.deviceDeniedTitle, STRINGS.deviceDeniedMessage(client)];
+    return page({ title, realm: realmName(view.realm), body: `<h1>${e(title)}</h1>\n<p>${e(message)}</p>` });
 }

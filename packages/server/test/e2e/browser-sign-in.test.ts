@@ -2,10 +2,9 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import type { TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
-import { freePort } from '../network.js';
-import { launchChromium, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
+import { launchChromium, startListeningApp, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
 
 /**
  * A person signs in to an application in a real browser (issue 13): Debian's chromium drives the
@@ -25,10 +24,8 @@ describeEachDialect('end to end: browser sign-in with chromium and openid-client
     let page: Page;
 
     beforeAll(async () => {
-        const port = await freePort();
-        const publicUrl = `http://127.0.0.1:${port}`;
-        app = await startTestApp(dialect, { publicUrl });
-        await app.app.listen({ port, host: '127.0.0.1' });
+        const { app: started, publicUrl } = await startListeningApp(dialect);
+        app = started;
         rp = await startRelyingParty();
         browser = await launchChromium();
         realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'e2e-browser', displayName: 'Browser Realm' } }, 201)).data;

@@ -1,16 +1,18 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../app.js';
+import type { TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { DEVICE_GRANT } from '../device-flow.js';
-import { freePort } from '../network.js';
 import { login } from '../sessions.js';
+import { launchChromium, startListeningApp } from './relying-party.js';
 
 /**
  * The device flow (RFC 8628) end to end with openid-client over real HTTP: the device discovers
  * the realm, starts the flow and polls with the library's helpers, while the user approves
- * through the API with a bearer issued without a client (the `/device` page comes later).
+ * through the API with a bearer issued without a client, or — issue 14 item 1 — in Debian's
+ * chromium at the `/device` page the device names (verification_uri, verification_uri_complete).
  */
 describeEachDialect('end to end: openid-client device authorization grant', (dialect) => {
     let app: TestApp;
@@ -18,11 +20,11 @@ describeEachDialect('end to end: openid-client device authorization grant', (dia
     let realm: { id: string; name: string };
     let alice: { id: string };
     let tv: { id: string };
+    let chromium: Browser;
     beforeAll(async () => {
-        const port = await freePort();
-        const publicUrl = `http://127.0.0.1:${port}`;
-        app = await startTestApp(dialect, { publicUrl });
-        await app.app.listen({ port, host: '127.0.0.1' });
+        chromium = await launchChromium();
+        const { app: started, publicUrl } = await startListeningApp(dialect);
+        app = started;
         realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'e2e-device' } }, 201)).data;
         issuer = new URL(`${publicUrl}/realms/${realm.name}`);
         tv = (await app.json<{ data: { id: string } }>({
@@ -32,7 +34,10 @@ describeEachDialect('end to end: openid-client device authorization grant', (dia
             method: 'POST', url: '/users', payload: { name: 'alice', password: 'alice-password', realmId: realm.id },
         }, 201)).data;
     });
-    afterAll(async () => app?.dispose());
+    afterAll(async () => {
+        await chromium?.close();
+        await app?.dispose();
+    });
 
     const approve = async (userCode: string) => {
         const bearer = (await login(app, realm.id, 'alice', 'alice-password')).bearer;
@@ -81,4 +86,54 @@ describeEachDialect('end to end: openid-client device authorization grant', (dia
         const web = await oidc.discovery(issuer, other.id, 'web-secret', oidc.ClientSecretBasic(), { execute: [oidc.allowInsecureRequests] });
         await expect(oidc.initiateDeviceAuthorization(web, {})).rejects.toMatchObject({ error: 'unauthorized_client' });
     });
+
+    it('polls with openid-client while chromium signs in at verification_uri_complete and approves', async () => {
+        const config = await oidc.discovery(issuer, tv.id, 'tv-secret', oidc.ClientSecretBasic(), { execute: [oidc.allowInsecureRequests] });
+        const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid profile' });
+        // the library polls at the server's interval (5 s), answered authorization_pending until the user approves
+        const polling = oidc.pollDeviceAuthorizationGrant(config, started);
+        const context = await chromium.newContext();
+        try {
+            const page = await context.newPage();
+            await page.goto(started.verification_uri_complete!);
+            await signInAtDevicePage(page, started.user_code);
+            await page.getByText('openid').first().waitFor();
+            await page.getByRole('button', { name: 'Approve' }).click();
+            await page.getByRole('heading', { name: 'Device connected' }).waitFor();
+        } finally {
+            await context.close();
+        }
+        const tokens = await polling;
+        expect(tokens.claims()).toMatchObject({ sub: alice.id, aud: tv.id, iss: issuer.href });
+        const me = await fetch(new URL('/users/@me', issuer), { headers: { authorization: `Bearer ${tokens.access_token}` } });
+        expect(me.status).toBe(200);
+    });
+
+    it('types the code at verification_uri in chromium and denies: the poll ends with access_denied', async () => {
+        const config = await oidc.discovery(issuer, tv.id, 'tv-secret', oidc.ClientSecretBasic(), { execute: [oidc.allowInsecureRequests] });
+        const started = await oidc.initiateDeviceAuthorization(config, {});
+        const polling = oidc.pollDeviceAuthorizationGrant(config, started);
+        const context = await chromium.newContext();
+        try {
+            const page = await context.newPage();
+            await page.goto(started.verification_uri);
+            await page.getByLabel('Code').fill(started.user_code.toLowerCase());
+            await page.getByRole('button', { name: 'Continue' }).click();
+            await signInAtDevicePage(page, started.user_code);
+            await page.getByRole('button', { name: 'Deny' }).click();
+            await page.getByRole('heading', { name: 'Access denied' }).waitFor();
+        } finally {
+            await context.close();
+        }
+        await expect(polling).rejects.toMatchObject({ error: 'access_denied' });
+    });
 });
+
+/** Signs alice in on the device page the browser is at and waits for the decision page. */
+async function signInAtDevicePage(page: Page, userCode: string): Promise<void> {
+    await page.getByLabel('Username or email').fill('alice');
+    await page.getByLabel('Password').fill('alice-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // RFC 8628 §5.4: the page shows the code for the user to compare with the device's
+    await page.getByText(`shows the code ${userCode}`).waitFor();
+}

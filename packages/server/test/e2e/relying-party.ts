@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../app.js';
+import type { DialectName } from '../../src/db/values.js';
+import { freePort } from '../network.js';
 
 /**
  * The application side of a browser sign-in, on loopback: the redirect URI the browser lands on,
@@ -77,4 +80,13 @@ export function launchChromium(): Promise<Browser> {
         executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
         args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
     });
+}
+
+/** The app listening on a free loopback port that is also its PUBLIC_URL: browsers and libraries reach it over real HTTP. */
+export async function startListeningApp(dialect: DialectName): Promise<{ app: TestApp; publicUrl: string }> {
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
+    const app = await startTestApp(dialect, { publicUrl });
+    await app.app.listen({ port, host: '127.0.0.1' });
+    return { app, publicUrl };
 }

@@ -1,27 +1,19 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { ConsoleSession } from '../../authn/console-session.js';
-import { AppError } from '../../errors/app-error.js';
 import { accessAllows, decide } from '../../oauth2/authorize/flow.js';
 import { targetOf, validateAuthorizationRequest, type AuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { authorizationError } from '../../oauth2/authorize/response.js';
-import { createBrowserSession } from '../../oauth2/authorize/sessions.js';
-import { verifySignIn } from '../../oauth2/authorize/sign-in.js';
-import { secondFactorNeeded } from '../../authn/second-factor.js';
-import { STRINGS } from '../../views/strings.js';
-import { AUTH_EVENT } from '../../tokens/auth-events.js';
-import { requestOfEvent } from '../event-request.js';
 import { contract } from '../contracts/route-contract.js';
-import { formIsSameSite, setSessionCookie } from '../auth-pages.js';
-import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { formIsSameSite } from '../auth-pages.js';
+import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sendSecondFactor, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 
 const FORM = ['application/x-www-form-urlencoded'] as const;
 const PAGE = Type.String({ description: 'An HTML page (sign-in again, consent, form_post or error).' });
 const REDIRECT = Type.Null({ description: 'See Other: the authorization response at the redirect URI.' });
 
 type Form = Record<string, unknown>;
-const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
 
 /** The carried authorization request, re-validated (a form's hidden fields are input like any other), and the CSRF check. */
 async function validatedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; authorization: AuthorizationRequest } | FastifyReply> {
@@ -34,55 +26,35 @@ async function validatedForm(context: BrowserContext, request: FastifyRequest, r
 }
 
 /**
- * `POST /authorize/sign-in` (issue 13 items 3, 12, 13): protected like the password grant — the
- * concurrent-login gate holds a slot for the account, a wrong password counts toward the address's
- * failed authentications (spec Limits, Authentication rule 16), and an unknown user, a wrong
- * password and an inactive user get the same page. A sign-in creates a new browser session.
+ * The sign-in pages of an authorization request (issue 13 items 3, 12; issue 14 item 2): the
+ * sign-in form again, the second-factor form (both carrying the request in hidden fields), and the
+ * client's access policy, whose refusal answers access_denied at the redirect URI.
  */
-async function signIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+function authorizePages(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest): SignInPages {
+    const { deps } = context;
+    return {
+        realm: authorization.client.realm,
+        clientId: authorization.client.id,
+        signIn: (error, status, username) => sendOutcome(context, request, reply, authorization, { kind: 'sign-in' }, { username, error, status }),
+        secondFactor: (error, status) => sendSecondFactor(context, request, reply, authorization, { error, status }),
+        admit: async (user) => (await accessAllows(deps.db, authorization, { id: user.id, realmName: authorization.client.realm.name }) ? null :
+            deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."))),
+    };
+}
+
+/**
+ * `POST /authorize/sign-in` (issue 13 items 3, 12, 13) and `POST /authorize/second-factor` (issue
+ * 14 item 2): one step of the browser sign-in (http/browser-sign-in.ts) — the password, then the
+ * second page when a second factor is due — and, once the user is signed in, the flow goes on in
+ * the new browser session (consent, or the code).
+ */
+async function signInForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, step: typeof passwordStep): Promise<FastifyReply> {
     const checked = await validatedForm(context, request, reply);
     if (!('authorization' in checked)) return checked;
     const { form, authorization } = checked;
-    const { deps } = context;
-    const username = textOf(form, 'username');
-    const password = textOf(form, 'password');
-    const again = (error: string, status: number) => sendOutcome(context, request, reply, authorization, { kind: 'sign-in' }, { username, error, status });
-    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return again(STRINGS.invalidCredentials, 400);
-    try {
-        deps.limits.enterLoginGate(request, `user:${username}`);
-    } catch (error) {
-        if (!(error instanceof AppError) || error.code !== ErrorCode.LOGIN_ATTEMPT_THROTTLED) throw error;
-        reply.header('retry-after', String(error.retryAfter ?? 1));
-        return again(STRINGS.tooManyAttempts, 429);
-    }
-    const realm = authorization.client.realm;
-    const { user, failed } = await verifySignIn(deps.db, deps.passwords, realm.id, username, password);
-    // issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email)
-    const signInEvent = (name: string, userId: string | null) => deps.events.record({
-        name, scope: 'auth', refType: 'user', refId: userId, realmId: realm.id, actorType: userId ? 'user' : null, actorId: userId,
-        request: requestOfEvent(request), data: { method: 'form', clientId: authorization.client.id },
-    });
-    if (!user) {
-        if (failed) {
-            signInEvent(AUTH_EVENT.signInFailed, null);
-            await deps.limits.failed(request);
-        }
-        return again(STRINGS.invalidCredentials, 401);
-    }
-    // fail closed until the browser asks for the second factor (issue 14): a password alone must
-    // not sign in an account the password grant would hold at mfa_required
-    if (await secondFactorNeeded(deps.db, realm.id, user.id) !== 'none') return again(STRINGS.secondFactorUnavailable, 403);
-    if (!await accessAllows(deps.db, authorization, { id: user.id, realmName: realm.name })) {
-        return deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."));
-    }
-    const created = await createBrowserSession(deps.db, deps.handle.dialect, {
-        userId: user.id, realmId: realm.id, ipAddress: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null,
-        maxAge: deps.config.tokenRefreshMaxAge, cookie: true,
-    });
-    setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
-    signInEvent(AUTH_EVENT.signedIn, user.id);
-    const session: ConsoleSession = { id: created.id, userId: user.id, userName: user.name, realmId: realm.id, realmName: realm.name, authTime: created.authTime };
-    const outcome = await decide({ db: deps.db, dialect: deps.handle.dialect }, authorization, session, { fresh: true });
+    const result = await step(context, request, reply, authorizePages(context, request, reply, authorization), form);
+    if ('reply' in result) return result.reply;
+    const outcome = await decide({ db: context.deps.db, dialect: context.deps.handle.dialect }, authorization, result.session, { fresh: true });
     return sendOutcome(context, request, reply, authorization, outcome);
 }
 
@@ -111,7 +83,14 @@ export function registerAuthorizeFormRoutes(scope: FastifyInstance, context: Bro
         description: '`username` (a name or an email), `password`, the CSRF token and the authorization request carried in hidden fields.',
         consumes: FORM, body: Type.Unknown({ description: 'The sign-in form.' }),
         response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
-    }), (request, reply) => signIn(context, request, reply));
+    }), (request, reply) => signInForm(context, request, reply, passwordStep));
+    scope.post('/authorize/second-factor', contract({
+        auth: 'none', tags: ['oauth2'], summary: 'The second-factor form of the authorization endpoint (issue 14)',
+        description: '`otp` (the 6-digit code of an authenticator app, RFC 6238) or `recovery_code`, the CSRF token and the authorization request '
+            + 'carried in hidden fields; the pending sign-in is the HttpOnly cookie the sign-in form set. A wrong or replayed code counts as a failed authentication.',
+        consumes: FORM, body: Type.Unknown({ description: 'The second-factor form.' }),
+        response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
+    }), (request, reply) => signInForm(context, request, reply, secondFactorStep));
     scope.post('/authorize/consent', contract({
         auth: 'none', tags: ['oauth2'], summary: 'The consent form of the authorization endpoint',
         description: '`decision` (`allow` or `deny`), the CSRF token and the authorization request carried in hidden fields.',

@@ -9,8 +9,7 @@ import { validateAuthorizationRequest } from '../../oauth2/authorize/request.js'
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
 import { renderError } from '../error-handler.js';
-import { sendErrorPage } from '../auth-pages.js';
-import { browserContext, sendInvalid, sendOutcome, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { browserContext, sendErrorAsPage, sendInvalid, sendOutcome, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { registerAuthorizeFormRoutes } from './authorize-forms.js';
 
 const PAGE = Type.String({ description: 'An HTML page (sign-in, consent, form_post or error).' });
@@ -56,16 +55,12 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AppDeps): vo
     void app.register(async (scope) => {
         // a browser sees every error as a page (a throttled address included); the API form as JSON
         scope.setErrorHandler((error, request, reply) => {
-            const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
             if (request.headers.authorization !== undefined) {
+                const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
                 const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
                 return reply.status(status).header('cache-control', 'no-store').send({ ...body, code, error: status >= 500 ? 'server_error' : code, error_description: body.message });
             }
-            if (status >= 500) request.log.error({ err: error }, 'authorization page failed');
-            return sendErrorPage(reply, deps.views, {
-                status, realm: null, error: status >= 500 ? 'server_error' : body.code,
-                message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
-            });
+            return sendErrorAsPage(context, error, request, reply);
         });
         scope.get('/authorize', contract({
             auth: 'none', tags: ['oauth2'], summary: 'Authorization endpoint (RFC 6749 §3.1, OIDC Core §3.1.2)',

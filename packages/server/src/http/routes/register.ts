@@ -11,6 +11,7 @@ import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
 import { registerDeviceRoutes } from './device.js';
+import { registerDevicePageRoutes } from './device-page.js';
 import { registerDiscoveryRoutes } from './discovery.js';
 import { registerUserinfoRoutes } from './userinfo.js';
 import { registerSelfIntrospectionRoute } from './introspection.js';
@@ -69,6 +70,8 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     // issue 13: browser sign-in, RP-initiated logout and the auth pages' assets
     registerAuthorizeRoutes(app, deps);
     registerLogoutRoutes(app, deps);
+    // issue 14: the device verification page (RFC 8628 §3.3)
+    registerDevicePageRoutes(app, deps);
     registerAssetRoutes(app, deps.views);
     // issue 14 item 3: activation and recovery by mail, and the pages the mails link to
     registerAccountRoutes(app, deps);

@@ -5,7 +5,7 @@ import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import { AppError } from '../../errors/app-error.js';
 import type { DeviceVerificationThrottle } from '../../limits/device-verification.js';
-import { decideDeviceCode, findPendingByUserCode } from '../../storage/device-codes.js';
+import { decideDeviceCode, findPendingByUserCode, type PendingDeviceCode } from '../../storage/device-codes.js';
 import { scopeNames } from '../grants/scope.js';
 import { sha256Hex } from '../../secrets/digests.js';
 import { normalizeUserCode } from './codes.js';
@@ -50,17 +50,17 @@ export function createDeviceVerification(deps: DeviceVerificationDeps) {
     /** RFC 8628 §5.1: user-code entry is throttled per address and per session (per user without one) */
     const keysOf = (verifier: DeviceVerifier) => [`a:${verifier.address}`, verifier.sessionId ? `s:${verifier.sessionId}` : `u:${verifier.userId}`];
 
-    const pendingRequest = async (verifier: DeviceVerifier, typed: string) => {
-        const keys = keysOf(verifier);
+    const pendingIn = async (realmId: string | null, keys: readonly string[], typed: string) => {
         await deps.throttle.admit(keys);
         const code = normalizeUserCode(typed);
-        const found = code === null ? undefined : await findPendingByUserCode(deps.db, deps.dialect, verifier.realmId, sha256Hex(code));
+        const found = code === null ? undefined : await findPendingByUserCode(deps.db, deps.dialect, realmId, sha256Hex(code));
         if (!found) {
             await deps.throttle.miss(keys);
             throw unknownCode();
         }
         return found;
     };
+    const pendingRequest = (verifier: DeviceVerifier, typed: string) => pendingIn(verifier.realmId, keysOf(verifier), typed);
 
     const viewOf = (found: Awaited<ReturnType<typeof pendingRequest>>): DeviceRequestView => ({
         client: { id: found.client.id, name: found.client.name, displayName: found.client.displayName },
@@ -85,6 +85,13 @@ export function createDeviceVerification(deps: DeviceVerificationDeps) {
     };
 
     return {
+        /**
+         * The `/device` page before it knows the user: the pending request a code names in any realm
+         * (user codes are unique across realms), so the page signs the user in to the code's realm.
+         * Throttled as every entry is, per address and per the browser session held, if any.
+         */
+        locate: (entry: { address: string; sessionId: string | null }, typed: string): Promise<PendingDeviceCode> =>
+            pendingIn(null, [`a:${entry.address}`, ...(entry.sessionId ? [`s:${entry.sessionId}`] : [])], typed),
         /** the pending request a user code names */
         lookup: async (verifier: DeviceVerifier, typed: string): Promise<DeviceRequestView> => viewOf(await pendingRequest(verifier, typed)),
         /** RFC 8628 §3.3: the user authorizes the device; the next poll receives the tokens */

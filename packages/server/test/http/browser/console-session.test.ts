@@ -105,7 +105,12 @@ describe('AUTH_CONSOLE_PATH', () => {
         writeFileSync(path, source);
         return path;
     };
-    const renderers = ['renderSignIn', 'renderConsent', 'renderLogout', 'renderLoggedOut', 'renderError', 'renderFormPost']
+    const names = [
+        'renderSignIn', 'renderConsent', 'renderLogout', 'renderLoggedOut', 'renderError', 'renderFormPost',
+        // issue 14: the device page and the second sign-in page, in the same contract version 5
+        'renderSecondFactor', 'renderDeviceCode', 'renderDeviceConfirm', 'renderDeviceDone',
+    ];
+    const renderers = names
         .map((name) => `export const ${name} = (view) => '<!doctype html><p>custom ${name}</p>' + JSON.stringify(view.form?.fields ?? {});`).join('\n');
 
     it('refuses to boot with a module of contract version 4, naming the path and both versions', async () => {
@@ -121,6 +126,9 @@ describe('AUTH_CONSOLE_PATH', () => {
     it('refuses a module that lacks a render function, and one that cannot be loaded', async () => {
         await expect(startTestApp('sqlite', { authConsolePath: module('partial.mjs', 'export const CONTRACT_VERSION = 5;') })).rejects.toThrow(/does not export renderSignIn/);
         await expect(startTestApp('sqlite', { authConsolePath: join(folder, 'missing.mjs') })).rejects.toThrow(/cannot be loaded/);
+        const withoutDevice = renderers.split('\n').filter((line) => !line.includes('renderDeviceCode')).join('\n');
+        await expect(startTestApp('sqlite', { authConsolePath: module('no-device.mjs', `export const CONTRACT_VERSION = 5;\n${withoutDevice}`) }))
+            .rejects.toThrow(/does not export renderDeviceCode/);
     });
 
     it('renders the pages with a module of contract version 5', async () => {
@@ -130,6 +138,7 @@ describe('AUTH_CONSOLE_PATH', () => {
             const page = await browser(app).authorize(authorizeParams(world).params);
             expect(page.statusCode).toBe(200);
             expect(page.body).toContain('custom renderSignIn');
+            expect((await browser(app).get('/device')).body).toContain('custom renderDeviceCode');
             expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
             // the built-in stylesheet stays when the module brings none
             expect((await app.request({ method: 'GET', url: '/assets/auth.css', as: null })).body).toContain('.card');

@@ -179,15 +179,15 @@ describeEachDialect('browser sign-in: authorization code flow', (dialect) => {
         expect(script.headers['content-type']).toContain('text/javascript');
         expect(script.body).toContain("getElementById('form-post')");
     });
-    // issue 14: until the page asks for the second factor, a password alone does not sign in an
-    // account the password grant would hold at mfa_required (fail closed, no bypass)
-    it('refuses the sign-in form for an account that needs a second factor, and issues nothing', async () => {
+    // issue 14: a realm requiring multi-factor never signs in a user without an authenticator by
+    // password alone (as the password grant answers mfa_required without a ticket)
+    it('refuses the sign-in form for an account the realm requires to enrol first, and issues nothing', async () => {
         const world = await browserWorld(app, { firstParty: true });
         await app.json({ method: 'POST', url: `/realms/${world.realmId}`, payload: { mfaEnabled: true, mfaRequired: true } }, 200);
         const { client, answer } = await signIn(world);
         expect(answer.statusCode).toBe(403);
         expect(answer.headers.location).toBeUndefined();
-        expect(answer.body).toContain('second factor');
+        expect(answer.body).toContain('requires two-factor authentication');
         expect(client.jar.cookies.get('realmgate_session')).toBeUndefined();
     });
 });

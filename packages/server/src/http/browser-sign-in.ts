@@ -1,0 +1,149 @@
+import { ErrorCode } from '@realmgate/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ConsoleSession } from '../authn/console-session.js';
+import { findPendingSignIn, PENDING_SIGN_IN_MAX_AGE, startPendingSignIn } from '../authn/pending-sign-in.js';
+import { secondFactorNeeded, verifySecondFactor } from '../authn/second-factor.js';
+import { AppError } from '../errors/app-error.js';
+import { isFailedAuthentication } from '../limits/failed-authentication.js';
+import { createBrowserSession } from '../oauth2/authorize/sessions.js';
+import { verifySignIn } from '../oauth2/authorize/sign-in.js';
+import { AUTH_EVENT } from '../tokens/auth-events.js';
+import { requestOfEvent } from './event-request.js';
+import { findSignInUserById, type SignInUser } from '../storage/authorize-lookups.js';
+import { STRINGS } from '../views/strings.js';
+import { setSessionCookie } from './auth-pages.js';
+import type { BrowserContext } from './authorize-render.js';
+
+/**
+ * The browser sign-in in two steps, shared by the authorization endpoint and the `/device` page
+ * (issue 13 item 13, issue 14 item 2): the password, then — for a user holding a confirmed
+ * authenticator in a realm with multi-factor on — the second page asking for the code. Both steps
+ * are protected like the password grant: the concurrent-login gate, wrong passwords and wrong
+ * codes counted as failed authentications (spec Limits, Authentication 16). The console session
+ * is created only once every factor is verified.
+ */
+
+/** How the calling flow renders its pages and what it checks before a session exists. */
+export interface SignInPages {
+    realm: { id: string; name: string };
+    /** the client the user signs in to (the event log's entries name it); none on the device page before a decision */
+    clientId?: string;
+    /** the sign-in page (again, with a message) */
+    signIn(error?: string, status?: number, username?: string): FastifyReply;
+    /** the second-factor page, with a message after a wrong code */
+    secondFactor(error?: string, status?: number): FastifyReply;
+    /** the client's access policy (issue 13 item 12): a reply ends the sign-in without a session */
+    admit(user: SignInUser): Promise<FastifyReply | null>;
+}
+
+/** Either the page the flow ends at for now, or the session the user just signed in to. */
+type SignInStep = { reply: FastifyReply } | { session: ConsoleSession };
+
+type Form = Record<string, unknown>;
+const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
+
+/** Holds a login-gate slot for the account, or answers the page with the throttled message. */
+function gate(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, account: string, page: (error: string, status: number) => FastifyReply): FastifyReply | null {
+    try {
+        context.deps.limits.enterLoginGate(request, account);
+        return null;
+    } catch (error) {
+        if (!(error instanceof AppError) || error.code !== ErrorCode.LOGIN_ATTEMPT_THROTTLED) throw error;
+        reply.header('retry-after', String(error.retryAfter ?? 1));
+        return page(STRINGS.tooManyAttempts, 429);
+    }
+}
+
+/** issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
+function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null): void {
+    context.deps.events.record({
+        name, scope: 'auth', refType: 'user', refId: userId, realmId: pages.realm.id, actorType: userId ? 'user' : null, actorId: userId,
+        request: requestOfEvent(request), data: { method: 'form', ...(pages.clientId ? { clientId: pages.clientId } : {}) },
+    });
+}
+
+/** The new browser session (its cookie set), after the client's access policy admitted the user. */
+async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser): Promise<SignInStep> {
+    const refused = await pages.admit(user);
+    if (refused) return { reply: refused };
+    const { deps } = context;
+    const created = await createBrowserSession(deps.db, deps.handle.dialect, {
+        userId: user.id, realmId: pages.realm.id, ipAddress: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null,
+        maxAge: deps.config.tokenRefreshMaxAge, cookie: true,
+    });
+    setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
+    signInEvent(context, request, pages, AUTH_EVENT.signedIn, user.id);
+    return { session: { id: created.id, userId: user.id, userName: user.name, realmId: pages.realm.id, realmName: pages.realm.name, authTime: created.authTime } };
+}
+
+const clearPending = (context: BrowserContext, reply: FastifyReply) =>
+    reply.clearCookie(context.cookies.pendingName, { httpOnly: true, sameSite: 'strict', secure: context.cookies.secure, path: '/' });
+
+/**
+ * The password step: an unknown user, a wrong password and an inactive user get the same page in
+ * comparable time (oauth2/authorize/sign-in.ts). With a second factor due, the pending sign-in is
+ * opened server-side (authn/pending-sign-in.ts), its secret set in an HttpOnly cookie, and the
+ * second page shown. A realm requiring multi-factor refuses a user who has not enrolled: a
+ * password alone never signs in there (as at the password grant).
+ */
+export async function passwordStep(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, form: Form): Promise<SignInStep> {
+    const { deps } = context;
+    const username = textOf(form, 'username');
+    const password = textOf(form, 'password');
+    const again = (error: string, status: number) => pages.signIn(error, status, username);
+    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return { reply: again(STRINGS.invalidCredentials, 400) };
+    const throttled = gate(context, request, reply, `user:${username}`, again);
+    if (throttled) return { reply: throttled };
+    const { user, failed } = await verifySignIn(deps.db, deps.passwords, pages.realm.id, username, password);
+    if (!user) {
+        if (failed) {
+            signInEvent(context, request, pages, AUTH_EVENT.signInFailed, null);
+            await deps.limits.failed(request);
+        }
+        return { reply: again(STRINGS.invalidCredentials, 401) };
+    }
+    const needed = await secondFactorNeeded(deps.db, pages.realm.id, user.id);
+    if (needed === 'enrolment') return { reply: again(STRINGS.enrolmentRequired, 403) };
+    if (needed === 'none') return signedIn(context, request, reply, pages, user);
+    const secret = await startPendingSignIn(deps.db, deps.handle.dialect, { id: user.id, realmId: pages.realm.id });
+    reply.setCookie(context.cookies.pendingName, secret, {
+        httpOnly: true, sameSite: 'strict', secure: context.cookies.secure, path: '/', maxAge: PENDING_SIGN_IN_MAX_AGE,
+    });
+    return { reply: pages.secondFactor() };
+}
+
+/**
+ * The second-factor step: the pending sign-in the cookie names (bound to this browser, of this
+ * realm, unexpired), a current TOTP code accepted once or an unused recovery code
+ * (authn/second-factor.ts), then the pending sign-in is used up and the session created. A wrong
+ * or replayed code is a counted failed authentication and leaves the page open for another try
+ * until the pending sign-in expires.
+ */
+export async function secondFactorStep(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, form: Form): Promise<SignInStep> {
+    const { deps } = context;
+    const pending = await findPendingSignIn(deps.db, deps.handle.dialect, request.cookies[context.cookies.pendingName]);
+    if (!pending || pending.realmId !== pages.realm.id) {
+        clearPending(context, reply);
+        return { reply: pages.signIn(STRINGS.secondFactorExpired, 401) };
+    }
+    const throttled = gate(context, request, reply, `mfa:${pending.userId}`, (error, status) => pages.secondFactor(error, status));
+    if (throttled) return { reply: throttled };
+    const recoveryCode = textOf(form, 'recovery_code').trim();
+    const otp = textOf(form, 'otp').trim();
+    if ((recoveryCode === '' && otp === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: pages.secondFactor(STRINGS.invalidSecondFactor, 400) };
+    try {
+        await verifySecondFactor({ dialect: deps.handle.dialect, secrets: deps.secrets }, deps.db, pending.userId, recoveryCode !== '' ? { recoveryCode } : { otp });
+    } catch (error) {
+        if (!isFailedAuthentication(error)) throw error;
+        await deps.limits.failed(request);
+        return { reply: pages.secondFactor(STRINGS.invalidSecondFactor, 401) };
+    }
+    const user = await findSignInUserById(deps.db, pages.realm.id, pending.userId);
+    // single use: of two submissions of one pending sign-in only one goes on
+    if (!(await pending.consume()) || !user?.active) {
+        clearPending(context, reply);
+        return { reply: pages.signIn(STRINGS.secondFactorExpired, 401) };
+    }
+    clearPending(context, reply);
+    return signedIn(context, request, reply, pages, user);
+}
