@@ -29,7 +29,8 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
     const connect = { lazyConnect: true, maxRetriesPerRequest: 1 } as const;
     const publisher = new Redis(options.url, { ...connect, enableOfflineQueue: false });
     // a subscriber connection re-subscribes by itself after a reconnection (ioredis autoResubscribe)
-    const subscriber = new Redis(options.url, connect);
+    // named after its channel: an operator (or a test) can tell the bus's connections in CLIENT LIST
+    const subscriber = new Redis(options.url, { ...connect, connectionName: `sub:${options.channel}` });
     publisher.on('error', () => undefined);
     subscriber.on('error', () => undefined);
     try {
