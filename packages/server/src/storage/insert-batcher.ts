@@ -11,13 +11,14 @@ const MAX_BATCH = 100;
 
 /**
  * Inserts outside a transaction are written together: the callers that reach this point in the
- * same turn of the event loop share one multi-row INSERT, so one commit. A commit costs more than
+ * same turn of the event loop (or, with `delayMs`, within that many milliseconds of the first)
+ * share one multi-row INSERT, so one commit. A commit costs more than
  * the row on a disk-backed SQLite file (about 150 µs against 20 µs on the development VM,
  * `node packages/server/test/measure/hot-paths.ts`), and logins arrive concurrently. Each caller
  * still gets its own row's outcome; when a batch fails, its rows are retried one by one so only the
  * row at fault reports the error.
  */
-export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[]) => Promise<void>) {
+export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[]) => Promise<void>, delayMs = 0) {
     const queues = new Map<Kysely<Database>, PendingInsert<R>[]>();
     const flush = async (db: Kysely<Database>, pending: PendingInsert<R>[]) => {
         try {
@@ -38,17 +39,24 @@ export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[])
             }));
         }
     };
+    const timers = new Map<Kysely<Database>, ReturnType<typeof setTimeout>>();
+    const flushQueue = (db: Kysely<Database>) => {
+        clearTimeout(timers.get(db));
+        timers.delete(db);
+        const taken = queues.get(db) ?? [];
+        queues.delete(db);
+        for (let start = 0; start < taken.length; start += MAX_BATCH) void flush(db, taken.slice(start, start + MAX_BATCH));
+    };
     return (db: Kysely<Database>, row: R): Promise<void> => new Promise<void>((resolve, reject) => {
         let queue = queues.get(db);
         if (!queue) {
             queue = [];
             queues.set(db, queue);
-            setImmediate(() => {
-                const taken = queues.get(db) ?? [];
-                queues.delete(db);
-                for (let start = 0; start < taken.length; start += MAX_BATCH) void flush(db, taken.slice(start, start + MAX_BATCH));
-            });
+            if (delayMs > 0) timers.set(db, setTimeout(() => flushQueue(db), delayMs));
+            else setImmediate(() => flushQueue(db));
         }
         queue.push({ row, done: { resolve, reject } });
+        // a full batch goes at once, whatever the delay
+        if (delayMs > 0 && queue.length >= MAX_BATCH) flushQueue(db);
     });
 }
