@@ -3,9 +3,6 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../authn/actor.js';
 import { authenticateHeader, type HeaderAuthenticationDeps } from '../authn/authenticate-header.js';
-import type { DetachedEventLog } from '../storage/events.js';
-import { AUTH_EVENT } from '../tokens/auth-events.js';
-import { requestOfEvent } from './event-request.js';
 import { consoleSessionActor, cookiePolicy, verifyConsoleSession, type CookiePolicy } from '../authn/console-session.js';
 import { createRequestAuthorizer, type RequestAuthorizer } from '../authz/authorizer.js';
 import type { CatalogCache } from '../authz/catalog-cache.js';
@@ -41,16 +38,6 @@ export interface AuthenticationStepDeps extends HeaderAuthenticationDeps {
     limits?: RequestLimits;
     /** PUBLIC_URL names the console-session cookie and the origin of same-origin requests */
     config?: { publicUrl: string };
-    /** issue 15: a Basic sign-in is an event-log entry */
-    events?: DetachedEventLog;
-}
-
-/** issue 15 item 1: every request that signs in with Basic credentials, beside the request. */
-function recordBasicSignIn(events: DetachedEventLog, request: FastifyRequest, identity: { id: string; type: string; realmId: string | null }): void {
-    events.record({
-        name: AUTH_EVENT.signedIn, scope: 'auth', refType: identity.type, refId: identity.id, realmId: identity.realmId,
-        actorType: identity.type, actorId: identity.id, request: requestOfEvent(request), data: { method: 'basic' },
-    });
 }
 
 /** Methods that change nothing (RFC 9110 §9.2.1): no CSRF check for them. */
@@ -115,7 +102,6 @@ async function authenticateRequest(deps: AuthenticationStepDeps, request: Fastif
         throw error;
     }
     if (!actor.identity && auth === 'required') throw credentialsMissing();
-    if (actor.method === 'basic' && actor.identity && deps.events) recordBasicSignIn(deps.events, request, actor.identity);
     if (actor.identity && deps.limits) await deps.limits.chargeRequest(request, { kind: actor.identity.type === 'user' ? 'user' : 'client', id: actor.identity.id });
     if (found === undefined) throw notFound('realm');
     let authorizer: Promise<RequestAuthorizer> | null = null;

@@ -27,6 +27,8 @@ async function snapshot(app: TestApp): Promise<Record<string, string>> {
         const rows = await app.database.db.selectFrom(table).select(['id', 'updated_at']).orderBy('id').execute();
         result[table] = JSON.stringify(rows.map((row) => [row.id, String(row.updated_at)]));
     }
+    // entries written beside earlier requests (sign-ins, token issuance) land first
+    await app.deps.events.settled();
     const events = await app.database.db.selectFrom('auth_events').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
     result.auth_events = String(events.count);
     return result;
