@@ -12,7 +12,7 @@ import { permissionFor, realmMatchOf } from '../domains/resource/spec.js';
 import type { AppDeps } from './deps.js';
 
 /** socket.io's path on the API's own listener (its default) */
-export const REALTIME_PATH = '/socket.io';
+const REALTIME_PATH = '/socket.io';
 
 /** How a socket authenticated: a bearer access token, or the console-session cookie of the server's own pages. */
 type Credential = { kind: 'bearer'; token: string } | { kind: 'session'; cookie: string };

@@ -2,7 +2,6 @@ import { RealmScope } from '@realmgate/core';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryBus, type BusMessage, type EntityEvent } from '../../src/bus/bus.js';
-import { REALTIME_PATH } from '../../src/http/realtime.js';
 import { ADMIN, startTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { actorWith, createRealm, FIXTURE_PASSWORD, uniqueName } from '../grant-fixtures.js';
@@ -57,7 +56,8 @@ describeEachDialect('realtime: entity events over socket.io', (dialect) => {
 
     const open = (options: { token?: string; cookie?: string; origin?: string }): Promise<Listener> => new Promise((resolve, reject) => {
         const socket = connect(url, {
-            path: REALTIME_PATH, transports: ['websocket'], reconnection: false,
+            // the server's path is socket.io's default, /socket.io
+            transports: ['websocket'], reconnection: false,
             ...(options.token ? { auth: { token: options.token } } : {}),
             extraHeaders: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(options.origin ? { origin: options.origin } : {}) },
         });

@@ -127,7 +127,6 @@ export interface IssuedGrant {
  * token binds the access token by `at_hash` (Core §3.1.3.6).
  */
 export async function tokenResponse(deps: GrantDeps, request: GrantRequest, grant: IssuedGrant, issued: IssuedTokens, signIn: SignInMethod | null = null): Promise<TokenResponse> {
-    const { db } = request;
     recordIssuance(deps.events, {
         grantType: request.grantType, subject: grant.subject, clientId: grant.clientId, sessionId: grant.sessionId,
         // every grant but a refresh opens a session (issueForLogin, a code's or a device code's redemption)
