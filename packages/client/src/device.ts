@@ -1,0 +1,58 @@
+import { ErrorCode } from '@realmgate/core';
+import { basicAuth, type RealmgateClient } from './client.js';
+import { isRealmgateError } from './errors.js';
+import { requestToken, type ClientCredentials, type RealmSelector, type TokenSet } from './tokens.js';
+
+/* The device authorization grant (RFC 8628). */
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export interface DeviceAuthorization {
+    device_code: string;
+    user_code: string;
+    verification_uri: string;
+    verification_uri_complete: string;
+    expires_in: number;
+    interval: number;
+}
+
+/** POST /device_authorization (RFC 8628 §3.1): the codes to show the user. */
+export async function startDeviceAuthorization(client: RealmgateClient, credentials: ClientCredentials & RealmSelector & { scope?: string }): Promise<DeviceAuthorization> {
+    const body: Record<string, string> = {};
+    if (credentials.scope) body.scope = credentials.scope;
+    if (credentials.realmId) body.realm_id = credentials.realmId;
+    if (credentials.realmName) body.realm_name = credentials.realmName;
+    if (credentials.clientSecret === undefined) body.client_id = credentials.clientId;
+    return await client.postDeviceAuthorization({
+        body, form: true, auth: credentials.clientSecret === undefined ? null : basicAuth(credentials.clientId, credentials.clientSecret),
+    }) as DeviceAuthorization;
+}
+
+export interface DevicePollOptions {
+    /** the wait between polls, replaceable for tests */
+    sleep?: (milliseconds: number) => Promise<void>;
+    signal?: AbortSignal;
+}
+
+const wait = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
+
+/**
+ * Polls the token endpoint until the user decides (RFC 8628 §3.4–3.5): authorization_pending waits
+ * the interval, slow_down adds 5 seconds to it for this and every later poll; any other answer
+ * (device_code_expired, access_denied) is thrown.
+ */
+export async function pollDeviceToken(client: RealmgateClient, authorization: Pick<DeviceAuthorization, 'device_code' | 'interval'>, credentials: ClientCredentials, options: DevicePollOptions = {}): Promise<TokenSet> {
+    const sleep = options.sleep ?? wait;
+    let interval = authorization.interval;
+    for (;;) {
+        options.signal?.throwIfAborted();
+        await sleep(interval * 1000);
+        try {
+            return await requestToken(client, { grant_type: DEVICE_CODE_GRANT, device_code: authorization.device_code }, credentials);
+        } catch (error) {
+            if (!isRealmgateError(error)) throw error;
+            if (error.code === ErrorCode.SLOW_DOWN) interval += 5;
+            else if (error.code !== ErrorCode.AUTHORIZATION_PENDING) throw error;
+        }
+    }
+}
