@@ -105,7 +105,7 @@ function encodeForm(body: Record<string, unknown>): URLSearchParams {
 /** A typed client of every route of the API (see the generated route table). */
 export function createClient(options: ClientOptions): RealmgateClient {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
-    const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    const doFetch = options.fetch ?? ((input: string | URL, init?: RequestInit) => fetch(input, init));
     const retry = options.retry === false ? { retries: 0, maxDelaySeconds: 0, sleep: wait } :
         { retries: options.retry?.retries ?? 2, maxDelaySeconds: options.retry?.maxDelaySeconds ?? 60, sleep: options.retry?.sleep ?? wait };
 
