@@ -20,8 +20,9 @@ type BodyInput<K extends RouteKey> = [Routes[K]['body']] extends [never] ? { bod
     Routes[K]['bodyRequired'] extends true ? { body: Routes[K]['body'] } : { body?: Routes[K]['body'] };
 
 /** What a call takes: path parameters, query, body, and per-call overrides. */
-export type RouteInput<K extends RouteKey> = ParamsInput<K> & BodyInput<K> & {
-    query?: RouteQuery<K>;
+type HasRequired<T> = Record<never, never> extends T ? false : true;
+type QueryInput<K extends RouteKey> = HasRequired<Routes[K]['query']> extends true ? { query: RouteQuery<K> } : { query?: RouteQuery<K> };
+export type RouteInput<K extends RouteKey> = ParamsInput<K> & BodyInput<K> & QueryInput<K> & {
     headers?: Record<string, string>;
     /** this call's credential instead of the client's (null: none) */
     auth?: Auth | null;
@@ -31,7 +32,8 @@ export type RouteInput<K extends RouteKey> = ParamsInput<K> & BodyInput<K> & {
 };
 export type RouteResponse<K extends RouteKey> = Routes[K]['response'];
 
-type NeedsInput<K extends RouteKey> = keyof Routes[K]['params'] extends never ? Routes[K]['bodyRequired'] extends true ? true : false : true;
+type NeedsInput<K extends RouteKey> = keyof Routes[K]['params'] extends never ?
+    Routes[K]['bodyRequired'] extends true ? true : HasRequired<Routes[K]['query']> : true;
 export type RouteMethod<K extends RouteKey> = NeedsInput<K> extends true ?
     (input: RouteInput<K>) => Promise<RouteResponse<K>> :
     (input?: RouteInput<K>) => Promise<RouteResponse<K>>;

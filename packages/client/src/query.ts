@@ -26,7 +26,7 @@ const scalar = (value: FilterScalar) => (value === null ? 'null' : String(value)
  * The query string of a request: the list members in their API.md §2 form, every other member
  * as given (a string, number or boolean; undefined members are left out).
  */
-export function buildQuery(query: Record<string, unknown> | undefined): URLSearchParams {
+export function buildQuery(query: object | undefined): URLSearchParams {
     const search = new URLSearchParams();
     if (!query) return search;
     for (const [name, value] of Object.entries(query)) {

@@ -108,13 +108,13 @@ export function refreshTokens(client: RealmgateClient, refreshToken: string, cre
  * with the refresh grant, and a rotated refresh token replaces the used one (the server revokes a
  * replayed refresh token's session, so the old one is never sent again). `onRotate` persists it.
  */
-export function refreshingSession(client: RealmgateClient, initial: TokenSet, credentials?: ClientCredentials & RenewalOptions & { onRotate?: (tokens: TokenSet) => void }): TokenSource {
+export function refreshingSession(client: RealmgateClient, initial: TokenSet, options: RenewalOptions & { credentials?: ClientCredentials; onRotate?: (tokens: TokenSet) => void } = {}): TokenSource {
     let refreshToken = initial.refresh_token;
     return renewingSource(async () => {
         if (!refreshToken) throw new TypeError('the session holds no refresh token');
-        const next = await refreshTokens(client, refreshToken, credentials);
+        const next = await refreshTokens(client, refreshToken, options.credentials);
         refreshToken = next.refresh_token ?? refreshToken;
-        credentials?.onRotate?.(next);
+        options.onRotate?.(next);
         return next;
-    }, credentials ?? {}, initial);
+    }, options, initial);
 }
