@@ -41,7 +41,7 @@ function decodeSegment(segment: string | undefined): Record<string, unknown> {
 }
 
 /** The parts of a compact JWS, its header and claims parsed but nothing trusted yet. */
-export function parseJwt(token: string): { header: Record<string, unknown>; claims: Record<string, unknown>; signingInput: string; signature: Buffer } {
+function parseJwt(token: string): { header: Record<string, unknown>; claims: Record<string, unknown>; signingInput: string; signature: Buffer } {
     const parts = token.split('.');
     if (parts.length !== 3) throw invalidToken('malformed token');
     return { header: decodeSegment(parts[0]), claims: decodeSegment(parts[1]), signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, 'base64url') };

@@ -21,7 +21,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
 /** A JSON Schema as a TypeScript type (the subset TypeBox emits for the contracts). */
-export function schemaType(schema: Schema | undefined, depth = 1): string {
+function schemaType(schema: Schema | undefined, depth = 1): string {
     if (!schema || typeof schema !== 'object') return 'unknown';
     const pad = '    '.repeat(depth);
     if (typeof schema.$ref === 'string') return `Schemas[${JSON.stringify(schema.$ref.split('/').pop())}]`;
@@ -63,7 +63,7 @@ const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map
  * The method name of a route, derived uniformly: the verb, then each segment (`{id}` reads `ById`,
  * `@me` reads `Me`); a route under the realm mount `/realms/{realmId}/…` ends in `InRealm`.
  */
-export function methodName(verb: string, path: string): string {
+function methodName(verb: string, path: string): string {
     const mount = /^\/realms\/\{realmId\}\/(.+)$/.exec(path);
     const rest = mount ? `/${mount[1]}` : path;
     const words = rest.split('/').filter(Boolean).map((segment) => {

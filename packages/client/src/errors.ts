@@ -55,7 +55,7 @@ function fallbackCode(status: number): ErrorCode {
 }
 
 /** Seconds of a Retry-After header: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(header: string | null, now: number = Date.now()): number | undefined {
+function parseRetryAfter(header: string | null, now: number = Date.now()): number | undefined {
     if (!header) return undefined;
     if (/^\d+$/.test(header.trim())) return Number(header.trim());
     const date = Date.parse(header);
