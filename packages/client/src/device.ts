@@ -1,20 +1,15 @@
 import { ErrorCode } from '@realmgate/core';
 import { basicAuth, type RealmgateClient } from './client.js';
 import { isRealmgateError } from './errors.js';
+import type { Routes } from './generated/routes.js';
 import { requestToken, type ClientCredentials, type RealmSelector, type TokenSet } from './tokens.js';
 
 /* The device authorization grant (RFC 8628). */
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-export interface DeviceAuthorization {
-    device_code: string;
-    user_code: string;
-    verification_uri: string;
-    verification_uri_complete: string;
-    expires_in: number;
-    interval: number;
-}
+/** The device authorization response (RFC 8628 §3.2), as the server's contract declares it. */
+export type DeviceAuthorization = Routes['POST /device_authorization']['response'];
 
 /** POST /device_authorization (RFC 8628 §3.1): the codes to show the user. */
 export async function startDeviceAuthorization(client: RealmgateClient, credentials: ClientCredentials & RealmSelector & { scope?: string }): Promise<DeviceAuthorization> {
@@ -25,7 +20,7 @@ export async function startDeviceAuthorization(client: RealmgateClient, credenti
     if (credentials.clientSecret === undefined) body.client_id = credentials.clientId;
     return await client.postDeviceAuthorization({
         body, form: true, auth: credentials.clientSecret === undefined ? null : basicAuth(credentials.clientId, credentials.clientSecret),
-    }) as DeviceAuthorization;
+    });
 }
 
 export interface DevicePollOptions {

@@ -1,14 +1,8 @@
 import { basicAuth, type AuthorizationSource, type RealmgateClient } from './client.js';
+import type { Routes } from './generated/routes.js';
 
-/** The token response (RFC 6749 §5.1). */
-export interface TokenSet {
-    access_token: string;
-    token_type: string;
-    expires_in?: number;
-    refresh_token?: string;
-    id_token?: string;
-    scope?: string;
-}
+/** The token response (RFC 6749 §5.1), as the server's contract declares it. */
+export type TokenSet = Routes['POST /token']['response'];
 
 /** A client's credentials at the token endpoint: Basic with a secret, `client_id` in the body without one. */
 export interface ClientCredentials {
@@ -33,7 +27,7 @@ export async function requestToken(client: RealmgateClient, parameters: Record<s
     const answer = await client.postToken({
         body, form: true, auth: credentials && secret !== undefined ? basicAuth(credentials.clientId, secret) : null,
     });
-    return answer as TokenSet;
+    return answer;
 }
 
 /** Options of the renewing token sources. */
