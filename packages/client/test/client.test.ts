@@ -84,6 +84,22 @@ describeEachDialect('client kit against a real server', (dialect) => {
         }
     });
 
+    it('reaches every route with path parameters through its generated method: an unknown id answers the route\'s own error', async () => {
+        const notFound = await caught(admin.request('GET /no-such-route' as 'GET /users'));
+        const routes = Object.entries(ROUTE_METHODS).filter(([, route]) => route.includes('{'));
+        expect(routes.length).toBeGreaterThan(100);
+        for (const [name, route] of routes) {
+            const params = Object.fromEntries([...route.matchAll(/\{([^}]+)\}/g)].map(([, param]) => [param, /^realm/.test(param!) ? realmName : randomUUID()]));
+            const method = (admin as unknown as Record<string, (input?: unknown) => Promise<unknown>>)[name]!;
+            // nothing has these ids: no write can happen, and every answer is the route's (400, 404, ...)
+            const outcome = await method({ params, ...(route.startsWith('GET ') || route.startsWith('DELETE ') ? {} : { body: {} }) })
+                .then(() => null, (error: RealmgateError) => error);
+            if (!outcome) continue;
+            expect(outcome.statusCode, name).toBeLessThan(500);
+            expect(outcome.message, name).not.toBe(notFound.message);
+        }
+    });
+
     it('realms, users and the list query: create, read with fields, list with filter, sort and page, update, delete', async () => {
         const names = ['ada', 'bob', 'cyd'].map((name) => `${name}-${randomUUID().slice(0, 6)}`);
         for (const name of names) await admin.postUsers({ body: { name, realmId, password: `pw-${name}-secret` } });
