@@ -1,8 +1,8 @@
 import { ErrorCode } from '@realmgate/core';
-import { basicAuth, type RealmgateClient } from './client.js';
+import type { RealmgateClient } from './client.js';
 import { isRealmgateError } from './errors.js';
 import type { Routes } from './generated/routes.js';
-import { requestToken, type ClientCredentials, type RealmSelector, type TokenSet } from './tokens.js';
+import { protocolRequest, requestToken, type ClientCredentials, type RealmSelector, type TokenSet } from './tokens.js';
 
 /* The device authorization grant (RFC 8628). */
 
@@ -13,14 +13,7 @@ export type DeviceAuthorization = Routes['POST /device_authorization']['response
 
 /** POST /device_authorization (RFC 8628 §3.1): the codes to show the user. */
 export async function startDeviceAuthorization(client: RealmgateClient, credentials: ClientCredentials & RealmSelector & { scope?: string }): Promise<DeviceAuthorization> {
-    const body: Record<string, string> = {};
-    if (credentials.scope) body.scope = credentials.scope;
-    if (credentials.realmId) body.realm_id = credentials.realmId;
-    if (credentials.realmName) body.realm_name = credentials.realmName;
-    if (credentials.clientSecret === undefined) body.client_id = credentials.clientId;
-    return await client.postDeviceAuthorization({
-        body, form: true, auth: credentials.clientSecret === undefined ? null : basicAuth(credentials.clientId, credentials.clientSecret),
-    });
+    return client.postDeviceAuthorization(protocolRequest({ scope: credentials.scope }, credentials, credentials));
 }
 
 export interface DevicePollOptions {

@@ -16,18 +16,24 @@ export interface RealmSelector {
     realmName?: string;
 }
 
-/** POST /token with a grant's parameters (RFC 6749 §4), the client authenticated per RFC 6749 §2.3.1. */
-export async function requestToken(client: RealmgateClient, parameters: Record<string, string | undefined>, credentials?: ClientCredentials & RealmSelector): Promise<TokenSet> {
+/**
+ * The form and credential of a request at the token or device authorization endpoint: a public
+ * client names itself in the body, a confidential one authenticates with Basic (RFC 6749 §2.3.1);
+ * the realm is `realm_id` or `realm_name` (API.md §4).
+ */
+export function protocolRequest(parameters: Record<string, string | undefined>, credentials?: ClientCredentials, realm: RealmSelector = {}) {
     const body: Record<string, string> = {};
     for (const [name, value] of Object.entries(parameters)) if (value !== undefined) body[name] = value;
-    if (credentials?.realmId) body.realm_id = credentials.realmId;
-    if (credentials?.realmName) body.realm_name = credentials.realmName;
-    const secret = credentials?.clientSecret;
-    if (credentials && secret === undefined) body.client_id = credentials.clientId;
-    const answer = await client.postToken({
-        body, form: true, auth: credentials && secret !== undefined ? basicAuth(credentials.clientId, secret) : null,
-    });
-    return answer;
+    if (realm.realmId) body.realm_id = realm.realmId;
+    if (realm.realmName) body.realm_name = realm.realmName;
+    if (credentials && credentials.clientSecret === undefined) body.client_id = credentials.clientId;
+    const auth = credentials?.clientSecret === undefined ? null : basicAuth(credentials.clientId, credentials.clientSecret);
+    return { body, form: true, auth };
+}
+
+/** POST /token with a grant's parameters (RFC 6749 §4). */
+export async function requestToken(client: RealmgateClient, parameters: Record<string, string | undefined>, credentials?: ClientCredentials, realm: RealmSelector = {}): Promise<TokenSet> {
+    return client.postToken(protocolRequest(parameters, credentials, realm));
 }
 
 /** Options of the renewing token sources. */
@@ -82,14 +88,12 @@ function renewingSource(obtain: (previous: TokenSet | undefined) => Promise<Toke
  * expiry. A resource server uses one per credential for the catalog (spec consumer rule 12).
  */
 export function clientCredentials(client: RealmgateClient, credentials: ClientCredentials & RealmSelector & { scope?: string }, options: RenewalOptions = {}): TokenSource {
-    return renewingSource(() => requestToken(client, { grant_type: 'client_credentials', scope: credentials.scope }, credentials), options);
+    return renewingSource(() => requestToken(client, { grant_type: 'client_credentials', scope: credentials.scope }, credentials, credentials), options);
 }
 
 /** The password grant (RFC 6749 §4.3); without a client the token carries scope `global` (API.md §4). */
 export function passwordGrant(client: RealmgateClient, input: { username: string; password: string; scope?: string } & RealmSelector, credentials?: ClientCredentials): Promise<TokenSet> {
-    return requestToken(client, { grant_type: 'password', username: input.username, password: input.password, scope: input.scope }, credentials ?
-        { ...credentials, ...(input.realmId ? { realmId: input.realmId } : {}), ...(input.realmName ? { realmName: input.realmName } : {}) } :
-        { ...(input.realmId ? { realmId: input.realmId } : {}), ...(input.realmName ? { realmName: input.realmName } : {}) } as ClientCredentials & RealmSelector);
+    return requestToken(client, { grant_type: 'password', username: input.username, password: input.password, scope: input.scope }, credentials, input);
 }
 
 /** The refresh_token grant (RFC 6749 §6): the answer may carry a new refresh token (rotation). */
