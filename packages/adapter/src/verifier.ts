@@ -78,6 +78,9 @@ export interface Verifier {
     catalog(): Promise<AuthorizationCatalog>;
 }
 
+/** how long a kid the realm answered 404 for stays refused without asking again */
+const UNKNOWN_KEY_SECONDS = 30;
+
 const unavailable = (message: string) => new RealmgateError({ statusCode: 503, code: ErrorCode.INTERNAL_ERROR, message });
 const denied = (message: string) => new RealmgateError({ statusCode: 403, code: ErrorCode.PERMISSION_DENIED, message });
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -111,10 +114,20 @@ export function createVerifier(options: VerifierOptions): Verifier {
             const alg = typeof jwk.alg === 'string' ? jwk.alg : '';
             return { key: importJwk(jwk), alg };
         }, (error: unknown) => {
+            if (isRealmgateError(error) && error.statusCode === 404) {
+                // a kid the realm does not have stays refused for a while: forged kids must not
+                // turn into one request to the server each
+                keys.set(id, { until: now() + Math.min(UNKNOWN_KEY_SECONDS * 1000, keyCacheMs), key });
+                throw invalidToken('unknown signing key');
+            }
             keys.delete(id);
-            throw isRealmgateError(error) && error.statusCode === 404 ? invalidToken('unknown signing key') : unavailable('the signing key could not be fetched');
+            throw unavailable('the signing key could not be fetched');
         });
+        // the rejection is handled by whoever awaits it; the cached copy must not count as unhandled
+        key.catch(() => undefined);
         keys.set(id, { until: now() + keyCacheMs, key });
+        // the cache never outgrows what it needs: drop what has lapsed
+        if (keys.size > 10_000) for (const [entry, value] of keys) if (value.until <= now()) keys.delete(entry);
         return key;
     }
 

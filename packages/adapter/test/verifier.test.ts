@@ -71,6 +71,26 @@ describeEachDialect('adapter verify()', (dialect) => {
         expect(await refusal(verifier.verify(`Bearer ${header}.${moved}.${signature}`))).toMatchObject({ statusCode: 401, message: 'unknown signing key' });
     });
 
+    it('local mode: a key is fetched once per realm and kid, and an unknown kid is not asked for again at once', async () => {
+        const fetched: string[] = [];
+        // the real fetch, observed
+        const observed: typeof fetch = (input, init) => {
+            fetched.push(new URL(String(input)).pathname);
+            return fetch(input, init);
+        };
+        const verifier = createVerifier({ baseUrl: url, mode: 'local', credentials, client: createClient({ baseUrl: url, retry: false, fetch: observed }) });
+        const { access_token: token } = await login();
+        await verifier.verify(`Bearer ${token}`);
+        await verifier.verify(`Bearer ${(await login()).access_token}`);
+        expect(fetched).toHaveLength(1);
+        const [header, payload, signature] = token.split('.');
+        const forgedKid = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(header!, 'base64url').toString()), kid: randomUUID() })).toString('base64url');
+        const forged = `Bearer ${forgedKid}.${payload}.${signature}`;
+        expect(await refusal(verifier.verify(forged))).toMatchObject({ statusCode: 401, message: 'unknown signing key' });
+        expect(await refusal(verifier.verify(forged))).toMatchObject({ statusCode: 401, message: 'unknown signing key' });
+        expect(fetched).toHaveLength(2);
+    });
+
     it('local mode still accepts a token after its session ends (seen only at expiry); remote mode refuses it at once', async () => {
         const local = createVerifier({ baseUrl: url, mode: 'local', credentials });
         const remote = createVerifier({ baseUrl: url, mode: 'remote', credentials });
