@@ -15,8 +15,8 @@ export default tseslint.config(
         },
     },
     {
-        // The access library is isomorphic: it must not reach for Node-only APIs.
-        files: ['packages/access/src/**/*.ts', 'packages/core/src/**/*.ts'],
+        // The access library and the client kit are isomorphic: they must not reach for Node-only APIs.
+        files: ['packages/access/src/**/*.ts', 'packages/core/src/**/*.ts', 'packages/client/src/**/*.ts'],
         ignores: ['**/*.test.ts'],
         languageOptions: { globals: { ...globals['shared-node-browser'] } },
         rules: {

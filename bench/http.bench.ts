@@ -122,6 +122,27 @@ async function startReference(name: string, file: string): Promise<Service> {
     });
 }
 
+/**
+ * The example resource server (examples/resource-server, Fastify) in its own process, answering
+ * through @realmgate/adapter in `mode` (or without authorization: `none`), with the bench realm's
+ * plain client as its own credential. It runs through tsx like the sources, resolving the adapter
+ * as `options.source` says (the built dist by default, like the server).
+ */
+async function startResourceServer(mode: 'none' | 'local' | 'remote', realmgate: Service, credential: { id: string; secret: string }, options: HttpOptions, cacheSeconds = 0): Promise<Service> {
+    const port = await freePort();
+    return startService({
+        name: `resource server (${mode}${cacheSeconds ? `, ${cacheSeconds} s cache` : ''})`,
+        args: [...(options.source ? ['--conditions=source'] : []), '--import', 'tsx', join(ROOT, 'examples/resource-server/main.ts')],
+        port,
+        readyPath: '/health',
+        env: {
+            PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), FRAMEWORK: 'fastify', MODE: mode,
+            REALMGATE_URL: realmgate.url, CLIENT_ID: credential.id, CLIENT_SECRET: credential.secret,
+            INTROSPECTION_CACHE_SECONDS: String(cacheSeconds),
+        },
+    });
+}
+
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const post = (path: string, body: string, headers: Record<string, string> = {}, type = FORM): LoadRequest =>
     ({ method: 'POST', path, body, headers: { 'content-type': type, ...headers } });
@@ -371,6 +392,15 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         const oidc = await startReference('oidc-provider', 'oidc-provider.mjs');
         services.push(oidc);
 
+        // issue 17: the example resource server, the same route with no authorization and through the adapter
+        const resourceServers = {
+            none: await startResourceServer('none', small.service, small.fixtures.plain, options),
+            local: await startResourceServer('local', small.service, small.fixtures.plain, options),
+            remote: await startResourceServer('remote', small.service, small.fixtures.plain, options),
+            remoteCached: await startResourceServer('remote', small.service, small.fixtures.plain, options, 30),
+        };
+        services.push(...Object.values(resourceServers));
+
         const bulk = bulkPlan(options.quick);
         log(`bulk seeding ${bulk.realms} realms × ${bulk.clients} clients × ${bulk.users} users × ${bulk.roles} roles into the third server`);
         const seedStart = Date.now();
@@ -445,6 +475,11 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             httpScenario('meOpenid', server, get('/users/@me', bearer(signIn.openid)), c),
             httpScenario('oidcUserinfo', oidc, oidcUserinfo, c, false, freshOidcToken),
             httpScenario('rsMe', server, get('/users/@me', bearer(tokens.rsUser)), c),
+            // issue 17: GET /profile of the example resource server, one token throughout (the cache's best case)
+            httpScenario('rsNone', resourceServers.none, get('/profile', bearer(tokens.user)), c),
+            httpScenario('rsLocal', resourceServers.local, get('/profile', bearer(tokens.user)), c),
+            httpScenario('rsRemote', resourceServers.remote, get('/profile', bearer(tokens.user)), c),
+            httpScenario('rsRemoteCached', resourceServers.remoteCached, get('/profile', bearer(tokens.user)), c),
             // 1 realm and many realms adjacent in every round
             ...scaling('cc', ({ fixtures: own }) => ccRequest(own, own.plain)),
             ...scaling('introspect', ({ fixtures: own }, own_tokens) => introspectRequest(own, own_tokens.user)),
@@ -547,6 +582,15 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                     row('bearer GET /users/@me (token with openid profile email global)', m('meOpenid'), bareGet),
                     row('GET /userinfo (the same token)', m('userinfo'), { name: 'bearer GET /users/@me, same token', rps: m('meOpenid').rps }, { ratio: 0.9 }),
                     row('GET /userinfo against oidc-provider\'s', m('userinfo'), { name: 'oidc-provider GET /me', rps: m('oidcUserinfo').rps }),
+                ],
+            },
+            {
+                title: 'resource server (examples/resource-server on Fastify through @realmgate/adapter, GET /profile, one bearer)',
+                rows: [
+                    row('no authorization (the same route, adapter off)', m('rsNone'), bareGet),
+                    row('adapter, local mode (JWT verified with the realm key, cached by kid)', m('rsLocal'), { name: 'same route, no authorization', rps: m('rsNone').rps }, { ratio: 0.7 }),
+                    row('adapter, remote mode (introspection per request)', m('rsRemote'), { name: 'same route, no authorization', rps: m('rsNone').rps }),
+                    row('adapter, remote mode, 30 s introspection cache', m('rsRemoteCached'), { name: 'same route, no authorization', rps: m('rsNone').rps }),
                 ],
             },
             {

@@ -1,0 +1,44 @@
+import express, { type Express, type Request } from 'express';
+import { BuiltInPolicyType } from '@realmgate/access';
+import type { Verifier } from '@realmgate/adapter';
+import { realmgateMiddleware, requirePermission, sendDenied, type RealmgateRequest } from '@realmgate/adapter/express';
+import { ORDER_READ, type OrderStore } from './orders.js';
+
+/** The same orders API on Express; here the row's realm is resolved before the handler (`realmOf`). */
+export function createExpressResourceServer(store: OrderStore, verifier: Verifier | null): Express {
+    const app = express();
+    app.get('/health', (_request, response) => {
+        response.json({ status: 'ok' });
+    });
+    if (verifier) app.use(realmgateMiddleware(verifier));
+
+    app.get('/profile', (request, response) => {
+        const identity = (request as RealmgateRequest).realmgate?.identity;
+        response.json({ id: identity?.id ?? null, realmName: identity?.realmName ?? null });
+    });
+
+    const orderRealm = (request: Request) => store.find(String(request.params.id))?.realmId ?? null;
+    const guard = verifier ? [requirePermission<RealmgateRequest & Request>(ORDER_READ, { realmOf: orderRealm })] : [];
+    app.get('/orders/:id', ...guard, (request, response) => {
+        const order = store.find(String(request.params.id));
+        if (!order) {
+            response.status(404).json({ statusCode: 404, code: 'entity_not_found', message: 'no such order' });
+            return;
+        }
+        response.json(order);
+    });
+
+    // the same check inside a handler, for code that loads the row itself
+    app.get('/orders/:id/item', async (request, response) => {
+        const order = store.find(String(request.params.id));
+        const auth = (request as RealmgateRequest).realmgate;
+        try {
+            if (auth) await auth.evaluate({ name: ORDER_READ, data: { [BuiltInPolicyType.REALM_MATCH]: order?.realmId ?? null } });
+        } catch (error) {
+            sendDenied(response, error);
+            return;
+        }
+        response.json({ item: order?.item ?? null });
+    });
+    return app;
+}

@@ -1,0 +1,36 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { BuiltInPolicyType } from '@realmgate/access';
+import type { Verifier } from '@realmgate/adapter';
+import { realmgatePlugin, replyDenied, requirePermission } from '@realmgate/adapter/fastify';
+import { ORDER_READ, type OrderStore } from './orders.js';
+
+/**
+ * The orders API on Fastify. With a verifier every route but /health goes through the adapter;
+ * without one (the benchmark's reference) the same routes answer without authorization.
+ */
+export async function createFastifyResourceServer(store: OrderStore, verifier: Verifier | null): Promise<FastifyInstance> {
+    const app = Fastify({ logger: false });
+    if (verifier) await app.register(realmgatePlugin(verifier));
+
+    app.get('/health', { config: { realmgate: false } }, async () => ({ status: 'ok' }));
+
+    // authentication alone: who is calling
+    app.get('/profile', async (request) => {
+        const identity = request.realmgate?.identity;
+        return { id: identity?.id ?? null, realmName: identity?.realmName ?? null };
+    });
+
+    // the pre-check before the row is loaded, then the row check with its realm
+    app.get<{ Params: { id: string } }>('/orders/:id', { preHandler: verifier ? requirePermission(ORDER_READ) : [] }, async (request, reply) => {
+        const order = store.find(request.params.id);
+        if (!order) return reply.code(404).send({ statusCode: 404, code: 'entity_not_found', message: 'no such order' });
+        try {
+            await request.realmgate?.evaluate({ name: ORDER_READ, data: { [BuiltInPolicyType.REALM_MATCH]: order.realmId } });
+        } catch (error) {
+            return replyDenied(reply, error);
+        }
+        return order;
+    });
+
+    return app;
+}

@@ -1,0 +1,5 @@
+export { createVerifier } from './verifier.js';
+export type { Introspection, RealmgateAuth, VerificationMode, Verifier, VerifierOptions } from './verifier.js';
+export { denial } from './respond.js';
+export type { Denial, PermissionRequirement } from './respond.js';
+export type { AccessTokenClaims } from './jwt.js';

@@ -1,0 +1,247 @@
+import { createHash, type KeyObject } from 'node:crypto';
+import {
+    createAuthorizationEvaluator,
+    isAuthorizationCatalogStaleError,
+    isPermissionDeniedError,
+    type AuthorizationCatalog,
+    type AuthorizationEvaluateContext,
+    type AuthorizationEvaluator,
+    type AuthorizationGrant,
+    type PolicyIdentity,
+} from '@realmgate/access';
+import { basicAuth, clientCredentials, createClient, isRealmgateError, RealmgateError, type RealmgateClient, type TokenSource } from '@realmgate/client';
+import { ErrorCode } from '@realmgate/core';
+import { importJwk, invalidToken, verifyAccessToken } from './jwt.js';
+
+/** How a token is checked: `local` verifies its signature here, `remote` introspects it (RFC 7662). */
+export type VerificationMode = 'local' | 'remote';
+
+export interface VerifierOptions {
+    /** the Realmgate server, e.g. http://localhost:3000 */
+    baseUrl: string;
+    mode: VerificationMode;
+    /** the resource server's own confidential client: the catalog and introspection are its calls (spec consumer rule 12) */
+    credentials: { clientId: string; clientSecret: string; realmId?: string; realmName?: string };
+    /** realm ids or names this resource server serves; a token of any other realm is refused (default: any) */
+    realms?: readonly string[];
+    /** scopes every token must carry; the server withholds identity data without `global` (consumer rule 12) */
+    requiredScopes?: readonly string[];
+    /** remote mode: keep an introspection answer this many seconds, keyed by a digest of the token (default 0: none) */
+    introspectionCacheSeconds?: number;
+    /** local mode: keep a fetched key this many seconds (default 300) */
+    keyCacheSeconds?: number;
+    /** the clock (milliseconds), replaceable for tests */
+    now?: () => number;
+    /** a client of your own (retry policy, fetch); default: one for baseUrl without 429 retries */
+    client?: RealmgateClient;
+}
+
+/** The introspection answer (RFC 7662 §2.2) with Realmgate's members (spec "Grant"). */
+export interface Introspection {
+    active: boolean;
+    sub?: string;
+    sub_kind?: 'user' | 'client';
+    kind?: string;
+    realm_id?: string;
+    realm_name?: string;
+    client_id?: string;
+    scope?: string;
+    exp?: number;
+    permissions?: AuthorizationGrant[];
+    [member: string]: unknown;
+}
+
+/** Who a request acts as, and its decisions. */
+export interface RealmgateAuth {
+    token: string;
+    mode: VerificationMode;
+    /** the policy identity (spec consumer rule 1) */
+    identity: PolicyIdentity;
+    /** the client the token was issued to, when any */
+    clientId: string | null;
+    scopes: readonly string[];
+    /** the evaluator of this request: catalog, fresh introspection grants and identity (built once) */
+    evaluator(): Promise<AuthorizationEvaluator>;
+    /** resolves when allowed; rejects with a 403 RealmgateError when denied */
+    evaluate(context: AuthorizationEvaluateContext): Promise<void>;
+    evaluateOneOf(context: AuthorizationEvaluateContext): Promise<void>;
+    /** the pre-check before the row is loaded: a policy that needs the row passes (consumer rule 8) */
+    preEvaluate(context: AuthorizationEvaluateContext): Promise<void>;
+    preEvaluateOneOf(context: AuthorizationEvaluateContext): Promise<void>;
+    hasScope(scope: string): boolean;
+}
+
+export interface Verifier {
+    /** the request's Authorization header (`Bearer …`) to its auth, or a RealmgateError (401, 403, 503) */
+    verify(authorizationHeader: string | undefined): Promise<RealmgateAuth>;
+    /** the cached catalog of this credential (fetched on first use) */
+    catalog(): Promise<AuthorizationCatalog>;
+}
+
+/** how long a kid the realm answered 404 for stays refused without asking again */
+const UNKNOWN_KEY_SECONDS = 30;
+
+const unavailable = (message: string) => new RealmgateError({ statusCode: 503, code: ErrorCode.INTERNAL_ERROR, message });
+const denied = (message: string) => new RealmgateError({ statusCode: 403, code: ErrorCode.PERMISSION_DENIED, message });
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Fail closed on a malformed catalog (spec "Upgrade order" step 5): both members present and of their type. */
+function checkCatalog(value: unknown): AuthorizationCatalog {
+    const catalog = value as Partial<AuthorizationCatalog> | null;
+    if (!catalog || typeof catalog.policies !== 'object' || catalog.policies === null || !Array.isArray(catalog.permissions)) {
+        throw unavailable('the authorization catalog is malformed');
+    }
+    return catalog as AuthorizationCatalog;
+}
+
+export function createVerifier(options: VerifierOptions): Verifier {
+    const now = options.now ?? Date.now;
+    const client = options.client ?? createClient({ baseUrl: options.baseUrl, retry: false });
+    const introspectionAuth = basicAuth(options.credentials.clientId, options.credentials.clientSecret);
+    const ownToken: TokenSource = clientCredentials(client, options.credentials, { now });
+    const cacheMs = (options.introspectionCacheSeconds ?? 0) * 1000;
+    const keyCacheMs = (options.keyCacheSeconds ?? 300) * 1000;
+    const keys = new Map<string, { until: number; key: Promise<{ key: KeyObject; alg: string }> }>();
+    const introspections = new Map<string, { until: number; answer: Introspection }>();
+    let catalog: Promise<AuthorizationCatalog> | undefined;
+
+    function keyOf(realmId: string, kid: string): Promise<{ key: KeyObject; alg: string }> {
+        const id = `${realmId}/${kid}`;
+        const cached = keys.get(id);
+        if (cached && cached.until > now()) return cached.key;
+        // the key of the token's own realm (spec Authentication 4): a kid of another realm answers 404
+        const key = client.getJwksByKidInRealm({ params: { realmId, kid }, auth: null }).then((jwk) => {
+            const alg = typeof jwk.alg === 'string' ? jwk.alg : '';
+            return { key: importJwk(jwk), alg };
+        }, (error: unknown) => {
+            if (isRealmgateError(error) && error.statusCode === 404) {
+                // a kid the realm does not have stays refused for a while: forged kids must not
+                // turn into one request to the server each
+                keys.set(id, { until: now() + Math.min(UNKNOWN_KEY_SECONDS * 1000, keyCacheMs), key });
+                throw invalidToken('unknown signing key');
+            }
+            keys.delete(id);
+            throw unavailable('the signing key could not be fetched');
+        });
+        // the rejection is handled by whoever awaits it; the cached copy must not count as unhandled
+        key.catch(() => undefined);
+        keys.set(id, { until: now() + keyCacheMs, key });
+        // the cache never outgrows what it needs: drop what has lapsed
+        if (keys.size > 10_000) for (const [entry, value] of keys) if (value.until <= now()) keys.delete(entry);
+        return key;
+    }
+
+    async function introspect(token: string, useCache: boolean): Promise<Introspection> {
+        const id = cacheMs > 0 ? digest(token) : '';
+        if (useCache && cacheMs > 0) {
+            const cached = introspections.get(id);
+            if (cached && cached.until > now()) return cached.answer;
+        }
+        let answer: Introspection;
+        try {
+            answer = await client.postTokenIntrospect({ body: { token }, form: true, auth: introspectionAuth }) as Introspection;
+        } catch {
+            throw unavailable('introspection failed');
+        }
+        if (answer.active !== true) throw invalidToken('the token is not active', ErrorCode.INACTIVE_TOKEN);
+        if (cacheMs > 0) {
+            const expires = typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity;
+            introspections.set(id, { until: Math.min(now() + cacheMs, expires), answer });
+            // the cache never outgrows what a short window can hold: drop what has lapsed
+            if (introspections.size > 10_000) for (const [key, entry] of introspections) if (entry.until <= now()) introspections.delete(key);
+        }
+        return answer;
+    }
+
+    async function fetchCatalog(): Promise<AuthorizationCatalog> {
+        try {
+            return checkCatalog(await client.getAuthorization({ auth: ownToken }));
+        } catch (error) {
+            if (isRealmgateError(error) && error.statusCode === 401) ownToken.invalidate();
+            throw isRealmgateError(error) && error.statusCode === 503 ? error : unavailable('the authorization catalog is unavailable');
+        }
+    }
+    function currentCatalog(): Promise<AuthorizationCatalog> {
+        catalog ??= fetchCatalog().catch((error: unknown) => {
+            catalog = undefined;
+            throw error;
+        });
+        return catalog;
+    }
+
+    function build(current: AuthorizationCatalog, answer: Introspection, identity: PolicyIdentity): AuthorizationEvaluator {
+        // spec consumer rule 2 and "Upgrade order" step 5: no evaluator without a grant list
+        if (!Array.isArray(answer.permissions)) throw unavailable('the introspection carries no grant list');
+        return createAuthorizationEvaluator({ catalog: current, grants: answer.permissions, identity });
+    }
+
+    async function evaluatorFor(token: string, identity: PolicyIdentity, first: Introspection | undefined): Promise<AuthorizationEvaluator> {
+        const used = await currentCatalog();
+        try {
+            return build(used, first ?? await introspect(token, true), identity);
+        } catch (error) {
+            // spec consumer rule 4: a grant the copy lacks means the copy is older; refetch and rebuild with fresh grants
+            if (!isAuthorizationCatalogStaleError(error)) throw isRealmgateError(error) ? error : unavailable('the authorization catalog or grants are malformed');
+            if (catalog && await catalog.catch(() => undefined) === used) catalog = undefined;
+            try {
+                return build(await currentCatalog(), await introspect(token, false), identity);
+            } catch (again) {
+                throw isRealmgateError(again) ? again : unavailable('the authorization catalog stays stale');
+            }
+        }
+    }
+
+    const served = options.realms ? new Set(options.realms) : null;
+
+    async function verify(header: string | undefined): Promise<RealmgateAuth> {
+        const match = header ? /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header) : null;
+        if (!match) throw invalidToken('a bearer token is required');
+        const token = match[1]!;
+        let subject: { sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined };
+        let introspected: Introspection | undefined;
+        if (options.mode === 'local') {
+            subject = await verifyAccessToken(token, keyOf, Math.floor(now() / 1000));
+        } else {
+            introspected = await introspect(token, true);
+            const { sub, sub_kind, realm_id, realm_name, kind } = introspected;
+            if (typeof sub !== 'string' || (sub_kind !== 'user' && sub_kind !== 'client') || typeof realm_id !== 'string' || typeof realm_name !== 'string') {
+                throw invalidToken('the token names no subject');
+            }
+            if (kind !== undefined && kind !== 'access_token') throw invalidToken('not an access token');
+            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope };
+        }
+        if (served && !served.has(subject.realm_id) && !served.has(subject.realm_name)) throw invalidToken('the token belongs to a realm this server does not serve');
+        const scopes = (subject.scope ?? '').split(' ').filter(Boolean);
+        for (const scope of options.requiredScopes ?? []) if (!scopes.includes(scope)) throw denied(`the token lacks the scope ${scope}`);
+        // spec consumer rule 1: clientId is the subject id when the subject is a client
+        const identity: PolicyIdentity = {
+            id: subject.sub, type: subject.sub_kind, realmId: subject.realm_id, realmName: subject.realm_name,
+            clientId: subject.sub_kind === 'client' ? subject.sub : null,
+        };
+        let evaluator: Promise<AuthorizationEvaluator> | undefined;
+        const evaluatorOnce = () => (evaluator ??= evaluatorFor(token, identity, introspected));
+        const decide = (method: 'evaluate' | 'evaluateOneOf' | 'preEvaluate' | 'preEvaluateOneOf') => async (context: AuthorizationEvaluateContext) => {
+            const built = await evaluatorOnce();
+            try {
+                await built[method](context);
+            } catch (error) {
+                throw isPermissionDeniedError(error) ? denied((error as Error).message) : error;
+            }
+        };
+        return {
+            token,
+            mode: options.mode,
+            identity,
+            clientId: subject.client_id ?? null,
+            scopes,
+            evaluator: evaluatorOnce,
+            evaluate: decide('evaluate'),
+            evaluateOneOf: decide('evaluateOneOf'),
+            preEvaluate: decide('preEvaluate'),
+            preEvaluateOneOf: decide('preEvaluateOneOf'),
+            hasScope: (scope) => scopes.includes(scope),
+        };
+    }
+
+    return { verify, catalog: currentCatalog };
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { basicAuth, createClient, decodeJwtPayload, passwordGrant, type RealmgateClient } from '@realmgate/client';
+import { ErrorCode, RealmScope } from '@realmgate/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ADMIN, startTestApp, type TestApp } from '../../server/test/app.js';
+import { describeEachDialect } from '../../server/test/databases.js';
+import { freePort } from '../../server/test/network.js';
+import { createVerifier, type VerifierOptions } from '../src/index.js';
+
+/*
+ * The framework-free verify() against the real server listening on a free port: the key of the
+ * token's realm (spec Authentication 4), the introspection cache keyed by the token's digest, scope
+ * checks, and failing closed when the catalog or the server is not there.
+ */
+
+const refusal = async (promise: Promise<unknown>) => promise.then(() => {
+    throw new Error('expected a refusal');
+}, (error: { statusCode: number; code: string; message: string }) => error);
+
+describeEachDialect('adapter verify()', (dialect) => {
+    let app: TestApp;
+    let url: string;
+    let admin: RealmgateClient;
+    let realm: { id: string; name: string };
+    let other: { id: string; name: string };
+    let credentials: VerifierOptions['credentials'];
+    let unprivileged: VerifierOptions['credentials'];
+    let user: { id: string; name: string; password: string };
+
+    beforeAll(async () => {
+        const port = await freePort();
+        url = `http://127.0.0.1:${port}`;
+        app = await startTestApp(dialect, { publicUrl: url });
+        await app.app.listen({ port, host: '127.0.0.1' });
+        admin = createClient({ baseUrl: url, auth: basicAuth(ADMIN.name, ADMIN.password) });
+        const makeRealm = async () => {
+            const name = `v-${randomUUID().slice(0, 8)}`;
+            return { id: (await admin.postRealms({ body: { name } })).data.id as string, name };
+        };
+        realm = await makeRealm();
+        other = await makeRealm();
+        const makeClient = async (grant: boolean) => {
+            const secret = `secret-${randomUUID()}`;
+            const id = (await admin.postClients({ body: { name: `rs-${randomUUID().slice(0, 6)}`, realmId: realm.id, secret } })).data.id as string;
+            if (grant) {
+                const permissionRead = (await admin.getPermissions({ query: { filter: { name: 'permission_read', realmId: null } } })).data[0]!.id as string;
+                await admin.postClientPermissions({ body: { clientId: id, permissionId: permissionRead, realmScope: RealmScope.OWN_OR_NULL } });
+            }
+            return { clientId: id, clientSecret: secret };
+        };
+        credentials = await makeClient(true);
+        unprivileged = await makeClient(false);
+        user = { id: '', name: `u-${randomUUID().slice(0, 6)}`, password: 'verifier-secret-1' };
+        user.id = (await admin.postUsers({ body: { name: user.name, realmId: realm.id, password: user.password } })).data.id as string;
+    });
+    afterAll(async () => app?.dispose());
+
+    /** DELETE /sessions/:id: the token's session is revoked (spec "token active" → inactive) */
+    const endSession = async (token: string) => admin.deleteSessionsById({ params: { id: decodeJwtPayload(token).session_id as string } });
+    const login = async () => passwordGrant(admin.withAuth(undefined), { username: user.name, password: user.password, realmId: realm.id });
+
+    it('local mode: the key comes from the token\'s own realm; a token naming another realm is refused', async () => {
+        const verifier = createVerifier({ baseUrl: url, mode: 'local', credentials });
+        const { access_token: token } = await login();
+        const auth = await verifier.verify(`Bearer ${token}`);
+        expect(auth.identity).toEqual({ id: user.id, type: 'user', realmId: realm.id, realmName: realm.name, clientId: null });
+        expect(auth.scopes).toContain('global');
+        // the same kid looked up in another realm does not exist there
+        const [header, payload, signature] = token.split('.');
+        const moved = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), realm_id: other.id })).toString('base64url');
+        expect(await refusal(verifier.verify(`Bearer ${header}.${moved}.${signature}`))).toMatchObject({ statusCode: 401, message: 'unknown signing key' });
+    });
+
+    it('local mode: a key is fetched once per realm and kid, and an unknown kid is not asked for again at once', async () => {
+        const fetched: string[] = [];
+        // the real fetch, observed
+        const observed: typeof fetch = (input, init) => {
+            fetched.push(new URL(String(input)).pathname);
+            return fetch(input, init);
+        };
+        const verifier = createVerifier({ baseUrl: url, mode: 'local', credentials, client: createClient({ baseUrl: url, retry: false, fetch: observed }) });
+        const { access_token: token } = await login();
+        await verifier.verify(`Bearer ${token}`);
+        await verifier.verify(`Bearer ${(await login()).access_token}`);
+        expect(fetched).toHaveLength(1);
+        const [header, payload, signature] = token.split('.');
+        const forgedKid = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(header!, 'base64url').toString()), kid: randomUUID() })).toString('base64url');
+        const forged = `Bearer ${forgedKid}.${payload}.${signature}`;
+        expect(await refusal(verifier.verify(forged))).toMatchObject({ statusCode: 401, message: 'unknown signing key' });
+        expect(await refusal(verifier.verify(forged))).toMatchObject({ statusCode: 401, message: 'unknown signing key' });
+        expect(fetched).toHaveLength(2);
+    });
+
+    it('local mode still accepts a token after its session ends (seen only at expiry); remote mode refuses it at once', async () => {
+        const local = createVerifier({ baseUrl: url, mode: 'local', credentials });
+        const remote = createVerifier({ baseUrl: url, mode: 'remote', credentials });
+        const tokens = await login();
+        await endSession(tokens.access_token);
+        await expect(local.verify(`Bearer ${tokens.access_token}`)).resolves.toBeTruthy();
+        expect(await refusal(remote.verify(`Bearer ${tokens.access_token}`))).toMatchObject({ statusCode: 401, code: ErrorCode.INACTIVE_TOKEN });
+    });
+
+    it('remote mode with a cache: an answer is kept for the window, keyed by the token\'s digest, then asked again', async () => {
+        let now = Date.now();
+        const verifier = createVerifier({ baseUrl: url, mode: 'remote', credentials, introspectionCacheSeconds: 30, now: () => now });
+        const tokens = await login();
+        await verifier.verify(`Bearer ${tokens.access_token}`);
+        await endSession(tokens.access_token);
+        await expect(verifier.verify(`Bearer ${tokens.access_token}`)).resolves.toBeTruthy();
+        now += 31_000;
+        expect(await refusal(verifier.verify(`Bearer ${tokens.access_token}`))).toMatchObject({ statusCode: 401 });
+    });
+
+    it('checks the scopes the resource server requires (spec consumer rule 12)', async () => {
+        const verifier = createVerifier({ baseUrl: url, mode: 'local', credentials, requiredScopes: ['orders'] });
+        const { access_token: token } = await login();
+        expect(await refusal(verifier.verify(`Bearer ${token}`))).toMatchObject({ statusCode: 403, code: ErrorCode.PERMISSION_DENIED });
+    });
+
+    it('fails closed: a credential without permission_read gets no catalog, an unreachable server denies', async () => {
+        const verifier = createVerifier({ baseUrl: url, mode: 'remote', credentials: unprivileged });
+        const { access_token: token } = await login();
+        const auth = await verifier.verify(`Bearer ${token}`);
+        expect(await refusal(auth.preEvaluate({ name: 'user_read' }))).toMatchObject({ statusCode: 503 });
+        const closedPort = await freePort();
+        const nowhere = createVerifier({ baseUrl: `http://127.0.0.1:${closedPort}`, mode: 'remote', credentials });
+        expect(await refusal(nowhere.verify(`Bearer ${token}`))).toMatchObject({ statusCode: 503 });
+        const nowhereLocal = createVerifier({ baseUrl: `http://127.0.0.1:${closedPort}`, mode: 'local', credentials });
+        expect(await refusal(nowhereLocal.verify(`Bearer ${token}`))).toMatchObject({ statusCode: 503 });
+        expect(await refusal(nowhere.verify(undefined))).toMatchObject({ statusCode: 401 });
+    });
+});
