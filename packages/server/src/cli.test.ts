@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { parseStartRole, runCli } from './cli.js';
+import { parseStartRole, readConfig, runCli } from './cli.js';
 
 describe('cli', () => {
     it('migration generate answers an unknown-operation message (spec Errors)', async () => {
@@ -42,5 +45,22 @@ describe('cli', () => {
         expect(log.mock.calls[0]?.[0]).toContain('start worker');
         log.mockRestore();
         await expect(runCli(['serve'])).rejects.toThrow(/Unknown command "serve"/);
+    });
+});
+
+describe('readConfig: the config file smtp object (issue 20 item 1)', () => {
+    it('is checked member by member by the mailer\'s reader, the error naming the file', () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
+        try {
+            const file = join(cwd, 'realmgate.config.json');
+            writeFileSync(file, JSON.stringify({ smtp: { host: 'mail.example.com', port: 465, secure: true, auth: { user: 'u', pass: 'p' } } }));
+            expect(readConfig({}, cwd).smtp).toEqual({ host: 'mail.example.com', port: 465, secure: true, auth: { user: 'u', pass: 'p' } });
+            writeFileSync(file, JSON.stringify({ smtp: { host: 'mail.example.com', port: 'submission' } }));
+            expect(() => readConfig({}, cwd)).toThrow(`smtp.port must be an integer from 1 to 65535 (in ${file}).`);
+            // SMTP_URL from the environment still overrides the file's object
+            expect(readConfig({ SMTP_URL: 'smtp://relay:25' }, cwd).smtp).toBe('smtp://relay:25');
+        } finally {
+            rmSync(cwd, { recursive: true, force: true });
+        }
     });
 });
