@@ -56,6 +56,10 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     await provision(deps, provisioningDirectory(config), app.log);
     const proxyWarning = trustProxyWarning(config);
     if (proxyWarning) app.log.warn(proxyWarning);
+    if (!config.permissionsDefaultPolicyAssignment) {
+        // spec model rule 5: without the system.default binding no realm reach is checked
+        app.log.warn('PERMISSIONS_DEFAULT_POLICY_ASSIGNMENT is off: permissions created from now on are not bound to system.default, so the realmScope of their grants means nothing (spec model rule 5).');
+    }
     const routes: RegisteredRoute[] = [];
     app.addHook('onRoute', (route) => {
         for (const method of [route.method].flat()) {

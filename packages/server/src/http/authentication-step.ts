@@ -40,7 +40,7 @@ export interface AuthenticationStepDeps extends HeaderAuthenticationDeps {
     /** spec Limits: the authenticated caller's request budget is charged here */
     limits?: RequestLimits;
     /** PUBLIC_URL names the console-session cookie and the origin of same-origin requests */
-    config?: { publicUrl: string };
+    config?: { publicUrl: string; userAuthBasic: boolean };
     /** issue 15: a Basic sign-in is an event-log entry */
     events?: DetachedEventLog;
 }
