@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
-import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
 import { attachRealtime } from './http/realtime.js';
@@ -8,6 +7,7 @@ import { registerDomains } from './http/routes/register.js';
 import { BODY_LIMIT } from './http/content-encoding.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { registerBodyParsers, registerRequestSettings } from './http/middleware-settings.js';
 import { registerLimits } from './http/limits-plugin.js';
 import { registerAuthenticationStep } from './http/authentication-step.js';
 import { createOriginCheck, registerCors } from './http/cors.js';
@@ -85,8 +85,11 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     registerLimits(app, deps.limits, deps.events);
     // parses Cookie before the authentication step reads the console session (issue 13 item 2)
     await app.register(cookie);
+    // middlewareCookie and middlewareQuery (spec Limits), after the cookie plugin's own onRequest hook
+    registerRequestSettings(app, { query: config.middlewareQuery, cookie: config.middlewareCookie });
     registerAuthenticationStep(app, deps);
-    await app.register(formbody);
+    // middlewareBody (spec Limits): JSON, form and text parsers under their caps
+    await registerBodyParsers(app, config.middlewareBody);
     registerErrorSchemas(app);
     await registerOpenApiDocument(app, config.publicUrl);
     // issue 15 item 5: entity events to sockets that may read them

@@ -44,7 +44,7 @@ export type BodyParserSetting = boolean | { limit: number | string };
  */
 export type MiddlewareBody = boolean | { json?: BodyParserSetting; urlencoded?: BodyParserSetting; text?: BodyParserSetting };
 
-/** middlewareQuery: `false` stops parsing query strings; an object caps nesting depth and list lengths. */
+/** middlewareQuery: limits of the parsed query string (`false` lifts them); an object sets depth and list lengths. */
 export type MiddlewareQuery = boolean | { depth?: number; arrayLimit?: number; parameterLimit?: number };
 
 /** middlewareRateLimit (spec Limits): the second stage only; `max` replaces all three budgets, `false` lifts them. */
@@ -330,7 +330,7 @@ export const CONFIG_KEYS = [
         key: 'middlewareBody',
         env: 'MIDDLEWARE_BODY',
         default: 'true',
-        description: 'body parsers under the 10 MB cap: `true`, `false` (all off: bodies answer 415), or JSON such as `{"json":{"limit":"1mb"},"text":false}` per parser (`json`, `urlencoded`, `text`; each `true`, `false` or `{"limit": bytes or "512kb"}`; a parser left out stays on and capped)',
+        description: 'body parsers under the 10 MB cap: `true`, `false` (all off: a body answers 400 `unsupported_media_type`), or JSON such as `{"json":{"limit":"1mb"},"text":false}` per parser (`json`, `urlencoded`, `text`; each `true`, `false` or `{"limit": bytes or "512kb"}`; a parser left out stays on and capped)',
     },
     {
         key: 'middlewareCookie',
@@ -342,7 +342,7 @@ export const CONFIG_KEYS = [
         key: 'middlewareQuery',
         env: 'MIDDLEWARE_QUERY',
         default: 'true',
-        description: 'query-string parsing: `true` (limits `depth` 5, `arrayLimit` 100, `parameterLimit` 1000), `false` (query strings ignored), or JSON such as `{"depth":3,"arrayLimit":20}`; a query beyond a limit answers 400',
+        description: 'query-string limits: `true` (`depth` 5 bracket levels, `arrayLimit` 100 values of one repeated key, `parameterLimit` 1000 keys), `false` (no limits; the query string is still parsed, as the protocol routes need it), or JSON such as `{"depth":3,"arrayLimit":20}`; a query beyond a limit answers 400 with `issues`',
     },
     {
         key: 'middlewareRateLimit',
