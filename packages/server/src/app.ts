@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
 import { attachRealtime } from './http/realtime.js';
 import { registerDomains } from './http/routes/register.js';
+import { runInReadScope } from './db/replication.js';
 import { BODY_LIMIT } from './http/content-encoding.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
@@ -50,6 +51,10 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
         Fastify({ ...serverOptions, loggerInstance: options.logger }) :
         Fastify({ ...serverOptions, logger: { level: config.logLevel } });
     deps.logTo(app.log);
+    if (config.db.replication) {
+        // first hook: the rest of each request runs in a scope that reads from a replica until it writes (db/replication.ts)
+        app.addHook('onRequest', (_request, _reply, done) => runInReadScope(done));
+    }
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
     // issue 15 item 6: the files under WRITABLE_DIRECTORY_PATH/provisioning, after migrations and bootstrap

@@ -65,6 +65,8 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
         ...(config.db.username ? { username: config.db.username } : {}),
         ...(config.db.password ? { password: config.db.password } : {}),
         ...(config.db.database ? { database: config.db.database } : {}),
+        // issue 20 item 4: MySQL read replicas (config/load.ts refuses db.replication on another dialect)
+        ...(config.db.replication ? { replicas: config.db.replication.read } : {}),
     });
 }
 

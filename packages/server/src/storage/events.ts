@@ -57,7 +57,7 @@ export interface DetachedEventLog {
 }
 
 export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectName, onError: (error: unknown) => void): DetachedEventLog {
-    const batched = createInsertBatcher(insertEvents);
+    const batched = createInsertBatcher(insertEvents, { detached: true });
     const pending = new Set<Promise<void>>();
     return {
         record(event) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { markRequestWritten, outsideRequestScope } from '../db/replication.js';
 
 interface PendingInsert<R> {
     row: R;
@@ -17,7 +18,7 @@ const MAX_BATCH = 100;
  * still gets its own row's outcome; when a batch fails, its rows are retried one by one so only the
  * row at fault reports the error.
  */
-export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[]) => Promise<void>) {
+export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[]) => Promise<void>, options: { detached?: boolean } = {}) {
     const queues = new Map<Kysely<Database>, PendingInsert<R>[]>();
     const flush = async (db: Kysely<Database>, pending: PendingInsert<R>[]) => {
         try {
@@ -39,15 +40,19 @@ export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[])
         }
     };
     return (db: Kysely<Database>, row: R): Promise<void> => new Promise<void>((resolve, reject) => {
+        // with read replicas (db/replication.ts): the caller's request reads its own row from the
+        // primary from now on, unless the row is detached (the event log: nothing the request reads)
+        if (!options.detached) markRequestWritten();
         let queue = queues.get(db);
         if (!queue) {
             queue = [];
             queues.set(db, queue);
-            setImmediate(() => {
+            // the batch holds rows of several requests: it runs in none of their scopes (on the primary)
+            outsideRequestScope(() => setImmediate(() => {
                 const taken = queues.get(db) ?? [];
                 queues.delete(db);
                 for (let start = 0; start < taken.length; start += MAX_BATCH) void flush(db, taken.slice(start, start + MAX_BATCH));
-            });
+            }));
         }
         queue.push({ row, done: { resolve, reject } });
     });
