@@ -14,7 +14,7 @@ import { BODY_LIMIT } from './content-encoding.js';
 type ParserName = 'json' | 'urlencoded' | 'text';
 
 /** A parser's cap in bytes, or null when it is off. Never above the 10 MB cap of every request. */
-export function parserLimit(setting: MiddlewareBody, parser: ParserName): number | null {
+function parserLimit(setting: MiddlewareBody, parser: ParserName): number | null {
     if (setting === false) return null;
     const own: BodyParserSetting | undefined = setting === true ? undefined : setting[parser];
     if (own === false) return null;
@@ -38,14 +38,14 @@ export async function registerBodyParsers(app: FastifyInstance, setting: Middlew
     if (form !== null) await app.register(formbody, { bodyLimit: form });
 }
 
-export const QUERY_DEFAULTS = { depth: 5, arrayLimit: 100, parameterLimit: 1000 } as const;
+const QUERY_DEFAULTS = { depth: 5, arrayLimit: 100, parameterLimit: 1000 } as const;
 
 /**
  * middlewareQuery limits over the parsed query string: bracket levels in one key (`filter[a][b]`
  * is 2), values of one repeated key, keys in all. `false` lifts them: the query string is still
  * parsed, as the protocol routes (GET /authorize, RFC 6749 §4.1.1) cannot do without it.
  */
-export function queryIssues(query: unknown, setting: MiddlewareQuery): Issue[] {
+function queryIssues(query: unknown, setting: MiddlewareQuery): Issue[] {
     if (setting === false || typeof query !== 'object' || query === null) return [];
     const limits = { ...QUERY_DEFAULTS, ...(setting === true ? {} : setting) };
     const entries = Object.entries(query);

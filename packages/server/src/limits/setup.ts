@@ -31,7 +31,7 @@ export function deploymentPrefix(config: Config): string {
  * replaces all three with its `max` or lifts them (`false`: no budget is ever reached; the first
  * stage, failed authentications, is not part of it).
  */
-export function budgetsOf(config: Pick<Config, 'rateLimit' | 'middlewareRateLimit'>): Config['rateLimit'] {
+function budgetsOf(config: Pick<Config, 'rateLimit' | 'middlewareRateLimit'>): Config['rateLimit'] {
     const setting = config.middlewareRateLimit;
     if (setting === false) return { userMax: Number.MAX_SAFE_INTEGER, clientMax: Number.MAX_SAFE_INTEGER, anonymousMax: Number.MAX_SAFE_INTEGER };
     if (setting === true || setting.max === undefined) return config.rateLimit;
