@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -59,6 +59,23 @@ describe('readConfig: the config file smtp object (issue 20 item 1)', () => {
             expect(() => readConfig({}, cwd)).toThrow(`smtp.port must be an integer from 1 to 65535 (in ${file}).`);
             // SMTP_URL from the environment still overrides the file's object
             expect(readConfig({ SMTP_URL: 'smtp://relay:25' }, cwd).smtp).toBe('smtp://relay:25');
+        } finally {
+            rmSync(cwd, { recursive: true, force: true });
+        }
+    });
+
+    it('loads the README\'s example file as written (README "Deploy")', () => {
+        const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+        const example = /```yaml\n# realmgate\.config\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+        expect(example).toBeDefined();
+        const cwd = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
+        try {
+            writeFileSync(join(cwd, 'realmgate.config.yaml'), example!);
+            expect(readConfig({}, cwd)).toMatchObject({
+                env: 'production', trustProxy: 1, worker: { port: 3001 }, middlewareBody: { json: { limit: '1mb' }, text: false },
+                db: { type: 'mysql', replication: { read: ['mysql://realmgate:secret@db-replica-1:3306/realmgate'] } },
+                smtp: { host: 'mail.example.com', port: 465, secure: true },
+            });
         } finally {
             rmSync(cwd, { recursive: true, force: true });
         }
