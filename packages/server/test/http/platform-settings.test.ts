@@ -41,6 +41,12 @@ describeEachDialect('platform settings at their defaults (issue 20 item 3)', (di
         expect((await app.request({ method: 'GET', url: '/users/@schema' })).statusCode).toBe(200);
         const discovery = await app.json({ method: 'GET', url: '/.well-known/openid-configuration', as: null }, 200);
         expect(discovery).not.toHaveProperty('mtls_endpoint_aliases');
+        const bearer = await adminBearer(app);
+        const introspected = await app.request({
+            method: 'POST', url: '/token/introspect', as: app.basic(ADMIN.name, ADMIN.password),
+            headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${encodeURIComponent(bearer.slice('Bearer '.length))}`,
+        });
+        expect(introspected.statusCode, introspected.body).toBe(200);
     });
 });
 
@@ -87,6 +93,13 @@ describeEachDialect('platform settings turned the other way (issue 20 item 3)', 
         await app.json({ method: 'POST', url: '/clients', as: bearer, payload: { name: 'scripted', realmId, secret: 'scripted-secret-value' } }, 201);
         const asClient = await app.request({ method: 'GET', url: `/realms/${realmId}/clients`, as: app.basic('scripted', 'scripted-secret-value') });
         expect(asClient.statusCode).toBe(200);
+        // the Basic fallback to a user's credentials at introspection (RFC 7662 §2.1) is closed too
+        const introspected = await app.request({
+            method: 'POST', url: '/token/introspect', as: app.basic(ADMIN.name, ADMIN.password),
+            headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${encodeURIComponent(bearer.slice('Bearer '.length))}`,
+        });
+        expect(introspected.statusCode).toBe(401);
+        expect(introspected.json()).toMatchObject({ error: 'invalid_client' });
     });
 
     it('MTLS_PUBLIC_URL: discovery carries mtls_endpoint_aliases with the token and device endpoints (RFC 8705 §5)', async () => {
