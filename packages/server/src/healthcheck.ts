@@ -12,14 +12,14 @@ import type { Config } from './config/schema.js';
  * arguments given to this script override it. Exit 0 healthy, 1 not.
  */
 
-export interface Probe {
+interface Probe {
     url: string;
     /** what the probe checks, for the one-line answer */
     what: string;
 }
 
 /** The CLI arguments in a process command line: what follows the CLI script (`…/cli.js start worker`). */
-export function cliArguments(commandLine: readonly string[]): string[] | null {
+function cliArguments(commandLine: readonly string[]): string[] | null {
     const script = commandLine.findIndex((arg) => /(^|\/)(cli\.(js|ts)|realmgate)$/.test(arg));
     return script === -1 ? null : commandLine.slice(script + 1);
 }
@@ -30,7 +30,7 @@ function probeHost(host: string): string {
     return host.includes(':') ? `[${host}]` : host;
 }
 
-export function probeOf(config: Config, args: readonly string[]): Probe {
+function probeOf(config: Config, args: readonly string[]): Probe {
     const host = probeHost(config.host);
     if (args[0] === 'start' && args[1] === 'worker') {
         return { url: `http://${host}:${config.worker.port}/`, what: `the worker's health listener (WORKER_PORT ${config.worker.port})` };
@@ -54,7 +54,7 @@ function parseOwnArguments(argv: readonly string[]): { pid: string; args: string
     return { pid, args };
 }
 
-export async function runHealthcheck(argv: readonly string[], env: Record<string, string | undefined>, cwd: string): Promise<{ healthy: boolean; message: string }> {
+async function runHealthcheck(argv: readonly string[], env: Record<string, string | undefined>, cwd: string): Promise<{ healthy: boolean; message: string }> {
     const own = parseOwnArguments(argv);
     // no role named and no CLI process found: `start`, the image's default command
     const args = own.args.length > 0 ? own.args : cliArguments(commandLineOf(own.pid)) ?? ['start'];
