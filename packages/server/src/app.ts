@@ -1,13 +1,14 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
-import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
 import { attachRealtime } from './http/realtime.js';
 import { registerDomains } from './http/routes/register.js';
+import { runInReadScope } from './db/replication.js';
 import { BODY_LIMIT } from './http/content-encoding.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { registerBodyParsers, registerRequestSettings } from './http/middleware-settings.js';
 import { registerLimits } from './http/limits-plugin.js';
 import { registerAuthenticationStep } from './http/authentication-step.js';
 import { createOriginCheck, registerCors } from './http/cors.js';
@@ -50,12 +51,20 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
         Fastify({ ...serverOptions, loggerInstance: options.logger }) :
         Fastify({ ...serverOptions, logger: { level: config.logLevel } });
     deps.logTo(app.log);
+    if (config.db.replication) {
+        // first hook: the rest of each request runs in a scope that reads from a replica until it writes (db/replication.ts)
+        app.addHook('onRequest', (_request, _reply, done) => runInReadScope(done));
+    }
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
     // issue 15 item 6: the files under WRITABLE_DIRECTORY_PATH/provisioning, after migrations and bootstrap
     await provision(deps, provisioningDirectory(config), app.log);
     const proxyWarning = trustProxyWarning(config);
     if (proxyWarning) app.log.warn(proxyWarning);
+    if (!config.permissionsDefaultPolicyAssignment) {
+        // spec model rule 5: without the system.default binding no realm reach is checked
+        app.log.warn('PERMISSIONS_DEFAULT_POLICY_ASSIGNMENT is off: permissions created from now on are not bound to system.default, so the realmScope of their grants means nothing (spec model rule 5).');
+    }
     const routes: RegisteredRoute[] = [];
     app.addHook('onRoute', (route) => {
         for (const method of [route.method].flat()) {
@@ -81,8 +90,11 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     registerLimits(app, deps.limits, deps.events);
     // parses Cookie before the authentication step reads the console session (issue 13 item 2)
     await app.register(cookie);
+    // middlewareCookie and middlewareQuery (spec Limits), after the cookie plugin's own onRequest hook
+    registerRequestSettings(app, { query: config.middlewareQuery, cookie: config.middlewareCookie });
     registerAuthenticationStep(app, deps);
-    await app.register(formbody);
+    // middlewareBody (spec Limits): JSON, form and text parsers under their caps
+    await registerBodyParsers(app, config.middlewareBody);
     registerErrorSchemas(app);
     await registerOpenApiDocument(app, config.publicUrl);
     // issue 15 item 5: entity events to sockets that may read them

@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { parseStartRole, runCli } from './cli.js';
+import { parseStartRole, readConfig, runCli } from './cli.js';
 
 describe('cli', () => {
     it('migration generate answers an unknown-operation message (spec Errors)', async () => {
@@ -42,5 +45,39 @@ describe('cli', () => {
         expect(log.mock.calls[0]?.[0]).toContain('start worker');
         log.mockRestore();
         await expect(runCli(['serve'])).rejects.toThrow(/Unknown command "serve"/);
+    });
+});
+
+describe('readConfig: the config file smtp object (issue 20 item 1)', () => {
+    it('is checked member by member by the mailer\'s reader, the error naming the file', () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
+        try {
+            const file = join(cwd, 'realmgate.config.json');
+            writeFileSync(file, JSON.stringify({ smtp: { host: 'mail.example.com', port: 465, secure: true, auth: { user: 'u', pass: 'p' } } }));
+            expect(readConfig({}, cwd).smtp).toEqual({ host: 'mail.example.com', port: 465, secure: true, auth: { user: 'u', pass: 'p' } });
+            writeFileSync(file, JSON.stringify({ smtp: { host: 'mail.example.com', port: 'submission' } }));
+            expect(() => readConfig({}, cwd)).toThrow(`smtp.port must be an integer from 1 to 65535 (in ${file}).`);
+            // SMTP_URL from the environment still overrides the file's object
+            expect(readConfig({ SMTP_URL: 'smtp://relay:25' }, cwd).smtp).toBe('smtp://relay:25');
+        } finally {
+            rmSync(cwd, { recursive: true, force: true });
+        }
+    });
+
+    it('loads the README\'s example file as written (README "Deploy")', () => {
+        const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+        const example = /```yaml\n# realmgate\.config\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+        expect(example).toBeDefined();
+        const cwd = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
+        try {
+            writeFileSync(join(cwd, 'realmgate.config.yaml'), example!);
+            expect(readConfig({}, cwd)).toMatchObject({
+                env: 'production', trustProxy: 1, worker: { port: 3001 }, middlewareBody: { json: { limit: '1mb' }, text: false },
+                db: { type: 'mysql', replication: { read: ['mysql://realmgate:secret@db-replica-1:3306/realmgate'] } },
+                smtp: { host: 'mail.example.com', port: 465, secure: true },
+            });
+        } finally {
+            rmSync(cwd, { recursive: true, force: true });
+        }
     });
 });

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { loadConfig } from './config/load.js';
+import { ConfigError, loadBootConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { transportSettings } from './mail/transport.js';
 import { migrateDown, migrateToLatest, migrationStatus } from './db/migrate.js';
 import { openDatabase } from './wire.js';
 import { startServer, startWorker, type ServedRole } from './main.js';
@@ -20,9 +22,26 @@ Commands:
   provision [path]      apply provisioning files (a file or folder; default WRITABLE_DIRECTORY_PATH/provisioning)
   --help                this text
 
-Configuration comes from the environment (see the README's configuration table).`;
+Configuration comes from the environment and realmgate.config.json / .yaml or CONFIG_FILE (see the README's Deploy section).`;
 
 export class CliError extends Error {}
+
+/**
+ * The file and the environment (config/load.ts), then the file's smtp object checked member by
+ * member by the mailer's own reader, so a bad member stops the boot naming the file too.
+ */
+export function readConfig(env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): Config {
+    const config = loadBootConfig(env, cwd);
+    if (typeof config.smtp === 'object') {
+        try {
+            transportSettings(config.smtp, config.publicUrl);
+        } catch (error) {
+            if (error instanceof ConfigError) throw new ConfigError('smtp', `${error.message.replace(/\.$/, '')} (in ${config.configFile}).`);
+            throw error;
+        }
+    }
+    return config;
+}
 
 /** What `start [role]` runs (spec beta.64 item 5). */
 export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' };
@@ -61,7 +80,7 @@ async function migration(operation: string | undefined): Promise<void> {
         // spec Errors: the migration command accepts run, revert and status; generate is unknown
         throw new CliError(`Unknown migration operation "${operation ?? ''}". Use run, revert or status.`);
     }
-    const config = loadConfig();
+    const config = readConfig();
     const handle = await openDatabase(config);
     try {
         if (operation === 'run') {
@@ -82,7 +101,7 @@ async function migration(operation: string | undefined): Promise<void> {
 
 /** `provision [path]`: migrations and bootstrap as at boot, then the files, in one transaction (issue 15 item 6). */
 async function provisionCommand(path: string | undefined): Promise<void> {
-    const config = loadConfig();
+    const config = readConfig();
     const deps = await wire(config);
     try {
         await bootstrap(deps);
@@ -103,7 +122,7 @@ export async function runCli(argv: string[]): Promise<void> {
     if (command === 'start') {
         // a mis-typed role is refused before the configuration is even read (spec Errors)
         const role = parseStartRole(rest);
-        const config = loadConfig();
+        const config = readConfig();
         if (role.kind === 'worker') await startWorker(config);
         else await startServer(config, role.role);
         return;

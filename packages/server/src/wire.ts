@@ -65,6 +65,8 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
         ...(config.db.username ? { username: config.db.username } : {}),
         ...(config.db.password ? { password: config.db.password } : {}),
         ...(config.db.database ? { database: config.db.database } : {}),
+        // issue 20 item 4: MySQL read replicas (config/load.ts refuses db.replication on another dialect)
+        ...(config.db.replication ? { replicas: config.db.replication.read } : {}),
     });
 }
 
@@ -162,12 +164,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         },
         tokens,
         tokenEndpoint: createTokenEndpoint({ db: handle.db, clientSecrets, passwords, grants }),
-        revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions }),
+        revocationEndpoint: createRevocationEndpoint({ db: handle.db, clientSecrets, passwords, tokens, sessions, config }),
         limits,
         metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, clientSecrets, passwords, publicUrl: config.publicUrl }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
-        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog }),
+        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, clientSecrets, passwords, tokens, catalog, config }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
         views,
     };

@@ -18,6 +18,8 @@ export interface AuthenticationDeps {
     db: Kysely<Database>;
     passwords: PasswordHasher;
     clientSecrets: ClientSecretVerifier;
+    /** USER_AUTH_BASIC (spec Authentication 1 and 6); Basic user credentials are accepted when absent */
+    config?: { userAuthBasic: boolean };
 }
 
 function invalidCredentials(): AppError {
@@ -81,6 +83,11 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     // an unknown name, or a known client whose plain or encrypted secret was wrong, pays the same
     // bcrypt verification a hashed secret costs (issue 12 item 11: no enumeration by timing)
     if (!identity && !costly) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
+    if (identity?.type === 'user' && deps.config?.userAuthBasic === false) {
+        // the password was verified like any other (same cost); right or wrong, Basic is no way in for a user
+        // here — not a failed authentication, so a script using it is told why instead of being locked out
+        throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Basic authentication with user credentials is turned off (USER_AUTH_BASIC); obtain a token through POST /token.', { statusCode: 401 });
+    }
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
     if (!identity) throw failedAuthentication(invalidCredentials(), { realmId: routeRealmId, refType: 'identity', refId: null });

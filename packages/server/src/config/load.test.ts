@@ -45,6 +45,16 @@ const SAMPLES: Record<string, [string, unknown]> = {
     RATE_LIMIT_CLIENT_MAX: ['20', 20],
     RATE_LIMIT_ANONYMOUS_MAX: ['30', 30],
     LOG_LEVEL: ['debug', 'debug'],
+    CONFIG_FILE: ['/etc/realmgate/config.yaml', '/etc/realmgate/config.yaml'],
+    DB_REPLICATION: ['mysql://ro@replica-1/app, mariadb://ro@replica-2/app', { read: ['mysql://ro@replica-1/app', 'mariadb://ro@replica-2/app'] }],
+    PERMISSIONS_DEFAULT_POLICY_ASSIGNMENT: ['false', false],
+    QUERY_SCHEMA_DISCOVERY_ENABLED: ['false', false],
+    USER_AUTH_BASIC: ['0', false],
+    MTLS_PUBLIC_URL: ['https://mtls.auth.example.com/', 'https://mtls.auth.example.com'],
+    MIDDLEWARE_BODY: ['{"json":{"limit":"1mb"},"text":false}', { json: { limit: '1mb' }, text: false }],
+    MIDDLEWARE_COOKIE: ['false', false],
+    MIDDLEWARE_QUERY: ['{"depth":2,"arrayLimit":10}', { depth: 2, arrayLimit: 10 }],
+    MIDDLEWARE_RATE_LIMIT: ['{"max":50}', { max: 50 }],
 };
 
 function expectConfigError(env: Record<string, string>, key: string, fragment: RegExp): ConfigError {
@@ -82,6 +92,7 @@ describe('config key table and loader stay in step', () => {
             const env: Record<string, string> = { [entry.env]: raw };
             if (entry.env === 'DB_TYPE') env.DB_HOST = 'db';
             if (entry.env === 'DB_URL') env.DB_TYPE = 'mysql';
+            if (entry.env === 'DB_REPLICATION') Object.assign(env, { DB_TYPE: 'mysql', DB_HOST: 'primary' });
             expect(valueAt(loadConfig(env), entry.key), entry.env).toEqual(expected);
         }
     });
@@ -187,5 +198,31 @@ describe('loadConfig', () => {
         expectConfigError({ DB_TYPE: 'postgres', DB_URL: 'mysql://db/app' }, 'DB_URL', /postgres:\/\//);
         expect(loadConfig({ DB_TYPE: 'postgres', DB_HOST: 'db', DB_PORT: '5432' }).db).toMatchObject({ type: 'postgres', host: 'db', port: 5432 });
         expect(loadConfig({ DB_TYPE: 'postgres', DB_URL: 'postgresql://u@db/app' }).db.url).toBe('postgresql://u@db/app');
+    });
+
+    it('DB_REPLICATION: mysql URLs for DB_TYPE=mysql only, never echoed', () => {
+        const mysql = { DB_TYPE: 'mysql', DB_HOST: 'primary' };
+        expect(loadConfig({ ...mysql, DB_REPLICATION: '{"read":["mysql://ro:pw@r1/app"]}' }).db.replication).toEqual({ read: ['mysql://ro:pw@r1/app'] });
+        for (const raw of ['postgres://ro:pw@r1/app', '{"read":[]}', '{"read":"mysql://r1"}', '{"write":["mysql://r1"]}', ',']) {
+            const error = expectConfigError({ ...mysql, DB_REPLICATION: raw }, 'DB_REPLICATION', /mysql:\/\//);
+            expect(error.message).not.toContain('pw');
+        }
+        expectConfigError({ DB_TYPE: 'postgres', DB_HOST: 'db', DB_REPLICATION: 'mysql://r1/app' }, 'DB_REPLICATION', /DB_TYPE=mysql/);
+    });
+
+    it('middleware switches take a boolean or their object as JSON, members checked', () => {
+        expect(loadConfig({ MIDDLEWARE_BODY: 'false', MIDDLEWARE_QUERY: '0', MIDDLEWARE_RATE_LIMIT: 'TRUE' })).toMatchObject({
+            middlewareBody: false, middlewareQuery: false, middlewareRateLimit: true,
+        });
+        expect(loadConfig({ MIDDLEWARE_BODY: '{"urlencoded":{"limit":2048}}' }).middlewareBody).toEqual({ urlencoded: { limit: 2048 } });
+        for (const raw of ['{"xml":true}', '{"json":{"limit":"lots"}}', '{"json":{"limit":0}}', '{"json":{}}', '[1]', 'yes']) {
+            expectConfigError({ MIDDLEWARE_BODY: raw }, 'MIDDLEWARE_BODY', /`json`, `urlencoded`, `text`/);
+        }
+        for (const raw of ['{"depth":0}', '{"depth":"2"}', '{"nesting":2}']) expectConfigError({ MIDDLEWARE_QUERY: raw }, 'MIDDLEWARE_QUERY', /`depth`/);
+        for (const raw of ['{"max":-1}', '{"windowMs":100}', '{"max":1.5}']) expectConfigError({ MIDDLEWARE_RATE_LIMIT: raw }, 'MIDDLEWARE_RATE_LIMIT', /"max": a positive integer/);
+    });
+
+    it('MTLS_PUBLIC_URL is an absolute http(s) URL', () => {
+        expectConfigError({ MTLS_PUBLIC_URL: 'mtls.example.com' }, 'MTLS_PUBLIC_URL', /absolute http\(s\) URL/);
     });
 });

@@ -1,3 +1,4 @@
+import { filePathOf, findConfigFile, readConfigFile, type ConfigFile } from './file.js';
 import * as parse from './parsers.js';
 import { ConfigError, type Parser } from './parsers.js';
 import { CONFIG_KEYS, DB_TYPES, ENVIRONMENTS, LOG_LEVELS } from './schema.js';
@@ -7,6 +8,7 @@ export { ConfigError, decodeSecretsEncryptionKey } from './parsers.js';
 
 /** One parser per table row; the mapped type makes a row without a parser a compile error. */
 const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> } = {
+    configFile: parse.text,
     env: parse.oneOf(ENVIRONMENTS),
     port: parse.port,
     host: parse.text,
@@ -19,6 +21,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.username': parse.text,
     'db.password': parse.text,
     'db.database': parse.text,
+    'db.replication': parse.replication,
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
     smtp: parse.urlWithScheme(['smtp', 'smtps']),
     'userAdmin.name': parse.text,
@@ -41,7 +44,48 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'rateLimit.clientMax': parse.positiveInteger,
     'rateLimit.anonymousMax': parse.positiveInteger,
     logLevel: parse.oneOf(LOG_LEVELS),
+    permissionsDefaultPolicyAssignment: parse.boolean,
+    querySchemaDiscoveryEnabled: parse.boolean,
+    userAuthBasic: parse.boolean,
+    mtlsPublicUrl: parse.publicUrl,
+    middlewareBody: parse.middlewareBody,
+    middlewareCookie: parse.boolean,
+    middlewareQuery: parse.middlewareQuery,
+    middlewareRateLimit: parse.middlewareRateLimit,
 };
+
+/** What a file value must be before its text form goes through the key's parser. */
+type FileType = 'string' | 'number' | 'boolean' | 'object' | 'scalar';
+const FILE_TYPES = new Map<Parser<unknown>, FileType>([
+    [parse.port, 'number'],
+    [parse.positiveInteger, 'number'],
+    [parse.boolean, 'boolean'],
+    [parse.strictBoolean, 'boolean'],
+    [parse.trustProxy, 'scalar'],
+    [parse.middlewareBody, 'object'],
+    [parse.middlewareQuery, 'object'],
+    [parse.middlewareRateLimit, 'object'],
+    [parse.replication, 'object'],
+]);
+
+/**
+ * A file value: of the key's JSON type (a wrong type stops the boot), then through the same parser
+ * as the variable, so the file and the environment accept the same values. The messages name the
+ * key path and the file instead of the variable.
+ */
+function fromFile(value: unknown, entry: ConfigKey, parser: Parser<unknown>, file: ConfigFile): unknown {
+    const where = `${filePathOf(entry.key)} (in ${file.path})`;
+    // the smtp object is checked member by member where it is used (mail/transport.ts, called at boot by cli.ts)
+    if (entry.key === 'smtp' && typeof value === 'object' && !Array.isArray(value)) return value;
+    const type = FILE_TYPES.get(parser) ?? 'string';
+    const fits = type === 'object' ? (typeof value === 'object' && !Array.isArray(value)) || typeof value === 'boolean' :
+        type === 'scalar' ? ['string', 'number', 'boolean'].includes(typeof value) : typeof value === type;
+    if (!fits) {
+        const expected = type === 'object' ? 'an object or a boolean' : type === 'scalar' ? 'a string, number or boolean' : `a ${type}`;
+        throw new ConfigError(filePathOf(entry.key), `Invalid configuration: ${where} must be ${expected}, got ${Array.isArray(value) ? 'an array' : typeof value}.`);
+    }
+    return parser(type === 'object' ? JSON.stringify(value) : String(value), { ...entry, env: where });
+}
 
 type Tree = Record<string, unknown>;
 
@@ -76,12 +120,12 @@ const DERIVED: Partial<Record<ConfigKeyPath, (resolved: Config) => unknown>> = {
 };
 
 /**
- * Read the configuration. Per key: an override (tests, a config file) wins, then the environment
- * variable, then the default. Empty variables count as unset, as `KEY=` in a compose or .env file
+ * Read the configuration. Per key: an override (tests) wins, then the environment variable, then
+ * the config file, then the default. Empty variables count as unset, as `KEY=` in a compose or .env file
  * usually means "not configured". Derived defaults ($PORT) follow the final value of what they
  * name, overrides included (the table lists a key after the one its default refers to).
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env, overrides?: DeepPartial<Config>): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides?: DeepPartial<Config>, file?: ConfigFile): Config {
     const resolved: Tree = {};
     for (const entry of CONFIG_KEYS as readonly ConfigKey[]) {
         const parser = PARSERS[entry.key as ConfigKeyPath] as Parser<unknown>;
@@ -91,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         let value: unknown;
         if (override.found) value = override.value;
         else if (raw !== undefined && raw !== '') value = parser(raw, entry);
+        else if (file?.values.has(entry.key)) value = fromFile(file.values.get(entry.key), entry, parser, file);
         else if (derive) value = derive(resolved as unknown as Config);
         else if (entry.default !== null) value = parser(entry.default, entry);
         assign(resolved, entry.key, value);
@@ -98,6 +143,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const config = resolved as unknown as Config;
     checkDatabase(config);
     return config;
+}
+
+/**
+ * The configuration at boot (issue 20 item 1): the file (CONFIG_FILE or realmgate.config.* in
+ * `cwd`) under the environment, which overrides it key by key.
+ */
+export function loadBootConfig(env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): Config {
+    const path = findConfigFile(env, cwd);
+    if (path === undefined) return loadConfig(env);
+    return loadConfig(env, { configFile: path }, readConfigFile(path));
 }
 
 const URL_DIALECTS: Record<string, Config['db']['type']> = {
@@ -110,6 +165,9 @@ const URL_DIALECTS: Record<string, Config['db']['type']> = {
 /** Rules that span keys: a server dialect needs somewhere to connect, and the URL must fit DB_TYPE. */
 function checkDatabase(config: Config): void {
     const { db } = config;
+    if (db.replication !== undefined && db.type !== 'mysql') {
+        throw new ConfigError('DB_REPLICATION', `Invalid configuration: DB_REPLICATION (db.replication) is for DB_TYPE=mysql, not ${db.type}.`);
+    }
     if (db.type !== 'sqlite' && db.url === undefined && db.host === undefined) {
         throw new ConfigError('DB_URL', `Invalid configuration: DB_TYPE=${db.type} needs DB_URL or DB_HOST.`);
     }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { ConfigKey } from './schema.js';
+import type { ConfigKey, MiddlewareBody, MiddlewareQuery, MiddlewareRateLimit, ReplicationSettings } from './schema.js';
 
 /**
  * A bad configuration value. Boot stops on it (spec Errors: "an unrecognized USER_ADMIN_ENABLED
@@ -143,4 +143,77 @@ export const trustProxy: Parser<boolean | number | string> = (raw, entry) => {
         fail(entry, raw, '`true`, `false`, a hop count, or a comma-separated list of IP addresses / CIDR ranges');
     }
     return items.join(',');
+};
+
+/** The switches that take an object too: `true` / `false` (or 1 / 0), or the object as JSON. */
+function switchOrJson<T>(raw: string, entry: ConfigKey, expected: string, check: (value: unknown) => T | undefined): boolean | T {
+    const lower = raw.toLowerCase();
+    if (lower === 'true' || lower === '1') return true;
+    if (lower === 'false' || lower === '0') return false;
+    let value: unknown;
+    try {
+        value = JSON.parse(raw);
+    } catch {
+        return fail(entry, raw, expected);
+    }
+    if (typeof value === 'boolean') return value;
+    const checked = typeof value === 'object' && value !== null && !Array.isArray(value) ? check(value) : undefined;
+    return checked === undefined ? fail(entry, raw, expected) : checked;
+}
+
+/** Only the named members, each passing its test. */
+function membersValid(value: object, tests: Record<string, (member: unknown) => boolean>): boolean {
+    return Object.entries(value).every(([key, member]) => Object.hasOwn(tests, key) && tests[key]!(member));
+}
+
+const SIZE = /^(\d+)\s*(b|kb|mb|gb)?$/i;
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** A byte count, or a size such as `512kb` / `1mb` (the body-parser notation the spec's option names come from). */
+export function sizeInBytes(limit: number | string): number | null {
+    if (typeof limit === 'number') return Number.isSafeInteger(limit) && limit >= 1 ? limit : null;
+    const match = SIZE.exec(limit.trim());
+    if (!match) return null;
+    const bytes = Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!;
+    return Number.isSafeInteger(bytes) && bytes >= 1 ? bytes : null;
+}
+
+const bodyParserValid = (member: unknown): boolean =>
+    typeof member === 'boolean' ||
+    (typeof member === 'object' && member !== null && membersValid(member, { limit: (limit) => (typeof limit === 'number' || typeof limit === 'string') && sizeInBytes(limit) !== null }) && 'limit' in member);
+
+export const middlewareBody: Parser<MiddlewareBody> = (raw, entry) =>
+    switchOrJson(raw, entry, '`true`, `false` or an object with `json`, `urlencoded`, `text` (each `true`, `false` or `{"limit": bytes or "1mb"}`)', (value) =>
+        membersValid(value as object, { json: bodyParserValid, urlencoded: bodyParserValid, text: bodyParserValid }) ? (value as MiddlewareBody) : undefined);
+
+const countValid = (member: unknown): boolean => Number.isSafeInteger(member) && (member as number) >= 1;
+
+export const middlewareQuery: Parser<MiddlewareQuery> = (raw, entry) =>
+    switchOrJson(raw, entry, '`true`, `false` or an object with positive integers `depth`, `arrayLimit`, `parameterLimit`', (value) =>
+        membersValid(value as object, { depth: countValid, arrayLimit: countValid, parameterLimit: countValid }) ? (value as MiddlewareQuery) : undefined);
+
+export const middlewareRateLimit: Parser<MiddlewareRateLimit> = (raw, entry) =>
+    switchOrJson(raw, entry, '`true`, `false` or `{"max": a positive integer}`', (value) =>
+        membersValid(value as object, { max: countValid }) ? (value as MiddlewareRateLimit) : undefined);
+
+const REPLICA_SCHEMES = ['mysql:', 'mariadb:'];
+
+/** DB_REPLICATION: comma-separated replica URLs, or `{"read": [...]}`. URLs carry credentials: never echoed. */
+export const replication: Parser<ReplicationSettings> = (raw, entry) => {
+    const expected = 'comma-separated mysql:// URLs or {"read": ["mysql://…"]} with at least one URL';
+    let urls: unknown;
+    if (raw.trim().startsWith('{')) {
+        try {
+            const value = JSON.parse(raw) as unknown;
+            urls = typeof value === 'object' && value !== null && membersValid(value, { read: Array.isArray }) ? (value as { read: unknown }).read : undefined;
+        } catch {
+            urls = undefined;
+        }
+    } else {
+        urls = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    }
+    const valid = Array.isArray(urls) && urls.length > 0 &&
+        urls.every((url) => typeof url === 'string' && REPLICA_SCHEMES.includes(parseUrl(url)?.protocol ?? ''));
+    if (!valid) fail(entry, raw, expected);
+    return { read: urls as string[] };
 };

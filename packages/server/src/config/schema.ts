@@ -14,6 +14,16 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const ENVIRONMENTS = ['production', 'development', 'test'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
+/**
+ * MySQL read replicas (spec Versioning: "MySQL replication supported again; configure under
+ * db.replication"): reads outside a write go to one of these, writes and the reads after a write
+ * in the same request to the primary (DB_URL / DB_HOST).
+ */
+export interface ReplicationSettings {
+    /** connection URLs (`mysql://` or `mariadb://`) of the read replicas */
+    read: string[];
+}
+
 export interface DbConfig {
     type: DbType;
     url: string | undefined;
@@ -22,7 +32,23 @@ export interface DbConfig {
     username: string | undefined;
     password: string | undefined;
     database: string | undefined;
+    replication: ReplicationSettings | undefined;
 }
+
+/** One body parser (spec Limits): on with the default cap (`true`), off (`false`), or its own cap. */
+export type BodyParserSetting = boolean | { limit: number | string };
+
+/**
+ * middlewareBody (spec Limits): `true` keeps the three parsers on under the 10 MB cap, `false` turns
+ * them all off, an object applies per parser on top of the default (a parser left out stays on and capped).
+ */
+export type MiddlewareBody = boolean | { json?: BodyParserSetting; urlencoded?: BodyParserSetting; text?: BodyParserSetting };
+
+/** middlewareQuery: limits of the parsed query string (`false` lifts them); an object sets depth and list lengths. */
+export type MiddlewareQuery = boolean | { depth?: number; arrayLimit?: number; parameterLimit?: number };
+
+/** middlewareRateLimit (spec Limits): the second stage only; `max` replaces all three budgets, `false` lifts them. */
+export type MiddlewareRateLimit = boolean | { max?: number };
 
 /**
  * The config file's `smtp` object (spec Authentication 17). The relay certificate is verified
@@ -42,6 +68,8 @@ export interface SmtpObject {
 export type SmtpSetting = string | SmtpObject;
 
 export interface Config {
+    /** the configuration file read at boot (CONFIG_FILE; otherwise realmgate.config.json / .yaml / .yml in the working directory) */
+    configFile: string | undefined;
     port: number;
     host: string;
     /** absolute http(s) URL without a trailing slash */
@@ -79,6 +107,19 @@ export interface Config {
     rateLimit: { userMax: number; clientMax: number; anonymousMax: number };
     logLevel: LogLevel;
     env: Environment;
+    /** spec model rule 5: bind system.default to every new permission (realm reach needs it) */
+    permissionsDefaultPolicyAssignment: boolean;
+    /** GET /schemas and GET /<collection>/@schema (spec Versioning beta.67 item 1) */
+    querySchemaDiscoveryEnabled: boolean;
+    /** HTTP Basic with a user's name or id and password (spec Authentication 1 and 6) */
+    userAuthBasic: boolean;
+    /** RFC 8705 §5: the base URL of the mutual-TLS listener, for discovery's mtls_endpoint_aliases */
+    mtlsPublicUrl: string | undefined;
+    middlewareBody: MiddlewareBody;
+    /** `false`: the Cookie header is not read (the console session cookie and the sign-in pages' cookies then do nothing) */
+    middlewareCookie: boolean;
+    middlewareQuery: MiddlewareQuery;
+    middlewareRateLimit: MiddlewareRateLimit;
 }
 
 type Plain<T> = T extends object ? (T extends readonly unknown[] ? false : true) : false;
@@ -118,6 +159,12 @@ export interface ConfigKey {
 
 // Order matters: a default that refers to `$NAME` must come after NAME's row.
 export const CONFIG_KEYS = [
+    {
+        key: 'configFile',
+        env: 'CONFIG_FILE',
+        default: null,
+        description: 'configuration file (JSON or YAML, the keys of this table nested as the Deploy section shows); unset: `realmgate.config.json`, `realmgate.config.yaml` or `realmgate.config.yml` in the working directory when present; variables override the file',
+    },
     { key: 'env', env: 'NODE_ENV', default: 'development', description: 'runtime environment: `production`, `development` or `test`' },
     { key: 'port', env: 'PORT', default: '3000', description: 'HTTP listener port (1–65535)' },
     { key: 'host', env: 'HOST', default: '0.0.0.0', description: 'HTTP listener address' },
@@ -146,6 +193,13 @@ export const CONFIG_KEYS = [
     { key: 'db.username', env: 'DB_USERNAME', default: null, description: 'database user' },
     { key: 'db.password', env: 'DB_PASSWORD', default: null, description: 'database password', secret: true },
     { key: 'db.database', env: 'DB_DATABASE', default: null, description: 'database name (for SQLite: the file path)' },
+    {
+        key: 'db.replication',
+        env: 'DB_REPLICATION',
+        default: null,
+        description: 'MySQL / MariaDB read replicas: comma-separated `mysql://` URLs, or the JSON / file object `{"read": ["mysql://…"]}`; reads go to a replica, writes and every read after a write in the same request to the primary; each replica is pinned to UTC like the primary and one that contradicts the pin stops the boot',
+        secret: true,
+    },
     {
         key: 'redisUrl',
         env: 'REDIS_URL',
@@ -248,6 +302,54 @@ export const CONFIG_KEYS = [
         description: 'requests per minute per address without credentials',
     },
     { key: 'logLevel', env: 'LOG_LEVEL', default: 'info', description: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`' },
+    {
+        key: 'permissionsDefaultPolicyAssignment',
+        env: 'PERMISSIONS_DEFAULT_POLICY_ASSIGNMENT',
+        default: 'true',
+        description: 'bind the global policy `system.default` (the realm-reach check) to every permission created; `false` creates permissions without it, so the `realmScope` of their grants means nothing (a warning is logged at boot)',
+    },
+    {
+        key: 'querySchemaDiscoveryEnabled',
+        env: 'QUERY_SCHEMA_DISCOVERY_ENABLED',
+        default: 'true',
+        description: 'serve `GET /schemas` and `GET /<collection>/@schema`; `false` answers 404',
+    },
+    {
+        key: 'userAuthBasic',
+        env: 'USER_AUTH_BASIC',
+        default: 'true',
+        description: 'accept HTTP Basic with a user\'s name or id and password on API routes; `false` refuses it (Basic with a client\'s credentials is unaffected)',
+    },
+    {
+        key: 'mtlsPublicUrl',
+        env: 'MTLS_PUBLIC_URL',
+        default: null,
+        description: 'absolute https URL of a mutual-TLS listener (RFC 8705): discovery then carries `mtls_endpoint_aliases` with the token and device authorization endpoints under it',
+    },
+    {
+        key: 'middlewareBody',
+        env: 'MIDDLEWARE_BODY',
+        default: 'true',
+        description: 'body parsers under the 10 MB cap: `true`, `false` (all off: a body answers 400 `unsupported_media_type`), or JSON such as `{"json":{"limit":"1mb"},"text":false}` per parser (`json`, `urlencoded`, `text`; each `true`, `false` or `{"limit": bytes or "512kb"}`; a parser left out stays on and capped)',
+    },
+    {
+        key: 'middlewareCookie',
+        env: 'MIDDLEWARE_COOKIE',
+        default: 'true',
+        description: 'read the Cookie header; `false` ignores cookies (the console session and the sign-in pages then do not work)',
+    },
+    {
+        key: 'middlewareQuery',
+        env: 'MIDDLEWARE_QUERY',
+        default: 'true',
+        description: 'query-string limits: `true` (`depth` 5 bracket levels, `arrayLimit` 100 values of one repeated key, `parameterLimit` 1000 keys), `false` (no limits; the query string is still parsed, as the protocol routes need it), or JSON such as `{"depth":3,"arrayLimit":20}`; a query beyond a limit answers 400 with `issues`',
+    },
+    {
+        key: 'middlewareRateLimit',
+        env: 'MIDDLEWARE_RATE_LIMIT',
+        default: 'true',
+        description: 'the per-identity budgets (the second stage of rate limiting): `true`, `false` (budgets lifted; failed-authentication refusals stay), or JSON `{"max": n}` replacing all three budgets (prefer the RATE_LIMIT_*_MAX keys)',
+    },
 ] as const satisfies readonly ConfigKey[];
 
 export type ConfigKeyPath = (typeof CONFIG_KEYS)[number]['key'];

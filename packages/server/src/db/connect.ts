@@ -16,6 +16,7 @@ import {
     pinPostgresOptions,
 } from './utc-pin.js';
 import type { DialectName } from './values.js';
+import { routingDialect, runInReadScope, type PoolName } from './replication.js';
 
 // Re-exported so callers catching boot failures need one import (API: `createDatabase` throws it).
 export { DatabaseConfigError } from './utc-pin.js';
@@ -36,6 +37,10 @@ export interface DatabaseOptions {
     poolSize?: number;
     /** an idle pooled PostgreSQL connection failed; the pool drops it (default: ignored) */
     onPoolError?: (error: Error) => void;
+    /** MySQL read replicas (db.replication): connection URLs; reads of a request go to them until it writes (db/replication.ts) */
+    replicas?: readonly string[];
+    /** each statement and the pool that ran it, with replicas (tests prove the routing with it) */
+    observePools?: (pool: PoolName, sql: string) => void;
 }
 
 /** Connections of a driver's pool, where the driver exposes them (GET /metrics). */
@@ -67,6 +72,9 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     };
     try {
         await verifyUtcPin(handle);
+        // each replica's first connection at boot: its pin is checked as it opens (mysqlDialect), so a
+        // replica that contradicts it, or does not answer, stops the boot rather than a later request
+        for (let index = 0; index < (options.replicas?.length ?? 0); index += 1) await readOnReplica(handle.db);
     } catch (error) {
         await handle.destroy().catch(() => undefined);
         throw error;
@@ -84,8 +92,14 @@ async function buildDialect(options: DatabaseOptions): Promise<{ dialect: Dialec
             return { dialect: sqliteDialect(options, (await import('better-sqlite3')).default) };
         case 'postgres':
             return postgresDialect(options, (await import('pg')).default);
-        case 'mysql':
-            return { dialect: mysqlDialect(options, (await import('mysql2')).createPool) };
+        case 'mysql': {
+            const { createPool } = await import('mysql2');
+            const primary = mysqlDialect(options, createPool, 'DB_URL');
+            if (!options.replicas?.length) return { dialect: primary };
+            // every replica is pinned and checked like the primary; a URL contradicting the pin stops the boot
+            const replicas = options.replicas.map((url, index) => mysqlDialect({ type: 'mysql', url, poolSize: options.poolSize }, createPool, `DB_REPLICATION[${index}]`));
+            return { dialect: routingDialect(primary, replicas, options.observePools) };
+        }
         default:
             throw new DatabaseConfigError('DB_TYPE', `unknown database type "${String(options.type)}" (expected sqlite, postgres or mysql)`);
     }
@@ -169,8 +183,9 @@ function envPgOptions(): string | undefined {
     return process.env.PGOPTIONS;
 }
 
-function mysqlDialect(options: DatabaseOptions, createPool: typeof createMysqlPool): Dialect {
-    if (options.url) checkMysqlUrl(options.url);
+/** `source` names the setting in a refusal: DB_URL, or the replica's place in DB_REPLICATION. */
+function mysqlDialect(options: DatabaseOptions, createPool: typeof createMysqlPool, source: string): Dialect {
+    if (options.url) checkMysqlUrl(options.url, source);
     const pool = createPool({
         ...(options.url
             ? { uri: options.url }
@@ -192,8 +207,20 @@ function mysqlDialect(options: DatabaseOptions, createPool: typeof createMysqlPo
         // Every new pooled session: NOW() and friends must agree with the 'Z' mysql2 writes.
         onCreateConnection: async (connection) => {
             await connection.executeQuery(CompiledQuery.raw(`SET time_zone = '${MYSQL_UTC_OFFSET}'`));
+            // verified on every connection of every pool (issue 20 item 4), not only the first at boot
+            const { rows } = await connection.executeQuery<{ zone: string }>(CompiledQuery.raw('SELECT @@session.time_zone AS zone'));
+            if (!isMysqlUtc(rows[0]?.zone)) {
+                throw new DatabaseConfigError(`${source} time_zone`, `the MySQL session time_zone of ${source} is "${String(rows[0]?.zone)}", not UTC; the session could not be pinned`);
+            }
         },
     });
+}
+
+/** One plain read in a request-like scope: the routing driver hands it to the next replica (round robin). */
+function readOnReplica(db: Kysely<Database>): Promise<unknown> {
+    return new Promise((resolve, reject) => runInReadScope(() => {
+        sql`SELECT 1`.execute(db).then(resolve, reject);
+    }));
 }
 
 /** Reads the zone of a live session and stops the boot when it is not UTC. */

@@ -128,21 +128,21 @@ export function checkPostgresUrl(url: string): string | undefined {
 }
 
 /** Checks a MySQL/MariaDB connection URL for parameters that contradict the UTC pin. */
-export function checkMysqlUrl(url: string): void {
+export function checkMysqlUrl(url: string, source = 'DB_URL'): void {
     for (const [key, value] of rawQueryParams(url)) {
         const name = key.toLowerCase();
         if (name === 'timezone' && !MYSQL_UTC_NAMES.has(value.trim().toLowerCase())) {
             throw new DatabaseConfigError(
-                `DB_URL ${key}`,
-                `DB_URL sets the MySQL timezone to "${value}"; the database session is pinned to UTC (remove the parameter or set it to Z)`,
+                `${source} ${key}`,
+                `${source} sets the MySQL timezone to "${value}"; the database session is pinned to UTC (remove the parameter or set it to Z)`,
             );
         }
         // dateStrings hands DATETIME back as zone-less text and typeCast replaces the decoding of
         // every column: both bypass the UTC reading, whatever their value.
         if (name === 'datestrings' || name === 'typecast') {
             throw new DatabaseConfigError(
-                `DB_URL ${key}`,
-                `DB_URL sets ${key}=${value}; MySQL dateStrings and typeCast contradict the UTC pin and are not accepted`,
+                `${source} ${key}`,
+                `${source} sets ${key}=${value}; MySQL dateStrings and typeCast contradict the UTC pin and are not accepted`,
             );
         }
     }

@@ -39,7 +39,13 @@ async function bindSystemDefault(tx: Tx, dialect: DialectName, permissionId: str
     await insertPermissionPolicy(tx, { id: randomUUID(), permissionId, policyId, createdAt: toDbDate(dialect, new Date()) });
 }
 
-export function permissionsDefinition(dialect: DialectName): ResourceDefinition {
+/**
+ * `assignDefaultPolicy` is core.permissionsDefaultPolicyAssignment: off, a permission created
+ * through the API or a provisioning file gets no system.default binding, so the realm reach of its
+ * grants is not checked (spec model rule 5; the boot logs that). Built-in permissions keep theirs
+ * (bootstrap binds them itself): the built-in roles' reach must hold whatever the setting.
+ */
+export function permissionsDefinition(dialect: DialectName, assignDefaultPolicy = true): ResourceDefinition {
     return {
         spec,
         fields: spec.fields,
@@ -48,7 +54,9 @@ export function permissionsDefinition(dialect: DialectName): ResourceDefinition 
                 await assertClientOfRealm(tx, input.clientId, input.realmId);
                 return {};
             },
-            afterCreate: (_ctx, row, tx) => bindSystemDefault(tx, dialect, row.id),
+            afterCreate: async (_ctx, row, tx) => {
+                if (assignDefaultPolicy) await bindSystemDefault(tx, dialect, row.id);
+            },
         },
     };
 }

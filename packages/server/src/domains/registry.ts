@@ -21,7 +21,7 @@ import { eventsDefinition } from './event-log/definition.js';
 
 /** What the administered resources need, beyond the engine's own deps. */
 export interface DomainDeps extends ResourceDeps {
-    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number };
+    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number; permissionsDefaultPolicyAssignment: boolean };
     passwords: PasswordHasher;
     secrets: SecretBox;
     keys: KeyStore;
@@ -33,7 +33,7 @@ export function resourceDefinitions(deps: DomainDeps): ResourceDefinition[] {
     return [
         realmsDefinition(deps.secrets, deps.keys),
         rolesDefinition,
-        permissionsDefinition(deps.handle.dialect),
+        permissionsDefinition(deps.handle.dialect, deps.config.permissionsDefaultPolicyAssignment),
         scopesDefinition,
         pathsDefinition,
         usersDefinition(deps),

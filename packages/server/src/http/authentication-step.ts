@@ -37,7 +37,7 @@ export interface AuthenticationStepDeps extends HeaderAuthenticationDeps {
     /** spec Limits: the authenticated caller's request budget is charged here */
     limits?: RequestLimits;
     /** PUBLIC_URL names the console-session cookie and the origin of same-origin requests */
-    config?: { publicUrl: string };
+    config?: { publicUrl: string; userAuthBasic: boolean };
 }
 
 /** Methods that change nothing (RFC 9110 §9.2.1): no CSRF check for them. */

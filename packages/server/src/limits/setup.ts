@@ -26,6 +26,18 @@ export function deploymentPrefix(config: Config): string {
     return `realmgate:limits:${deploymentId(config)}:`;
 }
 
+/**
+ * The second stage's budgets (spec Limits): the RATE_LIMIT_*_MAX keys, unless middlewareRateLimit
+ * replaces all three with its `max` or lifts them (`false`: no budget is ever reached; the first
+ * stage, failed authentications, is not part of it).
+ */
+function budgetsOf(config: Pick<Config, 'rateLimit' | 'middlewareRateLimit'>): Config['rateLimit'] {
+    const setting = config.middlewareRateLimit;
+    if (setting === false) return { userMax: Number.MAX_SAFE_INTEGER, clientMax: Number.MAX_SAFE_INTEGER, anonymousMax: Number.MAX_SAFE_INTEGER };
+    if (setting === true || setting.max === undefined) return config.rateLimit;
+    return { userMax: setting.max, clientMax: setting.max, anonymousMax: setting.max };
+}
+
 export interface LimitOptions {
     /** Redis key namespace (default: deploymentPrefix) */
     prefix?: string;
@@ -57,7 +69,7 @@ export async function createLimits(
         prefix,
         clock,
         onStoreError,
-        settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...config.rateLimit },
+        settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...budgetsOf(config) },
     });
     return createRequestLimits(
         limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock), options.onFailure,

@@ -33,6 +33,8 @@ export interface DiscoveryDocument {
     backchannel_logout_supported: boolean;
     backchannel_logout_session_supported: boolean;
     authorization_response_iss_parameter_supported: boolean;
+    /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
+    mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
 }
 
 /** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke` and `/token/introspect`. */
@@ -51,10 +53,16 @@ const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'real
 
 
 /** The realm's discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
-export async function discoveryDocument(db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }): Promise<DiscoveryDocument> {
+export async function discoveryDocument(
+    db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }, mtlsPublicUrl?: string,
+): Promise<DiscoveryDocument> {
     const base = publicUrl.replace(/\/+$/, '');
     const scopes = await scopeNamesOfRealm(db, realm.id);
+    // RFC 8705 §5: the endpoints a client reaches through the mutual-TLS listener; the token and
+    // device authorization endpoints are the ones a client authenticates at (spec Events 7)
+    const mtls = mtlsPublicUrl === undefined ? undefined : mtlsPublicUrl.replace(/\/+$/, '');
     return {
+        ...(mtls !== undefined ? { mtls_endpoint_aliases: { token_endpoint: `${mtls}/token`, device_authorization_endpoint: `${mtls}/device_authorization` } } : {}),
         issuer: issuerOf(publicUrl, realm.name),
         // the protocol routes sit at the root for every realm; the realm follows from the client
         // (authorization, token) or the token (userinfo, logout) — ISSUE13 routes

@@ -65,7 +65,7 @@ export interface DetachedEventLog {
 const DETACHED_EVENT_DELAY_MS = 50;
 
 export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectName, onError: (error: unknown) => void): DetachedEventLog {
-    const batched = createInsertBatcher(insertEvents, DETACHED_EVENT_DELAY_MS);
+    const batched = createInsertBatcher(insertEvents, { detached: true, delayMs: DETACHED_EVENT_DELAY_MS });
     const pending = new Set<Promise<void>>();
     return {
         record(event) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { markRequestWritten, outsideRequestScope } from '../db/replication.js';
 
 interface PendingInsert<R> {
     row: R;
@@ -18,7 +19,8 @@ const MAX_BATCH = 100;
  * still gets its own row's outcome; when a batch fails, its rows are retried one by one so only the
  * row at fault reports the error.
  */
-export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[]) => Promise<void>, delayMs = 0) {
+export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[]) => Promise<void>, options: { detached?: boolean; delayMs?: number } = {}) {
+    const delayMs = options.delayMs ?? 0;
     const queues = new Map<Kysely<Database>, PendingInsert<R>[]>();
     const flush = async (db: Kysely<Database>, pending: PendingInsert<R>[]) => {
         try {
@@ -48,15 +50,21 @@ export function createInsertBatcher<R>(insert: (db: Kysely<Database>, rows: R[])
         for (let start = 0; start < taken.length; start += MAX_BATCH) void flush(db, taken.slice(start, start + MAX_BATCH));
     };
     return (db: Kysely<Database>, row: R): Promise<void> => new Promise<void>((resolve, reject) => {
+        // with read replicas (db/replication.ts): the caller's request reads its own row from the
+        // primary from now on, unless the row is detached (the event log: nothing the request reads)
+        if (!options.detached) markRequestWritten();
         let queue = queues.get(db);
         if (!queue) {
             queue = [];
             queues.set(db, queue);
-            if (delayMs > 0) timers.set(db, setTimeout(() => flushQueue(db), delayMs));
-            else setImmediate(() => flushQueue(db));
+            // the batch holds rows of several requests: it runs in none of their scopes (on the primary)
+            outsideRequestScope(() => {
+                if (delayMs > 0) timers.set(db, setTimeout(() => flushQueue(db), delayMs));
+                else setImmediate(() => flushQueue(db));
+            });
         }
         queue.push({ row, done: { resolve, reject } });
         // a full batch goes at once, whatever the delay
-        if (delayMs > 0 && queue.length >= MAX_BATCH) flushQueue(db);
+        if (delayMs > 0 && queue.length >= MAX_BATCH) outsideRequestScope(() => flushQueue(db));
     });
 }

@@ -24,20 +24,20 @@ async function findRealm(db: Kysely<Database>, value: string): Promise<RealmRef>
  * `GET /.well-known/openid-configuration` (API.md §4; OpenID Connect Discovery 1.0 §4): no
  * authentication, the bare metadata object rather than the resource envelope.
  */
-export function registerDiscoveryRoutes(app: FastifyInstance, deps: { db: Kysely<Database>; publicUrl: string }): void {
+export function registerDiscoveryRoutes(app: FastifyInstance, deps: { db: Kysely<Database>; publicUrl: string; mtlsPublicUrl: string | undefined }): void {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     routes.get('/realms/:realm/.well-known/openid-configuration', contract({
         auth: 'none', tags: ['oauth2'], summary: 'OpenID Connect discovery (OpenID Connect Discovery 1.0 §4)', params: Type.Object({ realm: Type.String({ description: 'The realm, by id or name.' }) }),
         response: { 200: ProtocolObject('The provider metadata.', { issuer: Type.String() }) },
     }), async (request, reply) => {
         const realm = await findRealm(deps.db, request.params.realm);
-        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm));
+        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm, deps.mtlsPublicUrl));
     });
     routes.get('/.well-known/openid-configuration', contract({
         auth: 'none', tags: ['oauth2'], summary: 'OpenID Connect discovery of the master realm (OpenID Connect Discovery 1.0 §4)',
         response: { 200: ProtocolObject('The provider metadata.', { issuer: Type.String() }) },
     }), async (_request, reply) => {
         const realm = await findRealm(deps.db, MASTER_REALM);
-        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm));
+        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm, deps.mtlsPublicUrl));
     });
 }

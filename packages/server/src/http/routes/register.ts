@@ -66,7 +66,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerUserAuthenticatorRoutes(app, deps);
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
-    registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl });
+    registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl, mtlsPublicUrl: deps.config.mtlsPublicUrl });
     // issue 13: browser sign-in, RP-initiated logout and the auth pages' assets
     registerAuthorizeRoutes(app, deps);
     registerLogoutRoutes(app, deps);
@@ -77,7 +77,8 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerAccountRoutes(app, deps);
     registerAccountPages(app, deps);
     // bulk schema description (spec "Schema and statistics facets")
-    routes.get('/schemas', contract({
+    // QUERY_SCHEMA_DISCOVERY_ENABLED=false: not registered, so GET /schemas answers 404 (spec Versioning beta.67 item 1)
+    if (deps.config.querySchemaDiscoveryEnabled) routes.get('/schemas', contract({
         auth: 'required', tags: ['schemas'], summary: 'The query vocabulary of every collection',
         response: {
             200: Type.Object({ data: Type.Array(Type.Object({}, { additionalProperties: true })), meta: Type.Object({ total: Type.Integer({ minimum: 0 }) }) }, {

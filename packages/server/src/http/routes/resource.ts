@@ -13,7 +13,8 @@ import { STATISTIC_COLLECTIONS, statsOf } from '../../domains/event-log/stats.js
 import { StatsQuery, statsEnvelope } from '../contracts/stats-schemas.js';
 import { createEntity, deleteEntity, updateEntity } from '../../domains/resource/write.js';
 
-export type RouteDeps = ResourceDeps;
+/** the resource engine's deps, and whether the `@schema` facet is served (QUERY_SCHEMA_DISCOVERY_ENABLED) */
+export type RouteDeps = ResourceDeps & { config: { querySchemaDiscoveryEnabled: boolean } };
 
 /** Drop members the spec says are stripped silently (client scope/rootUrl) before validation. */
 function stripper(names: readonly string[]) {
@@ -55,7 +56,11 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             const ctx = request.context;
             return listEntities(deps, definition, ctx, request.query as Record<string, unknown>);
         });
-        routes.get(`${base}/@schema`, contract({
+        // QUERY_SCHEMA_DISCOVERY_ENABLED=false (issue 20 item 3): the path answers the ordinary 404 of an
+        // unknown route; held by a hidden route, as `/:id` would otherwise read `@schema` as an id (400)
+        if (!deps.config.querySchemaDiscoveryEnabled) {
+            app.get(`${base}/@schema`, { schema: { hide: true }, config: { auth: 'none' } }, (_request, reply) => reply.callNotFound());
+        } else routes.get(`${base}/@schema`, contract({
             auth: 'required', tags, summary: `The query vocabulary of ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
             response: { 200: singleEnvelope(Type.Object({}, { additionalProperties: true }), 'Fields, operators, relations and pagination (spec "Schema and statistics facets").') },
         }), async () => {

@@ -17,6 +17,8 @@ export interface ClientAuthDeps {
     db: Kysely<Database>;
     clientSecrets: ClientSecretVerifier;
     passwords: PasswordHasher;
+    /** USER_AUTH_BASIC: whether the Basic fallback to a user's credentials (introspection, revocation) is open */
+    config?: { userAuthBasic: boolean };
 }
 
 /** A client the token request named: `authenticated` when it proved its secret (a confidential client). */
