@@ -14,7 +14,7 @@ import { findPageRealm, findSignInUserById } from '../../storage/authorize-looku
 import { findProvider, insertFederatedLogin, takeFederatedLogin, type ProviderRow } from '../../storage/identity-providers.js';
 import { STRINGS } from '../../views/strings.js';
 import { sendErrorPage } from '../auth-pages.js';
-import { browserContext, pageRealm, sendErrorAsPage, sendInvalid, sendOutcome, sendSecondFactor, type BrowserContext } from '../authorize-render.js';
+import { browserContext, pageRealm, sendErrorAsPage, sendInvalid, sendOutcome, type BrowserContext } from '../authorize-render.js';
 import { firstFactorPassed } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -138,8 +138,7 @@ async function callback(context: BrowserContext, request: FastifyRequest, reply:
     const validation = await validateAuthorizationRequest(deps.db, deps.config.publicUrl, resume.params);
     if (!validation.ok) return sendInvalid(context, reply, validation);
     const authorization = validation.request;
-    const pages = { ...authorizePages(context, request, reply, authorization), secondFactor: (error?: string, status?: number) => sendSecondFactor(context, request, reply, authorization, { ...(error ? { error } : {}), ...(status ? { status } : {}) }) };
-    const step = await firstFactorPassed(context, request, reply, pages, user, { providerId: provider.id });
+    const step = await firstFactorPassed(context, request, reply, authorizePages(context, request, reply, authorization), user, { providerId: provider.id });
     if ('reply' in step) return step.reply;
     const outcome = await decide({ db: deps.db, dialect: deps.handle.dialect }, authorization, step.session, { fresh: true });
     return sendOutcome(context, request, reply, authorization, outcome, { federatedLogin });
