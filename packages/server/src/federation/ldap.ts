@@ -10,11 +10,13 @@ const DEFAULT_USER_FILTER = '(uid={{username}})';
 
 function clientOf(provider: ProviderRow): Client {
     const timeout = provider.timeout ?? DEFAULT_UPSTREAM_TIMEOUT;
+    const url = provider.url ?? '';
     return new Client({
-        url: provider.url ?? '',
+        url,
         timeout,
         connectTimeout: timeout,
-        tlsOptions: { rejectUnauthorized: fromDbBool(provider.tls_reject_unauthorized) },
+        // ldapts speaks TLS from the first byte whenever tlsOptions is given: only for ldaps://
+        ...(url.toLowerCase().startsWith('ldaps:') ? { tlsOptions: { rejectUnauthorized: fromDbBool(provider.tls_reject_unauthorized) } } : {}),
     });
 }
 
@@ -36,7 +38,8 @@ const firstValue = (entry: Entry, name: string): string | null => {
 function claimsOf(entry: Entry): Record<string, unknown> {
     const claims: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(entry)) {
-        if (name === 'dn') continue;
+        // a password (hash) is never a claim: a mapping must not copy it into a user attribute
+        if (name === 'dn' || /password/i.test(name)) continue;
         const values = (Array.isArray(value) ? value : [value]).map((item) => (Buffer.isBuffer(item) ? item.toString('utf8') : String(item)));
         claims[name] = values.length === 1 ? values[0] : values;
     }
