@@ -14,6 +14,7 @@ const ATTRIBUTE_MAPPINGS = 'auth_identity_provider_attribute_mappings';
 const ROLE_MAPPINGS = 'auth_identity_provider_role_mappings';
 const IDENTITIES = 'auth_user_identities';
 const ROUND_TRIPS = 'auth_federated_logins';
+// URLs, DNs and filters are text: as varchar(1024–2048) in utf8mb4 they pass MySQL's 65,535-byte row limit
 
 async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
     let providers = withTimestamps(createTable(db, ctx, PROVIDERS)
@@ -24,22 +25,22 @@ async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
         .addColumn('enabled', 'boolean', (col) => col.notNull().defaultTo(true))
         .addColumn('realm_id', ID, (col) => col.notNull())
         // OIDC / OAuth 2.0
-        .addColumn('issuer', 'varchar(2048)')
+        .addColumn('issuer', 'text')
         .addColumn('client_id', 'varchar(255)')
         .addColumn('client_secret', 'text')
-        .addColumn('scope', 'varchar(1024)')
-        .addColumn('authorization_url', 'varchar(2048)')
-        .addColumn('token_url', 'varchar(2048)')
-        .addColumn('userinfo_url', 'varchar(2048)')
+        .addColumn('scope', 'text')
+        .addColumn('authorization_url', 'text')
+        .addColumn('token_url', 'text')
+        .addColumn('userinfo_url', 'text')
         .addColumn('link_verified_email', 'boolean', (col) => col.notNull().defaultTo(false))
         // LDAP
-        .addColumn('url', 'varchar(2048)')
-        .addColumn('bind_dn', 'varchar(1024)')
+        .addColumn('url', 'text')
+        .addColumn('bind_dn', 'text')
         .addColumn('bind_password', 'text')
-        .addColumn('base_dn', 'varchar(1024)')
-        .addColumn('user_filter', 'varchar(1024)')
-        .addColumn('group_filter', 'varchar(1024)')
-        .addColumn('group_base_dn', 'varchar(1024)')
+        .addColumn('base_dn', 'text')
+        .addColumn('user_filter', 'text')
+        .addColumn('group_filter', 'text')
+        .addColumn('group_base_dn', 'text')
         .addColumn('username_attribute', 'varchar(128)')
         .addColumn('email_attribute', 'varchar(128)')
         .addColumn('group_name_attribute', 'varchar(128)')
@@ -67,7 +68,7 @@ async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
         .addColumn('provider_id', ID, (col) => col.notNull())
         .addColumn('realm_id', ID, (col) => col.notNull())
         .addColumn('claim', 'varchar(255)')
-        .addColumn('value', 'varchar(1024)', (col) => col.notNull())
+        .addColumn('value', 'text', (col) => col.notNull())
         .addColumn('role_id', ID, (col) => col.notNull()), ctx);
     roles = foreignKey(roles, ROLE_MAPPINGS, 'realm_id', 'auth_realms', 'cascade');
     roles = foreignKey(roles, ROLE_MAPPINGS, 'provider_id', PROVIDERS, 'cascade');
