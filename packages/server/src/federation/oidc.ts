@@ -32,6 +32,9 @@ async function configurationOf(provider: ProviderRow, clientSecret: string | nul
     let config: client.Configuration;
     if (provider.protocol === 'oidc') {
         config = await client.discovery(new URL(provider.issuer!), provider.client_id!, undefined, auth, { timeout, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}) });
+        // OIDC Core §3.1.3.7 item 6 lets a client skip the ID token's signature over TLS; it is
+        // always verified here (against the upstream's JWKS), so a tampered token never signs in
+        client.enableNonRepudiationChecks(config);
     } else {
         // OAuth 2.0 has no discovery the provider must offer: the three endpoints are configured
         config = new client.Configuration({

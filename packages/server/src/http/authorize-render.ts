@@ -61,16 +61,19 @@ export function sendCsrfRefusal(context: BrowserContext, reply: FastifyReply, re
     });
 }
 
-/** The realm's enabled OpenID Connect and OAuth 2.0 providers, as the sign-in page lists them (issue 16 item 6). */
-export async function pageProviders(context: BrowserContext, realmId: string): Promise<PageProvider[]> {
+/**
+ * The realm's enabled OpenID Connect and OAuth 2.0 providers of a sign-in page (issue 16 item 6),
+ * the form their buttons post, and the upstream origins that form ends at (its answer is a 303 to
+ * the upstream, which the page's CSP form-action must allow: Chromium enforces it on redirects).
+ */
+export async function providerChoice(
+    context: BrowserContext, realmId: string, action: string, fields: PageForm['fields'],
+): Promise<{ view: Pick<SignInView, 'providers' | 'providerForm'>; formTargets: string[] }> {
     const rows = await listEnabledProviders(context.deps.db, realmId, ['oidc', 'oauth2']);
-    return rows.map((row) => ({ id: row.id, name: row.name, displayName: row.display_name }));
-}
-
-/** The providers of a sign-in page and the form their buttons post (nothing when the realm has none). */
-export async function providerChoice(context: BrowserContext, realmId: string, action: string, fields: PageForm['fields']): Promise<Pick<SignInView, 'providers' | 'providerForm'>> {
-    const providers = await pageProviders(context, realmId);
-    return providers.length === 0 ? {} : { providers, providerForm: { action, fields } };
+    if (rows.length === 0) return { view: {}, formTargets: [] };
+    const providers: PageProvider[] = rows.map((row) => ({ id: row.id, name: row.name, displayName: row.display_name }));
+    const formTargets = rows.map((row) => formTarget((row.protocol === 'oidc' ? row.issuer : row.authorization_url) ?? '')).filter((target): target is string => target !== null);
+    return { view: { providers, providerForm: { action, fields } }, formTargets };
 }
 
 /** Renders the next step of the flow (oauth2/authorize/flow.ts). */
@@ -92,9 +95,11 @@ export async function sendOutcome(
     if (outcome.kind === 'sign-in') {
         const username = signIn.username ?? authorization.loginHint;
         const fields = { ...authorization.params, csrf };
+        const choice = await providerChoice(context, authorization.client.realm.id, `${context.base}/authorize/federated`, fields);
+        formTargets.push(...choice.formTargets);
         const html = views.renderSignIn({
             realm, client, form: { action: `${context.base}/authorize/sign-in`, fields },
-            ...await providerChoice(context, authorization.client.realm.id, `${context.base}/authorize/federated`, fields),
+            ...choice.view,
             ...(username !== undefined ? { username } : {}), ...(signIn.error !== undefined ? { error: signIn.error } : {}),
         });
         return sendPage(reply, html, { status: signIn.status ?? 200, publicOrigin: context.cookies.origin, formTargets });

@@ -48,8 +48,8 @@ async function realmOfSession(context: BrowserContext, session: ConsoleSession):
 
 const clientOf = (found: PendingDeviceCode) => ({ name: found.client.name, displayName: found.client.displayName });
 
-function send(context: BrowserContext, reply: FastifyReply, html: string, status = 200): FastifyReply {
-    return sendPage(reply, html, { status, publicOrigin: context.cookies.origin });
+function send(context: BrowserContext, reply: FastifyReply, html: string, status = 200, formTargets: readonly string[] = []): FastifyReply {
+    return sendPage(reply, html, { status, publicOrigin: context.cookies.origin, formTargets });
 }
 
 /** The code entry page, with a message after a wrong code or a throttled one. */
@@ -92,12 +92,12 @@ export function devicePages(context: BrowserContext, request: FastifyRequest, re
         realm: found.realm,
         signIn: async (error, status, username) => {
             const form = fields();
+            // issue 16 item 6: the device page signs in through the realm's providers too
+            const choice = await providerChoice(context, found.realm.id, `${context.base}/device/federated`, form);
             return send(context, reply, context.deps.views.renderSignIn({
-                realm, client, form: { action: `${context.base}/device/sign-in`, fields: form },
-                // issue 16 item 6: the device page signs in through the realm's providers too
-                ...await providerChoice(context, found.realm.id, `${context.base}/device/federated`, form),
+                realm, client, form: { action: `${context.base}/device/sign-in`, fields: form }, ...choice.view,
                 ...(username ? { username } : {}), ...(error ? { error } : {}),
-            }), status);
+            }), status, choice.formTargets);
         },
         secondFactor: (error, status) => send(context, reply, context.deps.views.renderSecondFactor({
             realm, client, form: { action: `${context.base}/device/second-factor`, fields: fields() }, ...(error ? { error } : {}),
