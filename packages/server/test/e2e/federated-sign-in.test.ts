@@ -7,6 +7,7 @@ import { startOidcUpstream, type OidcUpstream } from '../oidc-upstream.js';
 import { launchChromium, startListeningApp, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
 import { fileURLToPath } from 'node:url';
 import { recordedViews } from './recording-console.js';
+import { authorizeDevice, DEVICE_GRANT, poll } from '../device-flow.js';
 
 /**
  * Sign-in through an upstream OpenID provider, end to end in Chromium (issue 16): oidc-provider on
@@ -188,5 +189,23 @@ describeEachDialect('end to end: sign-in through an upstream OpenID provider', (
         await page.getByRole('button', { name: 'Allow' }).click();
         await page.waitForURL((current) => current.href.startsWith(rp.callback));
         expect(await userOf('frank')).toHaveLength(1);
+    });
+
+    it('signs in through the provider from the /device page too: the decision page carries federatedLogin', async () => {
+        const tv = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { realmId: realm.id, name: 'tv', grantTypes: [DEVICE_GRANT] } }, 201)).data;
+        const device = await authorizeDevice(app, { id: tv.id });
+        await page.goto(device.verification_uri_complete!);
+        expect(views.signIn.at(-1)?.providers?.map((entry) => entry.id)).toEqual([provider.id]);
+        await page.getByRole('button', { name: 'Sign in with Upstream ID' }).click();
+        await page.waitForURL((current) => current.origin === upstream.issuer);
+        await page.locator('input[name="login"]').fill('grace');
+        await page.locator('input[name="password"]').fill('anything');
+        await page.locator('button[type="submit"]').click();
+        await page.waitForURL((current) => current.origin !== upstream.issuer || current.pathname.includes('/interaction/'));
+        if (new URL(page.url()).origin === upstream.issuer) await page.locator('button[type="submit"]').click();
+        await page.getByRole('button', { name: 'Approve' }).click();
+        await expect.poll(async () => (await poll(app, { id: tv.id }, device.device_code)).statusCode).toBe(200);
+        expect(views.deviceConfirm.at(-1)?.federatedLogin).toEqual({ providerId: provider.id });
+        expect(await userOf('grace')).toHaveLength(1);
     });
 });
