@@ -16,11 +16,11 @@ export const LDAP_BASE = 'dc=example,dc=org';
 export const LDAP_ADMIN = { dn: `cn=admin,${LDAP_BASE}`, password: 'admin-secret' };
 
 /** The seeded people (uid, password, mail, cn) and groups (cn → members' uids). */
-export const LDAP_PEOPLE = [
+const LDAP_PEOPLE = [
     { uid: 'ada', password: 'ada-password', mail: 'ada@example.org', cn: 'Ada Lovelace', sn: 'Lovelace', givenName: 'Ada' },
     { uid: 'bob', password: 'bob-password', mail: 'bob@example.org', cn: 'Bob Builder', sn: 'Builder', givenName: 'Bob' },
 ] as const;
-export const LDAP_GROUPS = { engineers: ['ada'], staff: ['ada', 'bob'] } as const;
+const LDAP_GROUPS = { engineers: ['ada'], staff: ['ada', 'bob'] } as const;
 
 const SLAPD = process.env.SLAPD_PATH ?? '/usr/sbin/slapd';
 const SLAPADD = process.env.SLAPADD_PATH ?? '/usr/sbin/slapadd';

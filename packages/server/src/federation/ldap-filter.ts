@@ -1,3 +1,6 @@
+/** The characters RFC 4515 §3 requires escaped in an assertion value. */
+const SPECIAL = new Set(['*', '(', ')', '\\', String.fromCharCode(0)]);
+
 /**
  * RFC 4515 §3: a value in a filter is an assertion value in which `*`, `(`, `)`, `\` and NUL must be
  * written as `\` and two hex digits. Every value a template receives (a login name, an entry's DN)
@@ -5,7 +8,11 @@
  * entry whose uid is that exact text, which no entry has, and never widens the filter.
  */
 export function escapeFilterValue(value: string): string {
-    return value.replace(/[*()\\\u0000]/g, (character) => `\\${character.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    let escaped = '';
+    for (const character of value) {
+        escaped += SPECIAL.has(character) ? `\\${character.charCodeAt(0).toString(16).padStart(2, '0')}` : character;
+    }
+    return escaped;
 }
 
 /**

@@ -11,7 +11,7 @@ import { rowData } from '../resource/read.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { refuseRealmMove } from '../users/identity-rules.js';
 
-export const PROTOCOLS = ['oidc', 'oauth2', 'ldap'] as const;
+const PROTOCOLS = ['oidc', 'oauth2', 'ldap'] as const;
 
 const text = (name: string, column: string, maxLength: number, extra: Partial<FieldSpec> = {}): FieldSpec => ({
     name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true, ...extra,
@@ -71,7 +71,6 @@ spec.fields = [
     { name: 'timeout', column: 'timeout', type: 'integer', nullable: true, create: 'optional', update: true },
 ];
 
-export const identityProviderSpec = spec;
 
 const HTTP_URL = /^https?:\/\/[^\s]+$/i;
 const LDAP_URL = /^ldaps?:\/\/[^\s]+$/i;

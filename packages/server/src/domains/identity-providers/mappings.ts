@@ -20,8 +20,8 @@ const PERMISSIONS = {
 };
 
 /** The user fields an attribute mapping may write (the rest of a user is the realm's business). */
-export const MAPPED_USER_FIELDS = ['email', 'firstName', 'lastName', 'displayName'] as const;
-export const MAPPING_TARGETS = ['field', 'attribute', 'folder'] as const;
+const MAPPED_USER_FIELDS = ['email', 'firstName', 'lastName', 'displayName'] as const;
+const MAPPING_TARGETS = ['field', 'attribute', 'folder'] as const;
 
 const attributeSpec: ResourceSpec<'auth_identity_provider_attribute_mappings'> = {
     entity: 'identity_provider_attribute_mapping',
