@@ -3,7 +3,7 @@ import { issue, validationFailed } from '../../errors/app-error.js';
 import { findRoleRealm } from '../../storage/junctions.js';
 import { ownerRealm, type Owner } from '../attributes.js';
 import { foreignKey } from '../fields.js';
-import type { ResourceDefinition, Tx } from '../resource/context.js';
+import { defineResource, type Tx } from '../resource/context.js';
 import { commonFields, type ResourceSpec } from '../resource/spec.js';
 
 /*
@@ -57,8 +57,13 @@ function assertTarget(input: Record<string, unknown>): void {
     }
 }
 
-export const identityProviderAttributeMappingsDefinition: ResourceDefinition = {
-    spec: attributeSpec as unknown as ResourceSpec,
+/** A mapping stays with the provider it was made for (its realm is that provider's). */
+function refuseProviderMove(row: { provider_id: string }, input: Record<string, unknown>): void {
+    if (input.providerId !== undefined && input.providerId !== row.provider_id) throw validationFailed([issue(['providerId'], 'immutable', 'a mapping stays with its provider')]);
+}
+
+export const identityProviderAttributeMappingsDefinition = defineResource<'auth_identity_provider_attribute_mappings'>({
+    spec: attributeSpec,
     fields: attributeSpec.fields,
     hooks: {
         createRealm: ownerRealm(PROVIDER),
@@ -67,12 +72,12 @@ export const identityProviderAttributeMappingsDefinition: ResourceDefinition = {
             return {};
         },
         async prepareUpdate(_ctx, row, input) {
-            if (input.providerId !== undefined && input.providerId !== row.provider_id) throw validationFailed([issue(['providerId'], 'immutable', 'a mapping stays with its provider')]);
+            refuseProviderMove(row, input);
             assertTarget({ target: row.target, targetName: row.target_name, ...input });
             return {};
         },
     },
-};
+});
 
 const roleSpec: ResourceSpec<'auth_identity_provider_role_mappings'> = {
     entity: 'identity_provider_role_mapping',
@@ -107,8 +112,8 @@ async function assertRole(tx: Tx, roleId: unknown, realmId: string): Promise<voi
     }
 }
 
-export const identityProviderRoleMappingsDefinition: ResourceDefinition = {
-    spec: roleSpec as unknown as ResourceSpec,
+export const identityProviderRoleMappingsDefinition = defineResource<'auth_identity_provider_role_mappings'>({
+    spec: roleSpec,
     fields: roleSpec.fields,
     hooks: {
         createRealm: ownerRealm(PROVIDER),
@@ -117,9 +122,9 @@ export const identityProviderRoleMappingsDefinition: ResourceDefinition = {
             return {};
         },
         async prepareUpdate(_ctx, row, input, tx) {
-            if (input.providerId !== undefined && input.providerId !== row.provider_id) throw validationFailed([issue(['providerId'], 'immutable', 'a mapping stays with its provider')]);
-            await assertRole(tx, input.roleId, String(row.realm_id));
+            refuseProviderMove(row, input);
+            await assertRole(tx, input.roleId, row.realm_id);
             return {};
         },
     },
-};
+});
