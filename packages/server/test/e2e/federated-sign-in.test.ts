@@ -59,7 +59,6 @@ describeEachDialect('end to end: sign-in through an upstream OpenID provider', (
         context = await browser.newContext();
         page = await context.newPage();
         page.setDefaultTimeout(8000);
-        page.on('framenavigated', (frame) => { if (process.env.DEBUG_E2E) console.log('NAV', frame.url()); });
     });
     afterEach(async () => context?.close());
 

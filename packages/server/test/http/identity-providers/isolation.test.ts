@@ -52,6 +52,17 @@ describeEachDialect('identity providers: realm isolation', (dialect) => {
     const as = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
         app.request({ method, url, as: caller, ...(payload ? { payload } : {}) });
 
+    it('keeps the client secret sealed: not in the column, a default read or an event', async () => {
+        const row = await app.deps.db.selectFrom('auth_identity_providers').select('client_secret').where('id', '=', b.provider).executeTakeFirstOrThrow();
+        expect(row.client_secret).toMatch(/^enc:v1:/);
+        expect(row.client_secret).not.toContain(SECRET);
+        const read = await app.json<{ data: Record<string, unknown> }>({ method: 'GET', url: `/identity-providers/${b.provider}` }, 200);
+        expect(read.data).not.toHaveProperty('clientSecret');
+        const events = await app.deps.db.selectFrom('auth_events').select('data').where('ref_id', '=', b.provider).execute();
+        expect(events.length).toBeGreaterThan(0);
+        for (const event of events) expect(event.data ?? '').not.toContain(SECRET);
+    });
+
     it('reaches its own realm\'s provider and mappings, secret included', async () => {
         const own = await as('GET', `/identity-providers/${a.provider}?fields=%2BclientSecret`);
         expect(own.statusCode, own.body).toBe(200);
