@@ -207,4 +207,34 @@ describeEachDialect('end to end: sign-in through an upstream OpenID provider', (
         expect(views.deviceConfirm.at(-1)?.federatedLogin).toEqual({ providerId: provider.id });
         expect(await userOf('grace')).toHaveLength(1);
     });
+
+    it('signs in through a plain OAuth 2.0 provider (configured endpoints, the subject from userinfo)', async () => {
+        const oauth = (await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/identity-providers', payload: {
+                realmId: realm.id, name: 'upstream-oauth', displayName: 'Upstream OAuth', protocol: 'oauth2',
+                authorizationUrl: `${upstream.issuer}/auth`, tokenUrl: `${upstream.issuer}/token`, userinfoUrl: `${upstream.issuer}/me`,
+                clientId: upstream.clientId, clientSecret: upstream.clientSecret, scope: 'openid email',
+            },
+        }, 201)).data;
+        const config = await configuration();
+        const verifier = oidc.randomPKCECodeVerifier();
+        await page.goto(oidc.buildAuthorizationUrl(config, {
+            redirect_uri: rp.callback, scope: 'openid', prompt: 'consent', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        }).href);
+        await page.getByRole('button', { name: 'Sign in with Upstream OAuth' }).click();
+        await page.waitForURL((current) => current.origin === upstream.issuer);
+        await page.locator('input[name="login"]').fill('heidi');
+        await page.locator('input[name="password"]').fill('anything');
+        await page.locator('button[type="submit"]').click();
+        await page.waitForURL((current) => current.origin !== upstream.issuer || current.pathname.includes('/interaction/'));
+        if (new URL(page.url()).origin === upstream.issuer) await page.locator('button[type="submit"]').click();
+        await page.getByRole('button', { name: 'Allow' }).click();
+        await page.waitForURL((current) => current.href.startsWith(rp.callback));
+        expect(views.consent.at(-1)?.federatedLogin).toEqual({ providerId: oauth.id });
+        const link = await app.deps.db.selectFrom('auth_user_identities').selectAll().where('provider_id', '=', oauth.id).execute();
+        expect(link.map((row) => row.subject)).toEqual(['heidi']);
+        const user = await app.deps.db.selectFrom('auth_users').select(['email', 'path_id']).where('id', '=', link[0]!.user_id).executeTakeFirstOrThrow();
+        expect(user.email).toBe('heidi@upstream.test');
+        expect((await app.deps.db.selectFrom('auth_paths').select('name').where('id', '=', user.path_id!).executeTakeFirstOrThrow()).name).toBe('upstream-oauth');
+    });
 });
