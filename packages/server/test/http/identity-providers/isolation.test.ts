@@ -100,4 +100,16 @@ describeEachDialect('identity providers: realm isolation', (dialect) => {
         expect([400, 403]).toContain((await as('POST', '/identity-provider-role-mappings', { providerId: a.provider, value: 'x', roleId: b.roleId })).statusCode);
         expect(await snapshot()).toEqual(before);
     });
+
+    it('DELETE /keys/:id answers 409 while a provider secret depends on the key; forced, the secret is destroyed with it', async () => {
+        const realm = await createRealm(app, `idp-keys-${dialect}`);
+        const id = await post('/identity-providers', { name: 'sealed', realmId: realm, protocol: 'oidc', issuer: 'https://idp.example', clientId: 'rg', clientSecret: SECRET });
+        const sealed = (await app.deps.db.selectFrom('auth_identity_providers').select('client_secret').where('id', '=', id).executeTakeFirstOrThrow()).client_secret!;
+        const keyId = sealed.split(':')[2]!;
+        const refused = await app.request({ method: 'DELETE', url: `/keys/${keyId}` });
+        expect(refused.statusCode).toBe(409);
+        expect(refused.json<{ message: string }>().message).toContain('1 identity provider(s)');
+        expect((await app.request({ method: 'DELETE', url: `/keys/${keyId}?force=true` })).statusCode).toBe(200);
+        expect((await app.deps.db.selectFrom('auth_identity_providers').select('client_secret').where('id', '=', id).executeTakeFirstOrThrow()).client_secret).toBeNull();
+    });
 });
