@@ -34,6 +34,7 @@ export const ErrorCode = {
     SLOW_DOWN: 'slow_down',
     DEVICE_CODE_EXPIRED: 'device_code_expired',
     DEVICE_VERIFICATION_THROTTLED: 'device_verification_throttled',
+    TEMPORARILY_UNAVAILABLE: 'temporarily_unavailable',
 } as const;
 
 export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
@@ -71,6 +72,7 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.fre
     slow_down: 400,
     device_code_expired: 400,
     device_verification_throttled: 429,
+    temporarily_unavailable: 503,
 });
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -13,10 +13,15 @@ import type { ClientSecretVerifier } from '../secrets/client-secret-verifier.js'
 import { decodeBasicRfc7617 } from './basic-credentials.js';
 import { holdsConfirmedAuthenticator } from './second-factor.js';
 import { findRealmMfaSettings } from '../storage/authenticators.js';
+import type { DialectName } from '../db/values.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { verifyPasswordLogin } from './password-login.js';
 
 export interface AuthenticationDeps {
     db: Kysely<Database>;
+    handle: { dialect: DialectName };
     passwords: PasswordHasher;
+    secrets: SecretBox;
     clientSecrets: ClientSecretVerifier;
     /** USER_AUTH_BASIC (spec Authentication 1 and 6); Basic user credentials are accepted when absent */
     config?: { userAuthBasic: boolean };
@@ -63,14 +68,19 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     let inactive = false;
     /** whether a bcrypt-cost verification ran: every refusal must cost one, or timing tells known names apart */
     let costly = false;
-    for (const candidate of await candidates(deps.db, credentials.name, routeRealmId)) {
-        if (candidate.user?.password) {
-            costly = true;
-            if (await deps.passwords.verify(credentials.secret, candidate.user.password)) {
-                if (!candidate.user.active) inactive = true;
-                else identity = { id: candidate.user.id, type: 'user', realmId: candidate.user.realmId, realmName: null, clientId: null };
-            }
-        }
+    const passwordLogin = { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets };
+    let unavailable = false;
+    /** a user's password, by the source that verifies it (authn/password-login.ts: local, else the realm's LDAP directories; issue 16) */
+    const userLogin = async (realmId: string, local: UserCredentials | undefined): Promise<void> => {
+        costly = true;
+        const result = await verifyPasswordLogin(passwordLogin, realmId, local, credentials.name, credentials.secret);
+        if (result.unavailable) unavailable = true;
+        else if (result.user) identity = { id: result.user.id, type: 'user', realmId, realmName: null, clientId: null };
+        else if (!result.failed) inactive = true;
+    };
+    const found = await candidates(deps.db, credentials.name, routeRealmId);
+    for (const candidate of found) {
+        if (candidate.user) await userLogin(candidate.user.realmId, candidate.user);
         if (!identity && candidate.client?.secret) {
             if (candidate.client.secretHashed) costly = true;
             if (await deps.clientSecrets.verify(candidate.client, credentials.secret)) {
@@ -79,6 +89,14 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
             }
         }
         if (identity) break;
+    }
+    // a name no local identity holds may be a directory's user: the route realm's directories, else master's
+    if (!identity && found.length === 0 && !isUuid(credentials.name)) {
+        const realmId = routeRealmId ?? (await findRealmByName(deps.db, MASTER_REALM))?.id;
+        if (realmId) await userLogin(realmId, undefined);
+    }
+    if (!identity && unavailable) {
+        throw new AppError(ErrorCode.TEMPORARILY_UNAVAILABLE, 'The directory that verifies this account could not be reached; try again later.', { statusCode: 503 });
     }
     // an unknown name, or a known client whose plain or encrypted secret was wrong, pays the same
     // bcrypt verification a hashed secret costs (issue 12 item 11: no enumeration by timing)

@@ -14,6 +14,7 @@ import type { Actor } from './actor.js';
 const BASE_NAME = 'realmgate_session';
 const CSRF_BASE_NAME = 'realmgate_csrf';
 const PENDING_BASE_NAME = 'realmgate_mfa';
+const FEDERATED_BASE_NAME = 'realmgate_federated';
 
 /** How the cookies are named and flagged on this deployment. */
 export interface CookiePolicy {
@@ -23,6 +24,8 @@ export interface CookiePolicy {
     csrfName: string;
     /** the pending sign-in between the password and the second-factor page (authn/pending-sign-in.ts) */
     pendingName: string;
+    /** the state of a pending round trip through an upstream identity provider (issue 16), binding it to this browser */
+    federatedName: string;
     secure: boolean;
     /** the origin of PUBLIC_URL: what a same-origin request's Origin header holds */
     origin: string;
@@ -37,7 +40,7 @@ export function cookiePolicy(publicUrl: string): CookiePolicy {
     const url = new URL(publicUrl);
     const secure = url.protocol === 'https:';
     const prefix = secure && (url.pathname === '/' || url.pathname === '') ? '__Host-' : '';
-    return { sessionName: `${prefix}${BASE_NAME}`, csrfName: `${prefix}${CSRF_BASE_NAME}`, pendingName: `${prefix}${PENDING_BASE_NAME}`, secure, origin: url.origin };
+    return { sessionName: `${prefix}${BASE_NAME}`, csrfName: `${prefix}${CSRF_BASE_NAME}`, pendingName: `${prefix}${PENDING_BASE_NAME}`, federatedName: `${prefix}${FEDERATED_BASE_NAME}`, secure, origin: url.origin };
 }
 
 /**

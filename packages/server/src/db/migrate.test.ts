@@ -20,6 +20,8 @@ const TABLES: (keyof Database)[] = [
     'auth_sessions', 'auth_session_tokens', 'auth_events', 'auth_event_aggregates',
     'auth_authorization_codes', 'auth_user_consents', 'auth_device_codes',
     'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets', 'auth_worker_leases',
+    'auth_identity_providers', 'auth_identity_provider_attribute_mappings', 'auth_identity_provider_role_mappings',
+    'auth_user_identities', 'auth_federated_logins',
 ];
 /** the tables each migration after the first creates (a migration that only adds columns creates none) */
 const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> = {
@@ -28,6 +30,8 @@ const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> =
     '0004_device_authorization': ['auth_device_codes'],
     '0005_authenticators': ['auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets'],
     '0008_worker_leases': ['auth_worker_leases'],
+    '0010_identity_providers': ['auth_identity_providers', 'auth_identity_provider_attribute_mappings', 'auth_identity_provider_role_mappings',
+        'auth_user_identities', 'auth_federated_logins'],
 };
 const ALL = Object.keys(MIGRATIONS);
 

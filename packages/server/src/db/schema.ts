@@ -360,6 +360,81 @@ export interface WorkerLeaseTable {
     expires_at: DbDate;
 }
 
+/** An upstream identity provider (migration 0010; issue 16): OIDC, OAuth 2.0 or LDAP. */
+export interface IdentityProviderTable extends Timestamps {
+    id: string;
+    name: string;
+    display_name: string | null;
+    protocol: string;
+    enabled: DbBool;
+    realm_id: string;
+    issuer: string | null;
+    client_id: string | null;
+    /** `enc:` AES-256-GCM envelope under the realm's encryption key (a plaintext only from before encryption) */
+    client_secret: string | null;
+    scope: string | null;
+    authorization_url: string | null;
+    token_url: string | null;
+    userinfo_url: string | null;
+    link_verified_email: DbBool;
+    url: string | null;
+    bind_dn: string | null;
+    /** sealed like client_secret */
+    bind_password: string | null;
+    base_dn: string | null;
+    user_filter: string | null;
+    group_filter: string | null;
+    group_base_dn: string | null;
+    username_attribute: string | null;
+    email_attribute: string | null;
+    group_name_attribute: string | null;
+    start_tls: DbBool;
+    tls_reject_unauthorized: DbBool;
+    timeout: number | null;
+}
+
+/** Upstream claim or LDAP attribute → user field, user attribute or folder (migration 0010). */
+export interface IdentityProviderAttributeMappingTable extends Timestamps {
+    id: string;
+    provider_id: string;
+    realm_id: string;
+    source: string;
+    target: string;
+    target_name: string | null;
+}
+
+/** Upstream group or claim value → role (migration 0010). */
+export interface IdentityProviderRoleMappingTable extends Timestamps {
+    id: string;
+    provider_id: string;
+    realm_id: string;
+    claim: string | null;
+    value: string;
+    role_id: string;
+}
+
+/** The link of an upstream subject to a user (migration 0010). */
+export interface UserIdentityTable extends Timestamps {
+    id: string;
+    provider_id: string;
+    user_id: string;
+    realm_id: string;
+    subject: string;
+}
+
+/** A pending upstream round trip by the digest of its state (migration 0010): deleted by its one use. */
+export interface FederatedLoginTable {
+    id: string;
+    provider_id: string;
+    realm_id: string;
+    nonce: string;
+    code_verifier: string;
+    /** JSON: where the sign-in goes on (the authorization request, or the /device page) */
+    resume: string;
+    expires_at: DbDate;
+    created_at: DbDate;
+}
+
 export interface Database {
     auth_realms: RealmTable;
     auth_paths: PathTable;
@@ -391,6 +466,11 @@ export interface Database {
     auth_events: EventTable;
     auth_event_aggregates: EventAggregateTable;
     auth_worker_leases: WorkerLeaseTable;
+    auth_identity_providers: IdentityProviderTable;
+    auth_identity_provider_attribute_mappings: IdentityProviderAttributeMappingTable;
+    auth_identity_provider_role_mappings: IdentityProviderRoleMappingTable;
+    auth_user_identities: UserIdentityTable;
+    auth_federated_logins: FederatedLoginTable;
 }
 
 export type TableName = keyof Database;

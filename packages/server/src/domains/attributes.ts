@@ -8,7 +8,7 @@ import { foreignKey } from './fields.js';
 /** Serialized size cap of one attribute value: attributes are claims and policy input, not storage. */
 const ATTRIBUTE_VALUE_MAX_BYTES = 16 * 1024;
 
-interface Owner {
+export interface Owner {
     /** `user` or `role` */
     kind: string;
     table: AttributeOwnerTable;
@@ -32,7 +32,7 @@ function assertValueSize(input: Record<string, unknown>): void {
  * attribute, so a caller reaching realm A cannot read or write attributes of realm B's owners.
  * It is never taken from the body; a body realmId (or route realm) naming another realm is refused.
  */
-function ownerRealm(owner: Owner) {
+export function ownerRealm(owner: Owner) {
     return async (ctx: { routeRealmId: string | null }, input: Record<string, unknown>, db: Db): Promise<string | null> => {
         const found = await findOwnerRealm(db, owner.table, String(input[owner.key]).toLowerCase());
         if (!found) throw validationFailed([issue([owner.key], 'invalid_reference', `names no ${owner.kind}`)]);

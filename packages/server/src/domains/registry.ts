@@ -18,6 +18,8 @@ import { junctionDefinitions } from './junctions/definitions.js';
 import { keysDefinition } from './keys/definition.js';
 import { sessionsDefinition, sessionTokensDefinition } from './sessions/definition.js';
 import { eventsDefinition } from './event-log/definition.js';
+import { identityProvidersDefinition } from './identity-providers/definition.js';
+import { identityProviderAttributeMappingsDefinition, identityProviderRoleMappingsDefinition } from './identity-providers/mappings.js';
 
 /** What the administered resources need, beyond the engine's own deps. */
 export interface DomainDeps extends ResourceDeps {
@@ -47,6 +49,9 @@ export function resourceDefinitions(deps: DomainDeps): ResourceDefinition[] {
         sessionsDefinition(),
         sessionTokensDefinition(),
         eventsDefinition(),
+        identityProvidersDefinition(deps),
+        identityProviderAttributeMappingsDefinition,
+        identityProviderRoleMappingsDefinition,
     ];
 }
 

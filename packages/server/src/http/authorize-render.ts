@@ -3,7 +3,8 @@ import { cookiePolicy, verifyConsoleSession, type ConsoleSession, type CookiePol
 import type { Outcome } from '../oauth2/authorize/flow.js';
 import type { AuthorizationRequest, Validation } from '../oauth2/authorize/request.js';
 import { responseUrl, type AuthorizationResponse } from '../oauth2/authorize/response.js';
-import type { PageRealm } from '../views/contract.js';
+import type { FederatedLogin, PageForm, PageProvider, PageRealm, SignInView } from '../views/contract.js';
+import { listEnabledProviders } from '../storage/identity-providers.js';
 import { csrfToken, formTarget, sendErrorPage, sendPage } from './auth-pages.js';
 import type { AppDeps } from './deps.js';
 import { renderError } from './error-handler.js';
@@ -60,15 +61,30 @@ export function sendCsrfRefusal(context: BrowserContext, reply: FastifyReply, re
     });
 }
 
+/**
+ * The realm's enabled OpenID Connect and OAuth 2.0 providers of a sign-in page (issue 16 item 6),
+ * the form their buttons post, and the upstream origins that form ends at (its answer is a 303 to
+ * the upstream, which the page's CSP form-action must allow: Chromium enforces it on redirects).
+ */
+export async function providerChoice(
+    context: BrowserContext, realmId: string, action: string, fields: PageForm['fields'],
+): Promise<{ view: Pick<SignInView, 'providers' | 'providerForm'>; formTargets: string[] }> {
+    const rows = await listEnabledProviders(context.deps.db, realmId, ['oidc', 'oauth2']);
+    if (rows.length === 0) return { view: {}, formTargets: [] };
+    const providers: PageProvider[] = rows.map((row) => ({ id: row.id, name: row.name, displayName: row.display_name }));
+    const formTargets = rows.map((row) => formTarget((row.protocol === 'oidc' ? row.issuer : row.authorization_url) ?? '')).filter((target): target is string => target !== null);
+    return { view: { providers, providerForm: { action, fields } }, formTargets };
+}
+
 /** Renders the next step of the flow (oauth2/authorize/flow.ts). */
-export function sendOutcome(
+export async function sendOutcome(
     context: BrowserContext,
     request: FastifyRequest,
     reply: FastifyReply,
     authorization: AuthorizationRequest,
     outcome: Outcome,
-    signIn: { username?: string | undefined; error?: string; status?: number } = {},
-): FastifyReply {
+    signIn: { username?: string | undefined; error?: string; status?: number; federatedLogin?: FederatedLogin } = {},
+): Promise<FastifyReply> {
     if (outcome.kind === 'respond') return deliver(context, reply, outcome.response);
     const { views } = context.deps;
     const realm = pageRealm(authorization.client.realm);
@@ -78,8 +94,12 @@ export function sendOutcome(
     const formTargets = [formTarget(authorization.redirectUri)];
     if (outcome.kind === 'sign-in') {
         const username = signIn.username ?? authorization.loginHint;
+        const fields = { ...authorization.params, csrf };
+        const choice = await providerChoice(context, authorization.client.realm.id, `${context.base}/authorize/federated`, fields);
+        formTargets.push(...choice.formTargets);
         const html = views.renderSignIn({
-            realm, client, form: { action: `${context.base}/authorize/sign-in`, fields: { ...authorization.params, csrf } },
+            realm, client, form: { action: `${context.base}/authorize/sign-in`, fields },
+            ...choice.view,
             ...(username !== undefined ? { username } : {}), ...(signIn.error !== undefined ? { error: signIn.error } : {}),
         });
         return sendPage(reply, html, { status: signIn.status ?? 200, publicOrigin: context.cookies.origin, formTargets });
@@ -87,6 +107,7 @@ export function sendOutcome(
     const html = views.renderConsent({
         realm, client, user: outcome.session.userName, scopes: outcome.scopes,
         form: { action: `${context.base}/authorize/consent`, fields: { ...authorization.params, csrf, session_id: outcome.session.id } },
+        ...(signIn.federatedLogin ? { federatedLogin: signIn.federatedLogin } : {}),
     });
     return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets });
 }

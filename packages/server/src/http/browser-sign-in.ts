@@ -29,7 +29,7 @@ export interface SignInPages {
     /** the client the user signs in to (the event log's entries name it); none on the device page before a decision */
     clientId?: string;
     /** the sign-in page (again, with a message) */
-    signIn(error?: string, status?: number, username?: string): FastifyReply;
+    signIn(error?: string, status?: number, username?: string): FastifyReply | Promise<FastifyReply>;
     /** the second-factor page, with a message after a wrong code */
     secondFactor(error?: string, status?: number): FastifyReply;
     /** the client's access policy (issue 13 item 12): a reply ends the sign-in without a session */
@@ -43,7 +43,7 @@ type Form = Record<string, unknown>;
 const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
 
 /** Holds a login-gate slot for the account, or answers the page with the throttled message. */
-function gate(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, account: string, page: (error: string, status: number) => FastifyReply): FastifyReply | null {
+async function gate(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, account: string, page: (error: string, status: number) => FastifyReply | Promise<FastifyReply>): Promise<FastifyReply | null> {
     try {
         context.deps.limits.enterLoginGate(request, account);
         return null;
@@ -55,15 +55,16 @@ function gate(context: BrowserContext, request: FastifyRequest, reply: FastifyRe
 }
 
 /** issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
-function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null): void {
+function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null, providerId?: string): void {
     context.deps.events.record({
         name, scope: 'auth', refType: 'user', refId: userId, realmId: pages.realm.id, actorType: userId ? 'user' : null, actorId: userId,
-        request: requestOfEvent(request), data: { method: 'form', ...(pages.clientId ? { clientId: pages.clientId } : {}) },
+        request: requestOfEvent(request),
+        data: { method: providerId ? 'federated' : 'form', ...(providerId ? { providerId } : {}), ...(pages.clientId ? { clientId: pages.clientId } : {}) },
     });
 }
 
 /** The new browser session (its cookie set), after the client's access policy admitted the user. */
-async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser): Promise<SignInStep> {
+async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, providerId?: string): Promise<SignInStep> {
     const refused = await pages.admit(user);
     if (refused) return { reply: refused };
     const { deps } = context;
@@ -72,7 +73,7 @@ async function signedIn(context: BrowserContext, request: FastifyRequest, reply:
         maxAge: deps.config.tokenRefreshMaxAge, cookie: true,
     });
     setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
-    signInEvent(context, request, pages, AUTH_EVENT.signedIn, user.id);
+    signInEvent(context, request, pages, AUTH_EVENT.signedIn, user.id, providerId);
     return { session: { id: created.id, userId: user.id, userName: user.name, realmId: pages.realm.id, realmName: pages.realm.name, authTime: created.authTime } };
 }
 
@@ -91,20 +92,36 @@ export async function passwordStep(context: BrowserContext, request: FastifyRequ
     const username = textOf(form, 'username');
     const password = textOf(form, 'password');
     const again = (error: string, status: number) => pages.signIn(error, status, username);
-    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return { reply: again(STRINGS.invalidCredentials, 400) };
-    const throttled = gate(context, request, reply, `user:${username}`, again);
+    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return { reply: await again(STRINGS.invalidCredentials, 400) };
+    const throttled = await gate(context, request, reply, `user:${username}`, again);
     if (throttled) return { reply: throttled };
-    const { user, failed } = await verifySignIn(deps.db, deps.passwords, pages.realm.id, username, password);
+    const { user, failed, unavailable } = await verifySignIn(
+        { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets }, pages.realm.id, username, password,
+    );
+    // issue 16: a directory that could not answer is said so, never reported as a wrong password
+    if (unavailable) return { reply: await again(STRINGS.directoryUnavailable, 503) };
     if (!user) {
         if (failed) {
             signInEvent(context, request, pages, AUTH_EVENT.signInFailed, null);
             await deps.limits.failed(request);
         }
-        return { reply: again(STRINGS.invalidCredentials, 401) };
+        return { reply: await again(STRINGS.invalidCredentials, 401) };
     }
+    return firstFactorPassed(context, request, reply, pages, user, { username });
+}
+
+/**
+ * After the first factor (a password, or a login through an identity provider — issue 16): the
+ * session, or the second-factor page when one is due in the realm. A realm requiring multi-factor
+ * refuses a user who has not enrolled: a first factor alone never signs in there.
+ */
+export async function firstFactorPassed(
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, how: { username?: string; providerId?: string },
+): Promise<SignInStep> {
+    const { deps } = context;
     const needed = await secondFactorNeeded(deps.db, pages.realm.id, user.id);
-    if (needed === 'enrolment') return { reply: again(STRINGS.enrolmentRequired, 403) };
-    if (needed === 'none') return signedIn(context, request, reply, pages, user);
+    if (needed === 'enrolment') return { reply: await pages.signIn(STRINGS.enrolmentRequired, 403, how.username) };
+    if (needed === 'none') return signedIn(context, request, reply, pages, user, how.providerId);
     const secret = await startPendingSignIn(deps.db, deps.handle.dialect, { id: user.id, realmId: pages.realm.id });
     reply.setCookie(context.cookies.pendingName, secret, {
         httpOnly: true, sameSite: 'strict', secure: context.cookies.secure, path: '/', maxAge: PENDING_SIGN_IN_MAX_AGE,
@@ -124,9 +141,9 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
     const pending = await findPendingSignIn(deps.db, deps.handle.dialect, request.cookies[context.cookies.pendingName]);
     if (!pending || pending.realmId !== pages.realm.id) {
         clearPending(context, reply);
-        return { reply: pages.signIn(STRINGS.secondFactorExpired, 401) };
+        return { reply: await pages.signIn(STRINGS.secondFactorExpired, 401) };
     }
-    const throttled = gate(context, request, reply, `mfa:${pending.userId}`, (error, status) => pages.secondFactor(error, status));
+    const throttled = await gate(context, request, reply, `mfa:${pending.userId}`, (error, status) => pages.secondFactor(error, status));
     if (throttled) return { reply: throttled };
     const recoveryCode = textOf(form, 'recovery_code').trim();
     const otp = textOf(form, 'otp').trim();
@@ -142,7 +159,7 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
     // single use: of two submissions of one pending sign-in only one goes on
     if (!(await pending.consume()) || !user?.active) {
         clearPending(context, reply);
-        return { reply: pages.signIn(STRINGS.secondFactorExpired, 401) };
+        return { reply: await pages.signIn(STRINGS.secondFactorExpired, 401) };
     }
     clearPending(context, reply);
     return signedIn(context, request, reply, pages, user);

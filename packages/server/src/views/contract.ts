@@ -26,10 +26,28 @@ export interface PageForm {
     fields: Readonly<Record<string, string | undefined>>;
 }
 
+/** An upstream identity provider the user may sign in through (issue 16 item 6). */
+export interface PageProvider {
+    id: string;
+    name: string;
+    displayName: string | null;
+}
+
+/** Contract version 5: the page after a login completed through an identity provider says which one. */
+export interface FederatedLogin {
+    providerId: string;
+}
+
 export interface SignInView {
     realm: PageRealm;
     client: PageClient;
     form: PageForm;
+    /**
+     * the realm's enabled OpenID Connect and OAuth 2.0 providers (issue 16 item 6); each is a submit
+     * button of `providerForm` posting `provider_id` with the form's hidden fields
+     */
+    providers?: readonly PageProvider[];
+    providerForm?: PageForm;
     /** prefilled username (`login_hint`, or what was typed before a failure) */
     username?: string;
     /** a message shown above the form (wrong credentials, throttled) */
@@ -44,6 +62,8 @@ export interface ConsentView {
     /** the scopes asked for, by name */
     scopes: readonly string[];
     form: PageForm;
+    /** the user just signed in through this identity provider */
+    federatedLogin?: FederatedLogin;
 }
 
 export interface LogoutView {
@@ -106,6 +126,8 @@ export interface DeviceConfirmView {
     userCode: string;
     scopes: readonly string[];
     form: PageForm;
+    /** the user just signed in through this identity provider */
+    federatedLogin?: FederatedLogin;
 }
 
 /** The device page's result: the device was approved or denied. */

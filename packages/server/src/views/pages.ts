@@ -38,8 +38,21 @@ ${hiddenFields(view.form.fields)}
 <label for="password">${e(STRINGS.passwordLabel)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? ' autofocus' : ''}>
 <button type="submit">${e(STRINGS.signInButton)}</button>
-</form>`,
+</form>${providerButtons(view)}`,
     });
+}
+
+/** The realm's upstream providers (issue 16 item 6): one form, a button per provider posting its id. */
+function providerButtons(view: SignInView): string {
+    if (!view.providers?.length || !view.providerForm) return '';
+    return `
+<p class="subtitle">${e(STRINGS.providersHeading)}</p>
+${formOpen(view.providerForm.action)}
+${hiddenFields(view.providerForm.fields)}
+<div class="providers">
+${view.providers.map((provider) => `<button type="submit" name="provider_id" value="${e(provider.id)}" class="secondary">${e(STRINGS.signInWith(provider.displayName ?? provider.name))}</button>`).join('\n')}
+</div>
+</form>`;
 }
 
 /** The body of a decision page (consent, device): who is signed in, the scopes asked for, Deny and the button that grants. */

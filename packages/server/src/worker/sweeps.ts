@@ -53,6 +53,8 @@ export const SWEEPS: readonly Sweep[] = [
     // RFC 8628 §3.2 expires_in
     expiredRows('expired-device-codes', 'auth_device_codes'),
     expiredRows('expired-mfa-tickets', 'auth_mfa_tickets'),
+    // issue 16: upstream round trips never completed (their state, nonce and PKCE verifier)
+    expiredRows('expired-federated-logins', 'auth_federated_logins'),
 ];
 
 /**

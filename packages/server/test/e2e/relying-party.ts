@@ -83,10 +83,10 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** The app listening on a free loopback port that is also its PUBLIC_URL: browsers and libraries reach it over real HTTP. */
-export async function startListeningApp(dialect: DialectName): Promise<{ app: TestApp; publicUrl: string }> {
+export async function startListeningApp(dialect: DialectName, overrides: { authConsolePath?: string } = {}): Promise<{ app: TestApp; publicUrl: string }> {
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
-    const app = await startTestApp(dialect, { publicUrl });
+    const app = await startTestApp(dialect, { publicUrl, ...overrides });
     await app.app.listen({ port, host: '127.0.0.1' });
     return { app, publicUrl };
 }

@@ -7,6 +7,7 @@ import { migration as authenticators } from './0005_authenticators.js';
 import { migration as accountCodes } from './0006_account_codes.js';
 import { migration as workerLeases } from './0008_worker_leases.js';
 import { migration as idTokenAlgorithm } from './0009_id_token_algorithm.js';
+import { migration as identityProviders } from './0010_identity_providers.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -23,6 +24,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0006_account_codes': accountCodes,
     '0008_worker_leases': workerLeases,
     '0009_id_token_algorithm': idTokenAlgorithm,
+    '0010_identity_providers': identityProviders,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

@@ -9,6 +9,7 @@ import { importSigningMaterial, generateSigningMaterial, KeyMaterialError, SIGNI
 import { ENCRYPTION_ALGORITHM, encryptionKeyColumns, KEY_STATUSES, KEY_USES, publicJwkOf, signingKeyColumns } from '../../keys/store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { authenticatorsEncryptedUnder, deleteAuthenticators } from '../../storage/authenticators.js';
+import { clearProviderSecretsUnder, providersEncryptedUnder } from '../../storage/identity-providers.js';
 import { clearClientSecrets, clientsEncryptedUnder } from '../../storage/clients-admin.js';
 import { buryKeyTombstone, setKeyPublicJwk } from '../../storage/keys-admin.js';
 import { keyIdIsBuried } from '../../storage/keys.js';
@@ -136,12 +137,15 @@ async function releaseDependents(dialect: DialectName, row: KeyRow, tx: Tx, quer
     const dependents = await clientsEncryptedUnder(tx, row.id);
     // issue 14: TOTP seeds are sealed under the realm's encryption key as well
     const seeds = await authenticatorsEncryptedUnder(tx, row.id);
-    if (dependents.length === 0 && seeds.length === 0) return null;
+    // issue 16: identity-provider client secrets and bind passwords too (spec client routes)
+    const providers = await providersEncryptedUnder(tx, row.id);
+    if (dependents.length === 0 && seeds.length === 0 && providers.length === 0) return null;
     if (!force) {
         throw new AppError(ErrorCode.ENTITY_CONFLICT,
-            `${dependents.length} client secret(s) and ${seeds.length} multi-factor seed(s) are encrypted under this key; delete with ?force=true to destroy them.`);
+            `${dependents.length} client secret(s), ${providers.length} identity provider(s) and ${seeds.length} multi-factor seed(s) have secrets encrypted under this key; delete with ?force=true to destroy them.`);
     }
     if (dependents.length > 0) await clearClientSecrets(tx, dependents, toDbDate(dialect, new Date()));
+    if (providers.length > 0) await clearProviderSecretsUnder(tx, dialect, row.id, new Date());
     // an authenticator whose seed cannot be decrypted can never verify a code: it goes with its key
     await deleteAuthenticators(tx, seeds);
     return null;

@@ -16,7 +16,7 @@ const REDIRECT = Type.Null({ description: 'See Other: the authorization response
 type Form = Record<string, unknown>;
 
 /** The carried authorization request, re-validated (a form's hidden fields are input like any other), and the CSRF check. */
-async function validatedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; authorization: AuthorizationRequest } | FastifyReply> {
+export async function validatedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; authorization: AuthorizationRequest } | FastifyReply> {
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
     const validation = await validateAuthorizationRequest(context.deps.db, context.deps.config.publicUrl, form);
     if (!validation.ok) return sendInvalid(context, reply, validation);
@@ -30,7 +30,7 @@ async function validatedForm(context: BrowserContext, request: FastifyRequest, r
  * sign-in form again, the second-factor form (both carrying the request in hidden fields), and the
  * client's access policy, whose refusal answers access_denied at the redirect URI.
  */
-function authorizePages(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest): SignInPages {
+export function authorizePages(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest): SignInPages {
     const { deps } = context;
     return {
         realm: authorization.client.realm,

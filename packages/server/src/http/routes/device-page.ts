@@ -7,10 +7,10 @@ import { normalizeUserCode } from '../../oauth2/device/codes.js';
 import { scopeNames } from '../../oauth2/grants/scope.js';
 import { findPageRealm } from '../../storage/authorize-lookups.js';
 import type { PendingDeviceCode } from '../../storage/device-codes.js';
-import type { PageRealm } from '../../views/contract.js';
+import type { FederatedLogin, PageRealm } from '../../views/contract.js';
 import { STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
-import { browserContext, pageRealm, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { browserContext, pageRealm, providerChoice, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -48,8 +48,8 @@ async function realmOfSession(context: BrowserContext, session: ConsoleSession):
 
 const clientOf = (found: PendingDeviceCode) => ({ name: found.client.name, displayName: found.client.displayName });
 
-function send(context: BrowserContext, reply: FastifyReply, html: string, status = 200): FastifyReply {
-    return sendPage(reply, html, { status, publicOrigin: context.cookies.origin });
+function send(context: BrowserContext, reply: FastifyReply, html: string, status = 200, formTargets: readonly string[] = []): FastifyReply {
+    return sendPage(reply, html, { status, publicOrigin: context.cookies.origin, formTargets });
 }
 
 /** The code entry page, with a message after a wrong code or a throttled one. */
@@ -84,16 +84,21 @@ function refusalPage(context: BrowserContext, request: FastifyRequest, reply: Fa
 }
 
 /** The sign-in pages of the device page: the code's realm and client, the code carried in a hidden field. */
-function devicePages(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, found: PendingDeviceCode, typed: string): SignInPages {
+export function devicePages(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, found: PendingDeviceCode, typed: string): SignInPages {
     const realm = pageRealm(found.realm);
     const client = clientOf(found);
     const fields = () => ({ user_code: typed, csrf: csrfToken(request, reply, context.cookies) });
     return {
         realm: found.realm,
-        signIn: (error, status, username) => send(context, reply, context.deps.views.renderSignIn({
-            realm, client, form: { action: `${context.base}/device/sign-in`, fields: fields() },
-            ...(username ? { username } : {}), ...(error ? { error } : {}),
-        }), status),
+        signIn: async (error, status, username) => {
+            const form = fields();
+            // issue 16 item 6: the device page signs in through the realm's providers too
+            const choice = await providerChoice(context, found.realm.id, `${context.base}/device/federated`, form);
+            return send(context, reply, context.deps.views.renderSignIn({
+                realm, client, form: { action: `${context.base}/device/sign-in`, fields: form }, ...choice.view,
+                ...(username ? { username } : {}), ...(error ? { error } : {}),
+            }), status, choice.formTargets);
+        },
         secondFactor: (error, status) => send(context, reply, context.deps.views.renderSecondFactor({
             realm, client, form: { action: `${context.base}/device/second-factor`, fields: fields() }, ...(error ? { error } : {}),
         }), status),
@@ -103,10 +108,13 @@ function devicePages(context: BrowserContext, request: FastifyRequest, reply: Fa
 }
 
 /** The decision page: the client and the scopes, Approve and Deny, for the session shown it. */
-function confirmPage(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, found: PendingDeviceCode, typed: string, session: ConsoleSession): FastifyReply {
+export function confirmPage(
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, found: PendingDeviceCode, typed: string, session: ConsoleSession, federatedLogin?: FederatedLogin,
+): FastifyReply {
     const html = context.deps.views.renderDeviceConfirm({
         realm: pageRealm(found.realm), client: clientOf(found), user: session.userName, userCode: displayed(typed), scopes: scopeNames(found.scope),
         form: { action: `${context.base}/device/decision`, fields: { user_code: typed, session_id: session.id, csrf: csrfToken(request, reply, context.cookies) } },
+        ...(federatedLogin ? { federatedLogin } : {}),
     });
     return send(context, reply, html);
 }
@@ -128,7 +136,7 @@ async function showCode(context: BrowserContext, request: FastifyRequest, reply:
 }
 
 /** The CSRF check of a device form, then the pending request its code names (located again: forms are input). */
-async function checkedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; typed: string; found: PendingDeviceCode } | FastifyReply> {
+export async function checkedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; typed: string; found: PendingDeviceCode } | FastifyReply> {
     const form = formOf(request);
     // RFC 9700 §4.7 alike (login CSRF): the form must come from our own page
     if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, reply, null);

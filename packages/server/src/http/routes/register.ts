@@ -12,6 +12,7 @@ import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
 import { registerDeviceRoutes } from './device.js';
 import { registerDevicePageRoutes } from './device-page.js';
+import { registerFederatedSignInRoutes } from './federated-sign-in.js';
 import { registerDiscoveryRoutes } from './discovery.js';
 import { registerUserinfoRoutes } from './userinfo.js';
 import { registerSelfIntrospectionRoute } from './introspection.js';
@@ -72,6 +73,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerLogoutRoutes(app, deps);
     // issue 14: the device verification page (RFC 8628 §3.3)
     registerDevicePageRoutes(app, deps);
+    registerFederatedSignInRoutes(app, deps);
     registerAssetRoutes(app, deps.views);
     // issue 14 item 3: activation and recovery by mail, and the pages the mails link to
     registerAccountRoutes(app, deps);

@@ -22,6 +22,8 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     ErrorCode.AUTHORIZATION_PENDING, ErrorCode.SLOW_DOWN, ErrorCode.ACCESS_DENIED,
     // issue 14: the password grant's second-factor ticket
     ErrorCode.MFA_REQUIRED,
+    // issue 16: a directory that could not answer (RFC 6749 §4.1.2.1 names the code)
+    ErrorCode.TEMPORARILY_UNAVAILABLE,
 ].map((code) => [code, code] as [string, string]).concat([[ErrorCode.DEVICE_CODE_EXPIRED, 'expired_token']]));
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */

@@ -1,6 +1,8 @@
 import { DEVICE_CODE_GRANT_TYPE } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { DialectName } from '../../db/values.js';
+import type { SecretBox } from '../../secrets/secret-box.js';
 import { findClientInRealm, type ClientCredentials } from '../../storage/clients.js';
 import { decodeBasicRfc6749, isBasicScheme } from '../../authn/basic-credentials.js';
 import type { ClientSecretVerifier } from '../../secrets/client-secret-verifier.js';
@@ -19,6 +21,9 @@ export interface ClientAuthDeps {
     passwords: PasswordHasher;
     /** USER_AUTH_BASIC: whether the Basic fallback to a user's credentials (introspection, revocation) is open */
     config?: { userAuthBasic: boolean };
+    /** Basic user credentials may be verified by an LDAP directory (issue 16): its bind password is sealed */
+    secrets: SecretBox;
+    handle: { dialect: DialectName };
 }
 
 /** A client the token request named: `authenticated` when it proved its secret (a confidential client). */

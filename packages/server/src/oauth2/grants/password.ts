@@ -1,7 +1,8 @@
 import { failedAuthentication } from '../../limits/failed-authentication.js';
-import { DUMMY_BCRYPT_HASH } from '../../secrets/passwords.js';
+import { ErrorCode } from '@realmgate/core';
+import { verifyPasswordLogin } from '../../authn/password-login.js';
 import { findUserInRealm } from '../../storage/users.js';
-import { invalidGrant, invalidRequest } from '../errors.js';
+import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
 import { resolveScope } from './scope.js';
@@ -21,14 +22,20 @@ export const passwordGrant: Grant = {
         async handle(request) {
             const { username, password } = request.params;
             if (!username || password === undefined) throw invalidRequest('The password grant needs username and password.');
-            const user = await findUserInRealm(request.db, request.realm.id, username);
-            const valid = await deps.passwords.verify(password, user?.password ?? DUMMY_BCRYPT_HASH);
+            const local = await findUserInRealm(request.db, request.realm.id, username);
+            // the local password, else the realm's LDAP directories (authn/password-login.ts; issue 16 item 4)
+            const login = await verifyPasswordLogin(
+                { db: request.db, dialect: deps.dialect, passwords: deps.passwords, secrets: deps.secondFactor.secrets }, request.realm.id, local, username, password,
+            );
+            // a directory that cannot answer is not a wrong password (RFC 6749 §4.1.2.1 names the code)
+            if (login.unavailable) throw oauthError(ErrorCode.TEMPORARILY_UNAVAILABLE, 'The directory that verifies this account could not be reached; try again later.');
             // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant
             // a failed login counts toward the address's failures (spec Limits, Authentication rule 16)
-            if (!user?.password || !valid) {
-                throw failedAuthentication(invalidGrant('The username or password is invalid.'), { realmId: request.realm.id, refType: 'user', refId: user?.id ?? null });
+            if (login.failed) {
+                throw failedAuthentication(invalidGrant('The username or password is invalid.'), { realmId: request.realm.id, refType: 'user', refId: local?.id ?? null });
             }
-            if (!user.active) throw invalidGrant('The user is inactive.');
+            const user = login.user;
+            if (!user) throw invalidGrant('The user is inactive.');
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
             const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);

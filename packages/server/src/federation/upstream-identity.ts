@@ -1,0 +1,24 @@
+/** What a provider tells about a user after a verified login (issue 16 items 3–5). */
+export interface UpstreamIdentity {
+    /** the stable upstream subject: OIDC Core §2 `sub`, an OAuth 2.0 user id, an LDAP entry's DN */
+    subject: string;
+    /** the login name the user should get here, when the upstream has one */
+    username: string | null;
+    email: string | null;
+    /** only an upstream that says so (OIDC Core §5.1 email_verified) */
+    emailVerified: boolean;
+    /** the claims (OIDC/OAuth 2.0) or entry attributes (LDAP) the attribute and role mappings read */
+    claims: Readonly<Record<string, unknown>>;
+    /** LDAP: the names of the groups groupFilter found (role mappings match them) */
+    groups: readonly string[];
+}
+
+/** A directory or provider that could not be reached or answered wrongly: logins fail with a clear message. */
+export class UpstreamUnavailableError extends Error {
+    readonly code = 'upstream_unavailable';
+}
+
+/** A provider secret that cannot be opened (the realm's encryption key is disabled or gone; spec States). */
+export class ProviderSecretUnavailableError extends Error {
+    readonly code = 'provider_secret_unavailable';
+}
