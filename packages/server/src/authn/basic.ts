@@ -12,7 +12,7 @@ import { failedAuthentication } from '../limits/failed-authentication.js';
 import type { ClientSecretVerifier } from '../secrets/client-secret-verifier.js';
 import { decodeBasicRfc7617 } from './basic-credentials.js';
 import { holdsConfirmedAuthenticator } from './second-factor.js';
-import { findRealmMfaSettings } from '../storage/authenticators.js';
+import { findRealmMfaSettings, isEmailVerified } from '../storage/authenticators.js';
 import type { DialectName } from '../db/values.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { verifyPasswordLogin } from './password-login.js';
@@ -109,7 +109,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
     if (!identity) throw failedAuthentication(invalidCredentials(), { realmId: routeRealmId, refType: 'identity', refId: null });
-    if (identity.type === 'user' && identity.realmId) await refuseBasicWithSecondFactor(deps.db, identity.realmId, identity.id);
+    if (identity.type === 'user' && identity.realmId) await refuseBasicBeforeSignInRules(deps.db, identity.realmId, identity.id);
     identity.realmName = identity.realmId ? (await findRealmById(deps.db, identity.realmId))?.name ?? null : null;
     // Basic is never narrowed to a client (spec Authentication rule 8)
     return { identity, tokenClientId: null, method: 'basic' };
@@ -121,8 +121,12 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
  * factor; such a script authenticates as a confidential client. Not a failed authentication: the
  * password was right.
  */
-async function refuseBasicWithSecondFactor(db: Kysely<Database>, realmId: string, userId: string): Promise<void> {
+async function refuseBasicBeforeSignInRules(db: Kysely<Database>, realmId: string, userId: string): Promise<void> {
     const settings = await findRealmMfaSettings(db, realmId);
+    // API.md §7 emailVerificationRequired: no way in before the address is verified, Basic included
+    if (settings?.emailVerificationRequired && !(await isEmailVerified(db, userId))) {
+        throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The email address of this account is not verified yet: follow the activation link.', { statusCode: 401 });
+    }
     if (!settings?.enabled || !(await holdsConfirmedAuthenticator(db, userId))) return;
     throw new AppError(ErrorCode.MFA_REQUIRED,
         'Basic authentication is refused for a user with multi-factor sign-in: obtain a token through POST /token (password, then the mfa-otp grant).',

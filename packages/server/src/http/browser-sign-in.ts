@@ -120,6 +120,7 @@ export async function firstFactorPassed(
 ): Promise<SignInStep> {
     const { deps } = context;
     const needed = await secondFactorNeeded(deps.db, pages.realm.id, user.id);
+    if (needed === 'unverified') return { reply: await pages.signIn(STRINGS.emailNotVerified, 403, how.username) };
     if (needed === 'enrolment') return { reply: await pages.signIn(STRINGS.enrolmentRequired, 403, how.username) };
     if (needed === 'none') return signedIn(context, request, reply, pages, user, how.providerId);
     const secret = await startPendingSignIn(deps.db, deps.handle.dialect, { id: user.id, realmId: pages.realm.id });

@@ -103,10 +103,22 @@ export async function deleteRecoveryCodesOfUser(db: Kysely<Database>, userId: st
     await db.deleteFrom('auth_user_recovery_codes').where('user_id', '=', userId).execute();
 }
 
-/** The realm's multi-factor settings (API.md §7). */
-export async function findRealmMfaSettings(db: Kysely<Database>, realmId: string): Promise<{ enabled: boolean; required: boolean; displayName: string | null; name: string } | undefined> {
-    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'display_name', 'name']).where('id', '=', realmId).executeTakeFirst();
-    return row ? { enabled: fromDbBool(row.mfa_enabled), required: fromDbBool(row.mfa_required), displayName: row.display_name, name: row.name } : undefined;
+/** The realm's sign-in settings (API.md §7): multi-factor, and whether an address must be verified first. */
+export async function findRealmMfaSettings(db: Kysely<Database>, realmId: string): Promise<{
+    enabled: boolean; required: boolean; emailVerificationRequired: boolean; displayName: string | null; name: string;
+} | undefined> {
+    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'email_verification_required', 'display_name', 'name'])
+        .where('id', '=', realmId).executeTakeFirst();
+    return row ? {
+        enabled: fromDbBool(row.mfa_enabled), required: fromDbBool(row.mfa_required), emailVerificationRequired: fromDbBool(row.email_verification_required),
+        displayName: row.display_name, name: row.name,
+    } : undefined;
+}
+
+/** Whether a user's email address is verified (the activation round-trip, or an administrator). */
+export async function isEmailVerified(db: Kysely<Database>, userId: string): Promise<boolean> {
+    const row = await db.selectFrom('auth_users').select('email_verified').where('id', '=', userId).executeTakeFirst();
+    return row !== undefined && fromDbBool(row.email_verified);
 }
 
 export async function insertMfaTicket(db: Kysely<Database>, dialect: DialectName, ticket: { id: string; userId: string; realmId: string; expiresAt: Date }): Promise<void> {

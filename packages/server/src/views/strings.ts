@@ -25,6 +25,7 @@ export const STRINGS = {
     federatedFailed: (provider: string) => `The sign-in through ${provider} did not succeed. Go back to the application and try again.`,
     federatedExpired: 'This sign-in through another provider expired, was already completed or was not started in this browser. Go back to the application and start again.',
     federatedUnavailable: (provider: string) => `${provider} could not be reached or is not usable right now. Try again later.`,
+    emailNotVerified: 'Your email address is not verified yet. Follow the link in the activation mail, then sign in again.',
     enrolmentRequired: 'This realm requires two-factor authentication and your account has no authenticator yet. Ask an administrator to enrol one for you.',
     deviceTitle: 'Connect a device',
     deviceHeading: 'Enter the code shown on your device',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { secondFactorNeeded } from '../../authn/second-factor.js';
 import { insertMfaTicket } from '../../storage/authenticators.js';
 import type { TokenSubject } from '../../tokens/claims.js';
-import { mfaRequired } from '../errors.js';
+import { invalidGrant, mfaRequired } from '../errors.js';
 import type { GrantDeps, GrantRequest } from './contract.js';
 
 /** An mfa_token lives 5 minutes: long enough to open an authenticator app, short enough to be useless when stolen. */
@@ -19,6 +19,8 @@ const MFA_TOKEN_MAX_AGE = 300;
 export async function assertNoSecondFactorDue(deps: GrantDeps, request: GrantRequest, subject: TokenSubject, scope: string): Promise<void> {
     const needed = await secondFactorNeeded(request.db, request.realm.id, subject.id);
     if (needed === 'none') return;
+    // API.md §7 emailVerificationRequired: RFC 6749 §5.2 invalid_grant, the password was right but is no way in yet
+    if (needed === 'unverified') throw invalidGrant('The email address of this account is not verified yet: follow the activation link, then sign in.');
     if (needed === 'enrolment') {
         throw mfaRequired('The realm requires multi-factor sign-in: enrol an authenticator (/user-authenticators) before signing in with a password.', null);
     }

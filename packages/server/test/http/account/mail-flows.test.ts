@@ -95,6 +95,40 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         expect(changed.data.emailVerified).toBe(false);
     });
 
+    it('keeps an unverified address out of a realm that requires verification: password grant, browser form and Basic, until the activation link is followed', async () => {
+        const strictName = uniqueName('strict');
+        const strict = await createRealm(app, strictName);
+        await app.json({ method: 'POST', url: `/realms/${strict}`, payload: { registrationEnabled: true, emailVerificationRequired: true } }, 200);
+        const { response, name, email, password } = await register(strict);
+        expect(response.statusCode, response.body).toBe(201);
+        const userId = response.json<{ data: { id: string } }>().data.id;
+
+        const grant = () => app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: 'password', username: name, password, realm_id: strict } });
+        const refused = await grant();
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json()).toMatchObject({ error: 'invalid_grant' });
+        expect(refused.json<{ error_description: string }>().error_description).toMatch(/not verified/);
+        expect((await app.request({ method: 'GET', url: '/users/@me', as: app.basic(userId, password) })).statusCode).toBe(401);
+        // the browser form says why, and signs nobody in
+        const client = browser(app);
+        const clientId = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: uniqueName('app'), realmId: strict, redirectUri: 'https://app.example/cb', firstParty: true } }, 201)).data.id;
+        const form = await client.get(`/authorize?${new URLSearchParams({
+            response_type: 'code', client_id: clientId, redirect_uri: 'https://app.example/cb', scope: 'openid', state: 's',
+            code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+        }).toString()}`);
+        expect(form.statusCode, form.body).toBe(200);
+        const page = await client.submit(form, { username: name, password });
+        expect(page.statusCode).toBe(403);
+        expect(page.body).toContain('not verified yet');
+        expect(client.jar.cookies.has('realmgate_session')).toBe(false);
+
+        // the activation round-trip opens every way in
+        const link = linkIn(await mail.mailTo(email), `${app.deps.config.publicUrl}/realms/${strictName}/activate?code=`);
+        expect((await app.request({ method: 'POST', url: `/realms/${strict}/users/activate`, as: null, payload: { code: codeOf(link) } })).statusCode).toBe(200);
+        expect((await grant()).statusCode).toBe(200);
+        expect((await app.request({ method: 'GET', url: '/users/@me', as: app.basic(userId, password) })).statusCode).toBe(200);
+    });
+
     it('refuses registration where the realm does not allow it, a taken name, and invalid input', async () => {
         const closed = await createRealm(app);
         expect((await register(closed)).response.statusCode).toBe(403);
