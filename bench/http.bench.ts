@@ -212,7 +212,8 @@ async function codeScenario(key: string, service: Service, codes: ReturnType<typ
     const run = async (seconds: number, settleMs: number) => {
         await codes.fill(seconds);
         const result = await loadOnce(service.url, request, connections, seconds, settleMs);
-        codes.observe(result.requests / result.seconds);
+        // successful redemptions only: a refused replay is fast and would inflate the next pool
+        codes.observe((result.requests - result.errors) / result.seconds);
         return result;
     };
     return { key, warm: async (seconds, settleMs) => void await run(seconds, settleMs), round: run };

@@ -79,6 +79,9 @@ export function codePool(baseUrl: string, signIn: SignInFixtures, clientId: stri
         },
         /** tops the pool up for `seconds` of load at the best rate seen, ×1.5 */
         async fill(seconds: number): Promise<void> {
+            // a previous round's leftovers may be near their 5 minutes (spec Authentication 12), or
+            // already expired and swept by the worker: every round spends codes minted for it
+            pool.length = 0;
             const wanted = Math.ceil(state.rate * seconds * 1.5) + 200;
             const missing = Math.max(0, wanted - pool.length);
             await inParallel(Array.from({ length: missing }), 8, async () => {

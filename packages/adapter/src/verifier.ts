@@ -11,7 +11,7 @@ import {
 } from '@realmgate/access';
 import { basicAuth, clientCredentials, createClient, isRealmgateError, RealmgateError, type RealmgateClient, type TokenSource } from '@realmgate/client';
 import { ErrorCode } from '@realmgate/core';
-import { importJwk, invalidToken, verifyAccessToken } from './jwt.js';
+import { importJwk, invalidToken, verifyAccessToken, type AccessTokenClaims } from './jwt.js';
 
 /** How a token is checked: `local` verifies its signature here, `remote` introspects it (RFC 7662). */
 export type VerificationMode = 'local' | 'remote';
@@ -103,6 +103,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     const keyCacheMs = (options.keyCacheSeconds ?? 300) * 1000;
     const keys = new Map<string, { until: number; key: Promise<{ key: KeyObject; alg: string }> }>();
     const introspections = new Map<string, { until: number; answer: Introspection }>();
+    /**
+     * local mode: a token whose signature was verified, by a digest of it, until its expiry or the
+     * end of its key's cache window, whichever comes first — a repeated bearer pays a hash, not a
+     * signature check, and nothing is trusted longer than the key it was checked with
+     */
+    const verified = new Map<string, { until: number; claims: AccessTokenClaims }>();
     let catalog: Promise<AuthorizationCatalog> | undefined;
 
     function keyOf(realmId: string, kid: string): Promise<{ key: KeyObject; alg: string }> {
@@ -191,6 +197,21 @@ export function createVerifier(options: VerifierOptions): Verifier {
         }
     }
 
+    async function verifyLocally(token: string): Promise<AccessTokenClaims> {
+        const at = now();
+        const key = digest(token);
+        const hit = verified.get(key);
+        if (hit && hit.until > at) return hit.claims;
+        const claims = await verifyAccessToken(token, keyOf, Math.floor(at / 1000));
+        // bounded: past 10,000 entries the lapsed ones go, and if none lapsed the oldest
+        if (verified.size >= 10_000) {
+            for (const [entry, value] of verified) if (value.until <= at) verified.delete(entry);
+            if (verified.size >= 10_000) verified.delete(verified.keys().next().value!);
+        }
+        verified.set(key, { until: Math.min(claims.exp * 1000, at + keyCacheMs), claims });
+        return claims;
+    }
+
     const served = options.realms ? new Set(options.realms) : null;
 
     async function verify(header: string | undefined): Promise<RealmgateAuth> {
@@ -200,7 +221,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
         let subject: { sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined };
         let introspected: Introspection | undefined;
         if (options.mode === 'local') {
-            subject = await verifyAccessToken(token, keyOf, Math.floor(now() / 1000));
+            subject = await verifyLocally(token);
         } else {
             introspected = await introspect(token, true);
             const { sub, sub_kind, realm_id, realm_name, kind } = introspected;

@@ -91,6 +91,20 @@ describeEachDialect('adapter verify()', (dialect) => {
         expect(fetched).toHaveLength(2);
     });
 
+    it('local mode remembers a verified token by its digest, never past its expiry, and a changed signature is checked anew', async () => {
+        let now = Date.now();
+        const verifier = createVerifier({ baseUrl: url, mode: 'local', credentials, now: () => now });
+        const { access_token: token } = await login();
+        await verifier.verify(`Bearer ${token}`);
+        await expect(verifier.verify(`Bearer ${token}`)).resolves.toBeTruthy();
+        const [header, payload, signature] = token.split('.');
+        const flipped = `${signature!.slice(0, -2)}${signature!.endsWith('AA') ? 'BB' : 'AA'}`;
+        expect(await refusal(verifier.verify(`Bearer ${header}.${payload}.${flipped}`))).toMatchObject({ statusCode: 401 });
+        const { exp } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
+        now = exp * 1000 + 1;
+        expect(await refusal(verifier.verify(`Bearer ${token}`))).toMatchObject({ statusCode: 401, code: ErrorCode.EXPIRED_TOKEN });
+    });
+
     it('local mode still accepts a token after its session ends (seen only at expiry); remote mode refuses it at once', async () => {
         const local = createVerifier({ baseUrl: url, mode: 'local', credentials });
         const remote = createVerifier({ baseUrl: url, mode: 'remote', credentials });
