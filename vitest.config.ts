@@ -12,7 +12,11 @@ export default defineConfig({
         exclude: [
             '**/node_modules/**',
             ...(process.env.TEST_POSTGRES_URL || process.env.TEST_MYSQL_URL ? [] : ['packages/server/test/e2e/replicas.test.ts']),
-            ...(process.env.TEST_MYSQL_URL ? [] : ['packages/server/src/db/migrate-crash.test.ts']),
+            ...(process.env.TEST_MYSQL_URL ? [] : [
+                'packages/server/src/db/migrate-crash.test.ts',
+                'packages/server/test/http/mysql-replication.test.ts',
+                'packages/server/test/http/mysql-replica-lag.test.ts',
+            ]),
             ...(process.env.TEST_REDIS_URL ? [] : ['packages/server/src/bus/redis-bus.test.ts']),
         ],
         // server tests create a database per suite and run the production migrations
