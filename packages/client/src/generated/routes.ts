@@ -5,7 +5,7 @@
 export interface Schemas {
     Error: {
         statusCode: number;
-        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled";
+        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -16,7 +16,7 @@ export interface Schemas {
     };
     OAuthError: {
         statusCode: number;
-        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled";
+        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -103,6 +103,29 @@ export interface Routes {
         query: Record<never, never>;
         body: unknown;
         bodyRequired: true;
+        response: string;
+    };
+    /** Sign in through an identity provider from the authorization endpoint (issue 16) */
+    "POST /authorize/federated": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: string;
+    };
+    /** The redirect URI Realmgate registers at upstream identity providers (issue 16) */
+    "GET /authorize/federated/callback": {
+        params: Record<never, never>;
+        query: {
+            code?: string;
+            state?: string;
+            iss?: string;
+            error?: string;
+            error_description?: string;
+            session_state?: string;
+        };
+        body: never;
+        bodyRequired: false;
         response: string;
     };
     /** The second-factor form of the authorization endpoint (issue 14) */
@@ -1101,6 +1124,14 @@ export interface Routes {
         bodyRequired: true;
         response: string;
     };
+    /** Sign in through an identity provider from the device verification page (issue 16) */
+    "POST /device/federated": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: string;
+    };
     /** The second-factor form of the device verification page (issue 14) */
     "POST /device/second-factor": {
         params: Record<never, never>;
@@ -1344,6 +1375,772 @@ export interface Routes {
                 [member: string]: unknown;
             };
             [member: string]: unknown;
+        };
+    };
+    /** List identity-provider-attribute-mappings */
+    "GET /identity-provider-attribute-mappings": {
+        params: Record<never, never>;
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[providerId]"?: unknown;
+            "filter[source]"?: unknown;
+            "filter[target]"?: unknown;
+            "filter[targetName]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create one of identity-provider-attribute-mappings */
+    "POST /identity-provider-attribute-mappings": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            source: string;
+            target: "field" | "attribute" | "folder";
+            targetName?: string | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of identity-provider-attribute-mappings */
+    "GET /identity-provider-attribute-mappings/@schema": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of identity-provider-attribute-mappings */
+    "GET /identity-provider-attribute-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Update one of identity-provider-attribute-mappings */
+    "POST /identity-provider-attribute-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            source?: string;
+            target?: "field" | "attribute" | "folder";
+            targetName?: string | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Create or update one of identity-provider-attribute-mappings */
+    "PUT /identity-provider-attribute-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            source: string;
+            target: "field" | "attribute" | "folder";
+            targetName?: string | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of identity-provider-attribute-mappings */
+    "DELETE /identity-provider-attribute-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** List identity-provider-role-mappings */
+    "GET /identity-provider-role-mappings": {
+        params: Record<never, never>;
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[providerId]"?: unknown;
+            "filter[claim]"?: unknown;
+            "filter[value]"?: unknown;
+            "filter[roleId]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create one of identity-provider-role-mappings */
+    "POST /identity-provider-role-mappings": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            claim?: string | null;
+            value: string;
+            roleId: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of identity-provider-role-mappings */
+    "GET /identity-provider-role-mappings/@schema": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of identity-provider-role-mappings */
+    "GET /identity-provider-role-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Update one of identity-provider-role-mappings */
+    "POST /identity-provider-role-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            claim?: string | null;
+            value?: string;
+            roleId?: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Create or update one of identity-provider-role-mappings */
+    "PUT /identity-provider-role-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            claim?: string | null;
+            value: string;
+            roleId: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of identity-provider-role-mappings */
+    "DELETE /identity-provider-role-mappings/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** List identity-providers */
+    "GET /identity-providers": {
+        params: Record<never, never>;
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[name]"?: unknown;
+            "filter[displayName]"?: unknown;
+            "filter[protocol]"?: unknown;
+            "filter[enabled]"?: unknown;
+            "filter[issuer]"?: unknown;
+            "filter[clientId]"?: unknown;
+            "filter[scope]"?: unknown;
+            "filter[authorizationUrl]"?: unknown;
+            "filter[tokenUrl]"?: unknown;
+            "filter[userinfoUrl]"?: unknown;
+            "filter[linkVerifiedEmail]"?: unknown;
+            "filter[url]"?: unknown;
+            "filter[bindDn]"?: unknown;
+            "filter[baseDn]"?: unknown;
+            "filter[userFilter]"?: unknown;
+            "filter[groupFilter]"?: unknown;
+            "filter[groupBaseDn]"?: unknown;
+            "filter[usernameAttribute]"?: unknown;
+            "filter[emailAttribute]"?: unknown;
+            "filter[groupNameAttribute]"?: unknown;
+            "filter[startTls]"?: unknown;
+            "filter[tlsRejectUnauthorized]"?: unknown;
+            "filter[timeout]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create one of identity-providers */
+    "POST /identity-providers": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            name: string;
+            displayName?: string | null;
+            protocol: "oidc" | "oauth2" | "ldap";
+            enabled?: boolean;
+            issuer?: string | null;
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+            authorizationUrl?: string | null;
+            tokenUrl?: string | null;
+            userinfoUrl?: string | null;
+            linkVerifiedEmail?: boolean;
+            url?: string | null;
+            bindDn?: string | null;
+            bindPassword?: string | null;
+            baseDn?: string | null;
+            userFilter?: string | null;
+            groupFilter?: string | null;
+            groupBaseDn?: string | null;
+            usernameAttribute?: string | null;
+            emailAttribute?: string | null;
+            groupNameAttribute?: string | null;
+            startTls?: boolean;
+            tlsRejectUnauthorized?: boolean;
+            timeout?: number | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of identity-providers */
+    "GET /identity-providers/@schema": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of identity-providers */
+    "GET /identity-providers/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Update one of identity-providers */
+    "POST /identity-providers/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            name?: string;
+            displayName?: string | null;
+            enabled?: boolean;
+            issuer?: string | null;
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+            authorizationUrl?: string | null;
+            tokenUrl?: string | null;
+            userinfoUrl?: string | null;
+            linkVerifiedEmail?: boolean;
+            url?: string | null;
+            bindDn?: string | null;
+            bindPassword?: string | null;
+            baseDn?: string | null;
+            userFilter?: string | null;
+            groupFilter?: string | null;
+            groupBaseDn?: string | null;
+            usernameAttribute?: string | null;
+            emailAttribute?: string | null;
+            groupNameAttribute?: string | null;
+            startTls?: boolean;
+            tlsRejectUnauthorized?: boolean;
+            timeout?: number | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Create or update one of identity-providers */
+    "PUT /identity-providers/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            name?: string;
+            displayName?: string | null;
+            protocol: "oidc" | "oauth2" | "ldap";
+            enabled?: boolean;
+            issuer?: string | null;
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+            authorizationUrl?: string | null;
+            tokenUrl?: string | null;
+            userinfoUrl?: string | null;
+            linkVerifiedEmail?: boolean;
+            url?: string | null;
+            bindDn?: string | null;
+            bindPassword?: string | null;
+            baseDn?: string | null;
+            userFilter?: string | null;
+            groupFilter?: string | null;
+            groupBaseDn?: string | null;
+            usernameAttribute?: string | null;
+            emailAttribute?: string | null;
+            groupNameAttribute?: string | null;
+            startTls?: boolean;
+            tlsRejectUnauthorized?: boolean;
+            timeout?: number | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of identity-providers */
+    "DELETE /identity-providers/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
         };
     };
     /** List keys */
@@ -3329,6 +4126,802 @@ export interface Routes {
                 actorType?: string | null;
                 actorId?: string | null;
                 data?: unknown;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** List identity-provider-attribute-mappings */
+    "GET /realms/{realmId}/identity-provider-attribute-mappings": {
+        params: {
+            realmId: string;
+        };
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[providerId]"?: unknown;
+            "filter[source]"?: unknown;
+            "filter[target]"?: unknown;
+            "filter[targetName]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create one of identity-provider-attribute-mappings */
+    "POST /realms/{realmId}/identity-provider-attribute-mappings": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            source: string;
+            target: "field" | "attribute" | "folder";
+            targetName?: string | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of identity-provider-attribute-mappings */
+    "GET /realms/{realmId}/identity-provider-attribute-mappings/@schema": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of identity-provider-attribute-mappings */
+    "GET /realms/{realmId}/identity-provider-attribute-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Update one of identity-provider-attribute-mappings */
+    "POST /realms/{realmId}/identity-provider-attribute-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            source?: string;
+            target?: "field" | "attribute" | "folder";
+            targetName?: string | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Create or update one of identity-provider-attribute-mappings */
+    "PUT /realms/{realmId}/identity-provider-attribute-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            source: string;
+            target: "field" | "attribute" | "folder";
+            targetName?: string | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of identity-provider-attribute-mappings */
+    "DELETE /realms/{realmId}/identity-provider-attribute-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                source?: string | null;
+                target?: "field" | "attribute" | "folder" | null;
+                targetName?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** List identity-provider-role-mappings */
+    "GET /realms/{realmId}/identity-provider-role-mappings": {
+        params: {
+            realmId: string;
+        };
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[providerId]"?: unknown;
+            "filter[claim]"?: unknown;
+            "filter[value]"?: unknown;
+            "filter[roleId]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create one of identity-provider-role-mappings */
+    "POST /realms/{realmId}/identity-provider-role-mappings": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            claim?: string | null;
+            value: string;
+            roleId: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of identity-provider-role-mappings */
+    "GET /realms/{realmId}/identity-provider-role-mappings/@schema": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of identity-provider-role-mappings */
+    "GET /realms/{realmId}/identity-provider-role-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Update one of identity-provider-role-mappings */
+    "POST /realms/{realmId}/identity-provider-role-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            claim?: string | null;
+            value?: string;
+            roleId?: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Create or update one of identity-provider-role-mappings */
+    "PUT /realms/{realmId}/identity-provider-role-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            providerId: string;
+            claim?: string | null;
+            value: string;
+            roleId: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of identity-provider-role-mappings */
+    "DELETE /realms/{realmId}/identity-provider-role-mappings/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                providerId?: string | null;
+                claim?: string | null;
+                value?: string | null;
+                roleId?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** List identity-providers */
+    "GET /realms/{realmId}/identity-providers": {
+        params: {
+            realmId: string;
+        };
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[name]"?: unknown;
+            "filter[displayName]"?: unknown;
+            "filter[protocol]"?: unknown;
+            "filter[enabled]"?: unknown;
+            "filter[issuer]"?: unknown;
+            "filter[clientId]"?: unknown;
+            "filter[scope]"?: unknown;
+            "filter[authorizationUrl]"?: unknown;
+            "filter[tokenUrl]"?: unknown;
+            "filter[userinfoUrl]"?: unknown;
+            "filter[linkVerifiedEmail]"?: unknown;
+            "filter[url]"?: unknown;
+            "filter[bindDn]"?: unknown;
+            "filter[baseDn]"?: unknown;
+            "filter[userFilter]"?: unknown;
+            "filter[groupFilter]"?: unknown;
+            "filter[groupBaseDn]"?: unknown;
+            "filter[usernameAttribute]"?: unknown;
+            "filter[emailAttribute]"?: unknown;
+            "filter[groupNameAttribute]"?: unknown;
+            "filter[startTls]"?: unknown;
+            "filter[tlsRejectUnauthorized]"?: unknown;
+            "filter[timeout]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create one of identity-providers */
+    "POST /realms/{realmId}/identity-providers": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            name: string;
+            displayName?: string | null;
+            protocol: "oidc" | "oauth2" | "ldap";
+            enabled?: boolean;
+            issuer?: string | null;
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+            authorizationUrl?: string | null;
+            tokenUrl?: string | null;
+            userinfoUrl?: string | null;
+            linkVerifiedEmail?: boolean;
+            url?: string | null;
+            bindDn?: string | null;
+            bindPassword?: string | null;
+            baseDn?: string | null;
+            userFilter?: string | null;
+            groupFilter?: string | null;
+            groupBaseDn?: string | null;
+            usernameAttribute?: string | null;
+            emailAttribute?: string | null;
+            groupNameAttribute?: string | null;
+            startTls?: boolean;
+            tlsRejectUnauthorized?: boolean;
+            timeout?: number | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of identity-providers */
+    "GET /realms/{realmId}/identity-providers/@schema": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of identity-providers */
+    "GET /realms/{realmId}/identity-providers/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Update one of identity-providers */
+    "POST /realms/{realmId}/identity-providers/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            name?: string;
+            displayName?: string | null;
+            enabled?: boolean;
+            issuer?: string | null;
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+            authorizationUrl?: string | null;
+            tokenUrl?: string | null;
+            userinfoUrl?: string | null;
+            linkVerifiedEmail?: boolean;
+            url?: string | null;
+            bindDn?: string | null;
+            bindPassword?: string | null;
+            baseDn?: string | null;
+            userFilter?: string | null;
+            groupFilter?: string | null;
+            groupBaseDn?: string | null;
+            usernameAttribute?: string | null;
+            emailAttribute?: string | null;
+            groupNameAttribute?: string | null;
+            startTls?: boolean;
+            tlsRejectUnauthorized?: boolean;
+            timeout?: number | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Create or update one of identity-providers */
+    "PUT /realms/{realmId}/identity-providers/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            name?: string;
+            displayName?: string | null;
+            protocol: "oidc" | "oauth2" | "ldap";
+            enabled?: boolean;
+            issuer?: string | null;
+            clientId?: string | null;
+            clientSecret?: string | null;
+            scope?: string | null;
+            authorizationUrl?: string | null;
+            tokenUrl?: string | null;
+            userinfoUrl?: string | null;
+            linkVerifiedEmail?: boolean;
+            url?: string | null;
+            bindDn?: string | null;
+            bindPassword?: string | null;
+            baseDn?: string | null;
+            userFilter?: string | null;
+            groupFilter?: string | null;
+            groupBaseDn?: string | null;
+            usernameAttribute?: string | null;
+            emailAttribute?: string | null;
+            groupNameAttribute?: string | null;
+            startTls?: boolean;
+            tlsRejectUnauthorized?: boolean;
+            timeout?: number | null;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of identity-providers */
+    "DELETE /realms/{realmId}/identity-providers/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                name?: string | null;
+                displayName?: string | null;
+                protocol?: "oidc" | "oauth2" | "ldap" | null;
+                enabled?: boolean | null;
+                issuer?: string | null;
+                clientId?: string | null;
+                clientSecret?: string | null;
+                scope?: string | null;
+                authorizationUrl?: string | null;
+                tokenUrl?: string | null;
+                userinfoUrl?: string | null;
+                linkVerifiedEmail?: boolean | null;
+                url?: string | null;
+                bindDn?: string | null;
+                bindPassword?: string | null;
+                baseDn?: string | null;
+                userFilter?: string | null;
+                groupFilter?: string | null;
+                groupBaseDn?: string | null;
+                usernameAttribute?: string | null;
+                emailAttribute?: string | null;
+                groupNameAttribute?: string | null;
+                startTls?: boolean | null;
+                tlsRejectUnauthorized?: boolean | null;
+                timeout?: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8149,6 +9742,8 @@ export const ROUTE_METHODS = {
     getAuthorize: "GET /authorize",
     postAuthorize: "POST /authorize",
     postAuthorizeConsent: "POST /authorize/consent",
+    postAuthorizeFederated: "POST /authorize/federated",
+    getAuthorizeFederatedCallback: "GET /authorize/federated/callback",
     postAuthorizeSecondFactor: "POST /authorize/second-factor",
     postAuthorizeSignIn: "POST /authorize/sign-in",
     getClientPermissions: "GET /client-permissions",
@@ -8186,6 +9781,7 @@ export const ROUTE_METHODS = {
     getDevice: "GET /device",
     postDevice: "POST /device",
     postDeviceDecision: "POST /device/decision",
+    postDeviceFederated: "POST /device/federated",
     postDeviceSecondFactor: "POST /device/second-factor",
     postDeviceSignIn: "POST /device/sign-in",
     postDeviceAuthorization: "POST /device_authorization",
@@ -8199,6 +9795,27 @@ export const ROUTE_METHODS = {
     getEventsById: "GET /events/{id}",
     getHealth: "GET /health",
     getHealthReady: "GET /health/ready",
+    getIdentityProviderAttributeMappings: "GET /identity-provider-attribute-mappings",
+    postIdentityProviderAttributeMappings: "POST /identity-provider-attribute-mappings",
+    getIdentityProviderAttributeMappingsSchema: "GET /identity-provider-attribute-mappings/@schema",
+    getIdentityProviderAttributeMappingsById: "GET /identity-provider-attribute-mappings/{id}",
+    postIdentityProviderAttributeMappingsById: "POST /identity-provider-attribute-mappings/{id}",
+    putIdentityProviderAttributeMappingsById: "PUT /identity-provider-attribute-mappings/{id}",
+    deleteIdentityProviderAttributeMappingsById: "DELETE /identity-provider-attribute-mappings/{id}",
+    getIdentityProviderRoleMappings: "GET /identity-provider-role-mappings",
+    postIdentityProviderRoleMappings: "POST /identity-provider-role-mappings",
+    getIdentityProviderRoleMappingsSchema: "GET /identity-provider-role-mappings/@schema",
+    getIdentityProviderRoleMappingsById: "GET /identity-provider-role-mappings/{id}",
+    postIdentityProviderRoleMappingsById: "POST /identity-provider-role-mappings/{id}",
+    putIdentityProviderRoleMappingsById: "PUT /identity-provider-role-mappings/{id}",
+    deleteIdentityProviderRoleMappingsById: "DELETE /identity-provider-role-mappings/{id}",
+    getIdentityProviders: "GET /identity-providers",
+    postIdentityProviders: "POST /identity-providers",
+    getIdentityProvidersSchema: "GET /identity-providers/@schema",
+    getIdentityProvidersById: "GET /identity-providers/{id}",
+    postIdentityProvidersById: "POST /identity-providers/{id}",
+    putIdentityProvidersById: "PUT /identity-providers/{id}",
+    deleteIdentityProvidersById: "DELETE /identity-providers/{id}",
     getKeys: "GET /keys",
     postKeys: "POST /keys",
     getKeysSchema: "GET /keys/@schema",
@@ -8272,6 +9889,27 @@ export const ROUTE_METHODS = {
     getEventsSchemaInRealm: "GET /realms/{realmId}/events/@schema",
     getEventsStatsInRealm: "GET /realms/{realmId}/events/@stats",
     getEventsByIdInRealm: "GET /realms/{realmId}/events/{id}",
+    getIdentityProviderAttributeMappingsInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings",
+    postIdentityProviderAttributeMappingsInRealm: "POST /realms/{realmId}/identity-provider-attribute-mappings",
+    getIdentityProviderAttributeMappingsSchemaInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings/@schema",
+    getIdentityProviderAttributeMappingsByIdInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings/{id}",
+    postIdentityProviderAttributeMappingsByIdInRealm: "POST /realms/{realmId}/identity-provider-attribute-mappings/{id}",
+    putIdentityProviderAttributeMappingsByIdInRealm: "PUT /realms/{realmId}/identity-provider-attribute-mappings/{id}",
+    deleteIdentityProviderAttributeMappingsByIdInRealm: "DELETE /realms/{realmId}/identity-provider-attribute-mappings/{id}",
+    getIdentityProviderRoleMappingsInRealm: "GET /realms/{realmId}/identity-provider-role-mappings",
+    postIdentityProviderRoleMappingsInRealm: "POST /realms/{realmId}/identity-provider-role-mappings",
+    getIdentityProviderRoleMappingsSchemaInRealm: "GET /realms/{realmId}/identity-provider-role-mappings/@schema",
+    getIdentityProviderRoleMappingsByIdInRealm: "GET /realms/{realmId}/identity-provider-role-mappings/{id}",
+    postIdentityProviderRoleMappingsByIdInRealm: "POST /realms/{realmId}/identity-provider-role-mappings/{id}",
+    putIdentityProviderRoleMappingsByIdInRealm: "PUT /realms/{realmId}/identity-provider-role-mappings/{id}",
+    deleteIdentityProviderRoleMappingsByIdInRealm: "DELETE /realms/{realmId}/identity-provider-role-mappings/{id}",
+    getIdentityProvidersInRealm: "GET /realms/{realmId}/identity-providers",
+    postIdentityProvidersInRealm: "POST /realms/{realmId}/identity-providers",
+    getIdentityProvidersSchemaInRealm: "GET /realms/{realmId}/identity-providers/@schema",
+    getIdentityProvidersByIdInRealm: "GET /realms/{realmId}/identity-providers/{id}",
+    postIdentityProvidersByIdInRealm: "POST /realms/{realmId}/identity-providers/{id}",
+    putIdentityProvidersByIdInRealm: "PUT /realms/{realmId}/identity-providers/{id}",
+    deleteIdentityProvidersByIdInRealm: "DELETE /realms/{realmId}/identity-providers/{id}",
     getJwksInRealm: "GET /realms/{realmId}/jwks",
     getJwksByKidInRealm: "GET /realms/{realmId}/jwks/{kid}",
     getKeysInRealm: "GET /realms/{realmId}/keys",
