@@ -16,6 +16,8 @@ import { registerErrorSchemas } from './http/contracts/error-body.js';
 import { registerOpenApiDocument, registerOpenApiRoutes } from './http/openapi.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerRequestMetrics } from './http/metrics.js';
+import type { ConsoleName } from './config/consoles.js';
+import { registerConsoles } from './http/consoles.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { provision, provisioningDirectory } from './provisioning/provision.js';
 import { wire, type AppDeps, type WireOptions } from './wire.js';
@@ -36,8 +38,15 @@ export interface App {
     close(): Promise<void>;
 }
 
+export interface AppOptions extends WireOptions {
+    /** the built consoles served on this listener with the console session (issue 18); none by default */
+    consoles?: readonly ConsoleName[];
+    /** another build of apps/console (tests) */
+    consoleDistDirectory?: string;
+}
+
 /** Build the service without listening (DESIGN.md habit 7); tests drive it with inject(). */
-export async function createApp(config: Config, options: WireOptions = {}): Promise<App> {
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
     const deps = await wire(config, options);
     const serverOptions: FastifyServerOptions = {
         bodyLimit: BODY_LIMIT,
@@ -100,6 +109,12 @@ export async function createApp(config: Config, options: WireOptions = {}): Prom
     // issue 15 item 5: entity events to sockets that may read them
     attachRealtime(app, deps, registerDomains(app, deps));
     await registerOpenApiRoutes(app);
+    if (options.consoles?.length) {
+        await registerConsoles(app, {
+            names: options.consoles, apiUrl: config.publicUrl, consoleUrl: config.publicUrl, mode: 'session',
+            ...(options.consoleDistDirectory ? { distDirectory: options.consoleDistDirectory } : {}),
+        });
+    }
     return {
         app,
         routes,

@@ -13,16 +13,17 @@ describe('cli', () => {
         expect(parseStartRole([])).toEqual({ kind: 'serve', role: 'all' });
         expect(parseStartRole(['core'])).toEqual({ kind: 'serve', role: 'core' });
         expect(parseStartRole(['worker'])).toEqual({ kind: 'worker' });
-        expect(parseStartRole(['console'])).toEqual({ kind: 'serve', role: 'auth' });
+        expect(parseStartRole(['console'])).toEqual({ kind: 'serve', role: 'consoles' });
         expect(parseStartRole(['console', 'auth'])).toEqual({ kind: 'serve', role: 'auth' });
+        // issue 18: the admin and account consoles, each alone on CONSOLE_PORT
+        expect(parseStartRole(['console', 'admin'])).toEqual({ kind: 'console', name: 'admin' });
+        expect(parseStartRole(['console', 'account'])).toEqual({ kind: 'console', name: 'account' });
     });
 
-    it('refuses a mis-typed role, console or extra argument, and the consoles not built yet, before boot', async () => {
+    it('refuses a mis-typed role, console or extra argument before boot', async () => {
         await expect(runCli(['start', 'wroker'])).rejects.toThrow(/Unknown start role "wroker"/);
         await expect(runCli(['start', 'console', 'admni'])).rejects.toThrow(/Unknown console "admni"/);
-        for (const name of ['admin', 'account']) {
-            await expect(runCli(['start', 'console', name])).rejects.toThrow(new RegExp(`The ${name} console is not built yet`));
-        }
+        await expect(runCli(['start', 'console', 'admin', 'x'])).rejects.toThrow(/Unexpected argument "x"/);
         await expect(runCli(['start', 'worker', 'now'])).rejects.toThrow(/Unexpected argument "now" after "start worker"/);
         await expect(runCli(['start', 'console', 'auth', 'x'])).rejects.toThrow(/Unexpected argument "x"/);
         // the old spellings of beta.64 do not exist

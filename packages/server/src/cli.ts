@@ -4,7 +4,8 @@ import type { Config } from './config/schema.js';
 import { transportSettings } from './mail/transport.js';
 import { migrateDown, migrateToLatest, migrationStatus } from './db/migrate.js';
 import { openDatabase } from './wire.js';
-import { startServer, startWorker, type ServedRole } from './main.js';
+import { startConsole, startServer, startWorker, type ServedRole } from './main.js';
+import type { ConsoleName } from './config/consoles.js';
 import { wire } from './wire.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { provision, provisioningDirectory } from './provisioning/provision.js';
@@ -12,10 +13,12 @@ import { provision, provisioningDirectory } from './provisioning/provision.js';
 const USAGE = `Usage: realmgate <command>
 
 Commands:
-  start                 the API and every enabled console on one listener (PORT, HOST); the sweeps in process
+  start                 the API and every console on one listener (PORT, HOST): /console/admin, /console/account
+                        and the auth pages; the sweeps in process
   start core            the API alone (PORT, HOST); the sweeps in process
   start worker          the background sweeps and a health listener (GET / on WORKER_PORT); no migrations
-  start console [name]  the auth console (auth; or every built console when no name is given)
+  start console [name]  admin or account: that console alone on CONSOLE_PORT, signing in at PUBLIC_URL;
+                        auth: the auth pages on PORT; no name: every console on PORT, without the sweeps
   migration run         apply every pending migration
   migration revert      revert the latest migration
   migration status      list migrations and when they ran
@@ -44,17 +47,17 @@ export function readConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** What `start [role]` runs (spec beta.64 item 5). */
-export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' };
+export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' } | { kind: 'console'; name: ConsoleName };
 
-/** The consoles of the spec; only the auth pages are built (issue 13), the others come with the console work. */
+/** The consoles of the spec: the auth pages (issue 13), the admin and account consoles (issue 18). */
 const CONSOLES = ['admin', 'account', 'auth'] as const;
-const BUILT_CONSOLES: ReadonlySet<string> = new Set(['auth']);
 
 /**
  * The role of `start` from its arguments, refused before anything boots when mis-typed (spec
  * Errors: "a mis-typed start role is refused before boot"). The auth console is rendered by the
  * API's own protocol routes (/authorize, /logout, /device), so `start console auth` serves them
- * from the same app without the in-process sweeps; the admin and account consoles are not built yet.
+ * from the same app without the in-process sweeps; `start console admin|account` serves that console
+ * alone on its own port (main.ts startConsole); `start console` every console on the API's port.
  */
 export function parseStartRole(args: readonly string[]): StartRole {
     const [role, name, ...extra] = args;
@@ -67,10 +70,8 @@ export function parseStartRole(args: readonly string[]): StartRole {
         if (name !== undefined && !(CONSOLES as readonly string[]).includes(name)) {
             throw new CliError(`Unknown console "${name}". Consoles: ${CONSOLES.join(', ')}.`);
         }
-        if (name !== undefined && !BUILT_CONSOLES.has(name)) {
-            throw new CliError(`The ${name} console is not built yet; "start console auth" serves the auth pages, "start" the API.`);
-        }
-        return { kind: 'serve', role: 'auth' };
+        if (name === 'admin' || name === 'account') return { kind: 'console', name };
+        return { kind: 'serve', role: name === 'auth' ? 'auth' : 'consoles' };
     }
     throw new CliError(`Unknown start role "${role}". Roles: core, worker, console [admin|account|auth], or none.`);
 }
@@ -124,6 +125,7 @@ export async function runCli(argv: string[]): Promise<void> {
         const role = parseStartRole(rest);
         const config = readConfig();
         if (role.kind === 'worker') await startWorker(config);
+        else if (role.kind === 'console') await startConsole(config, role.name);
         else await startServer(config, role.role);
         return;
     }

@@ -33,6 +33,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
     TOKEN_REFRESH_MAX_AGE: ['3600', 3600],
     WORKER_ENABLED: ['0', false],
     WORKER_PORT: ['3001', 3001],
+    CONSOLE_PORT: ['3002', 3002],
+    CONSOLE_PUBLIC_URL: ['https://console.example/', 'https://console.example'],
     METRICS_ENABLED: ['false', false],
     METRICS_TOKEN: ['scrape-token', 'scrape-token'],
     EVENT_LOG_RETENTION_DAYS: ['30', 30],
@@ -78,10 +80,13 @@ describe('config key table and loader stay in step', () => {
         for (const entry of KEYS) {
             const value = valueAt(config, entry.key);
             if (entry.default === null) expect(value, entry.env).toBeUndefined();
-            else expect(String(value), entry.env).toBe(entry.default.replace('$PORT', '3000'));
+            else expect(String(value), entry.env).toBe(entry.default.replace('$CONSOLE_PORT', '3000').replace('$PORT', '3000'));
         }
         expect(config.publicUrl).toBe('http://localhost:3000');
         expect(config.worker.port).toBe(3000);
+        // issue 18: a standalone console follows PORT, and its URL its own port
+        expect(config.console).toEqual({ port: 3000, publicUrl: 'http://localhost:3000' });
+        expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: 'http://localhost:3002' });
         expect(config.env).toBe('development');
     });
 

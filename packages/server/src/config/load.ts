@@ -32,6 +32,8 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     tokenRefreshMaxAge: parse.positiveInteger,
     'worker.enabled': parse.boolean,
     'worker.port': parse.port,
+    'console.port': parse.port,
+    'console.publicUrl': parse.publicUrl,
     'metrics.enabled': parse.boolean,
     'metrics.token': parse.text,
     eventLogRetentionDays: parse.positiveInteger,
@@ -117,6 +119,8 @@ function assign(tree: Tree, path: string, value: unknown): void {
 const DERIVED: Partial<Record<ConfigKeyPath, (resolved: Config) => unknown>> = {
     publicUrl: (resolved) => `http://localhost:${resolved.port}`,
     'worker.port': (resolved) => resolved.port,
+    'console.port': (resolved) => resolved.port,
+    'console.publicUrl': (resolved) => `http://localhost:${resolved.console.port}`,
 };
 
 /**

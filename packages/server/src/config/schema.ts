@@ -90,6 +90,11 @@ export interface Config {
     /** seconds */
     tokenRefreshMaxAge: number;
     worker: { enabled: boolean; port: number };
+    /**
+     * issue 18: a standalone admin or account console (`start console admin|account`) listens on
+     * `port` and is reached at `publicUrl`; the admin-console client's redirect URIs name it
+     */
+    console: { port: number; publicUrl: string };
     /** GET /metrics (Prometheus text): served at all, and the bearer token a scraper presents */
     metrics: { enabled: boolean; token: string | undefined };
     migrationEnabled: boolean;
@@ -248,6 +253,18 @@ export const CONFIG_KEYS = [
         env: 'WORKER_PORT',
         default: '$PORT',
         description: 'port of the health listener of `start worker` (`GET /`); set it apart from `PORT` when the API runs from the same environment on the same host',
+    },
+    {
+        key: 'console.port',
+        env: 'CONSOLE_PORT',
+        default: '$PORT',
+        description: 'port of a standalone console (`start console admin` or `start console account`); set it apart from `PORT` when the API runs on the same host. `start` serves both consoles on `PORT` under `/console/admin` and `/console/account`',
+    },
+    {
+        key: 'console.publicUrl',
+        env: 'CONSOLE_PUBLIC_URL',
+        default: 'http://localhost:$CONSOLE_PORT',
+        description: 'absolute URL a browser reaches a standalone console at (without `/console/…`); bootstrap registers `<url>/console/admin/` and `<url>/console/account/` as redirect URIs of the `admin-console` client, which also allows the origin for CORS',
     },
     {
         key: 'metrics.enabled',

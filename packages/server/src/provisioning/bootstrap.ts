@@ -10,10 +10,11 @@ import type { KeyStore } from '../keys/store.js';
 import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import {
-    deactivateUser, ensureBuiltInGlobal, ensureBuiltInRealm, ensurePermissionPolicy, ensureUserRole, findBuiltInUser, insertBuiltInUser,
+    deactivateUser, ensureBuiltInClient, ensureBuiltInGlobal, ensureClientScope, ensureBuiltInRealm, ensurePermissionPolicy, ensureUserRole, findBuiltInUser, insertBuiltInUser,
     insertRolePermission, rolePermissionIds, setMissingUserPasswordHash,
 } from '../storage/bootstrap.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
+import { ADMIN_CONSOLE_CLIENT, CONSOLE_NAMES, consoleUrl } from '../config/consoles.js';
 
 /** Attributes a user may not set on itself (spec: emailVerified is on this denylist). */
 const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
@@ -24,7 +25,7 @@ const DEFAULT_ADMIN_PASSWORD = 'start123';
 
 /** What the bootstrap needs of the composition root (wire.ts). */
 export interface BootstrapDeps {
-    config: Pick<Config, 'env' | 'userAdmin'>;
+    config: Pick<Config, 'env' | 'userAdmin'> & Partial<Pick<Config, 'publicUrl' | 'console'>>;
     handle: DatabaseHandle;
     db: Kysely<Database>;
     passwords: PasswordHasher;
@@ -88,6 +89,26 @@ async function ensureAdmin(deps: BootstrapDeps, realmId: string, adminRoleId: st
     }
 }
 
+/**
+ * The public client `admin-console` (spec beta.66 item 4): the consoles sign in through it with
+ * code + PKCE (RFC 7636; no secret, so PKCE S256 is required); first-party, so no consent is asked.
+ * Its redirect URIs are the consoles served by the API (PUBLIC_URL) and standalone
+ * (CONSOLE_PUBLIC_URL); they also allow those origins for CORS. A standalone console's token is
+ * narrowed to this client like any client's (spec Authentication 8).
+ */
+async function ensureConsoleClient(deps: BootstrapDeps, masterId: string, globalScopeId: string): Promise<void> {
+    const { publicUrl, console: standalone } = deps.config;
+    if (publicUrl === undefined) return;
+    const bases = [...new Set([publicUrl, standalone?.publicUrl ?? publicUrl])];
+    const uris = bases.flatMap((base) => CONSOLE_NAMES.map((name) => consoleUrl(base, name)));
+    const clientId = await ensureBuiltInClient(deps.db, deps.handle.dialect, {
+        id: ADMIN_CONSOLE_CLIENT.id, name: ADMIN_CONSOLE_CLIENT.name, displayName: 'Realmgate consoles', realmId: masterId,
+        redirectUri: uris.join(' '), postLogoutRedirectUri: uris.join(' '),
+    });
+    // the global scope: without it a bearer is evaluated without its identity (spec Authorization routes, check rule 1)
+    await ensureClientScope(deps.db, deps.handle.dialect, clientId, globalScopeId);
+}
+
 /** The bootstrap state of API.md §5, idempotent at every boot. */
 export async function bootstrap(deps: BootstrapDeps, logger?: FastifyBaseLogger): Promise<void> {
     const { db, handle } = deps;
@@ -112,7 +133,8 @@ export async function bootstrap(deps: BootstrapDeps, logger?: FastifyBaseLogger)
     await ensurePermissionPolicy(db, dialect, permissionIds.get(PermissionName.USER_SELF_MANAGE)!, policyIds.get(SystemPolicyName.USER_NAMES_SELF_MANAGE)!);
     await ensurePermissionPolicy(db, dialect, permissionIds.get(PermissionName.CLIENT_SELF_MANAGE)!, policyIds.get(SystemPolicyName.CLIENT_NAMES_SELF_MANAGE)!);
 
-    for (const scope of Object.values(ScopeName)) await ensureBuiltInGlobal(db, dialect, { table: 'auth_scopes' }, scope);
+    const scopeIds = new Map<string, string>();
+    for (const scope of Object.values(ScopeName)) scopeIds.set(scope, await ensureBuiltInGlobal(db, dialect, { table: 'auth_scopes' }, scope));
 
     const roleIds = new Map<string, string>();
     for (const role of Object.values(SystemRoleName)) {
@@ -121,5 +143,6 @@ export async function bootstrap(deps: BootstrapDeps, logger?: FastifyBaseLogger)
         await ensureRoleGrants(db, dialect, role, id, permissionIds);
     }
     await ensureAdmin(deps, masterId, roleIds.get(SystemRoleName.ADMIN)!, logger);
+    await ensureConsoleClient(deps, masterId, scopeIds.get(ScopeName.GLOBAL)!);
     deps.catalog.invalidate();
 }

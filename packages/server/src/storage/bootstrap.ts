@@ -144,3 +144,50 @@ export async function ensureBuiltInPolicy(
     }).execute());
     return (await find())!.id;
 }
+
+/** A built-in public client of the master realm (the consoles' admin-console), under a fixed id. */
+export interface BuiltInClient {
+    id: string;
+    name: string;
+    displayName: string;
+    realmId: string;
+    redirectUri: string;
+    postLogoutRedirectUri: string;
+}
+
+/**
+ * Inserts the client when no client of its realm has its name; otherwise keeps the row and only
+ * brings its redirect URIs up to date (PUBLIC_URL or CONSOLE_PUBLIC_URL changed since the last boot).
+ * Its id (a row created before under that name keeps its own).
+ */
+export async function ensureBuiltInClient(db: Kysely<Database>, dialect: DialectName, client: BuiltInClient): Promise<string> {
+    const found = await db.selectFrom('auth_clients').select(['id', 'redirect_uri', 'post_logout_redirect_uri', 'built_in'])
+        .where('name', '=', client.name).where('realm_id', '=', client.realmId).executeTakeFirst();
+    const now = toDbDate(dialect, new Date());
+    if (!found) {
+        await insertIgnoringDuplicate(() => db.insertInto('auth_clients').values({
+            id: client.id, name: client.name, display_name: client.displayName, description: null, active: toDbBool(dialect, true),
+            built_in: toDbBool(dialect, true), secret: null, secret_hashed: toDbBool(dialect, false), secret_encrypted: toDbBool(dialect, false),
+            redirect_uri: client.redirectUri, post_logout_redirect_uri: client.postLogoutRedirectUri, grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
+            base_url: null, backchannel_logout_uri: null, access_policy_id: null, path_id: null, realm_id: client.realmId,
+            first_party: toDbBool(dialect, true), id_token_signed_response_alg: null, created_at: now, updated_at: now,
+        }).execute());
+        return client.id;
+    }
+    if (found.redirect_uri !== client.redirectUri || found.post_logout_redirect_uri !== client.postLogoutRedirectUri) {
+        await db.updateTable('auth_clients')
+            .set({ redirect_uri: client.redirectUri, post_logout_redirect_uri: client.postLogoutRedirectUri, updated_at: now })
+            .where('id', '=', found.id).execute();
+    }
+    return found.id;
+}
+
+/** A default scope binding of a client (auth_client_scopes), unless present. */
+export async function ensureClientScope(db: Kysely<Database>, dialect: DialectName, clientId: string, scopeId: string): Promise<void> {
+    const found = await db.selectFrom('auth_client_scopes').select('id').where('client_id', '=', clientId).where('scope_id', '=', scopeId).executeTakeFirst();
+    if (found) return;
+    const now = toDbDate(dialect, new Date());
+    await insertIgnoringDuplicate(() => db.insertInto('auth_client_scopes').values({
+        id: randomUUID(), client_id: clientId, scope_id: scopeId, default: toDbBool(dialect, true), created_at: now, updated_at: now,
+    }).execute());
+}

@@ -1,0 +1,4 @@
+import { bootConsole } from '../shared/boot.js';
+import { ACCOUNT_NAV, ACCOUNT_ROUTES } from './routes.js';
+
+void bootConsole({ name: 'account', title: 'Your account', routes: ACCOUNT_ROUTES, nav: ACCOUNT_NAV });

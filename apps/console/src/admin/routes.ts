@@ -1,0 +1,20 @@
+import type { RouteRecordRaw } from 'vue-router';
+import type { NavItem } from '../shared/boot.js';
+import { REALM_NAV, REALM_ROUTES } from './areas/realms/routes.js';
+import { USER_ROUTES } from './areas/users/routes.js';
+
+/**
+ * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
+ * area adds its file and one line to each list; a new page of an area touches only its area.
+ * `meta.permission` gates the page on POST /authorization/check (in the `:realm` of the path).
+ */
+export const ADMIN_ROUTES: RouteRecordRaw[] = [
+    { path: '/', redirect: '/realms' },
+    ...REALM_ROUTES,
+    ...USER_ROUTES,
+    { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
+];
+
+export const ADMIN_NAV: NavItem[] = [
+    ...REALM_NAV,
+];

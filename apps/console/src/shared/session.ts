@@ -1,0 +1,110 @@
+import {
+    createAuthorizationRequest, createClient, handleAuthorizationCallback, isRealmgateError, refreshingSession,
+    type AuthorizationSource, type PendingAuthorization, type TokenSet,
+} from '@realmgate/client';
+import type { ConsoleConfig } from './config.js';
+
+/**
+ * Signing in (issue 18 item 2, spec beta.66 items 1 and 4). Both ways go through the realm's
+ * authorization endpoint as the public client admin-console with code + PKCE (RFC 7636 S256):
+ * - served by the API (`session`): /authorize signs the person in with the auth pages, which set
+ *   the console session cookie (authn/console-session.ts); the console then calls the API with that
+ *   cookie, not narrowed by any client (spec Authentication 8). The code it is sent back with is
+ *   not needed and is left to expire (single use, 5 minutes: spec Authentication 12).
+ * - standalone (`token`): the code is redeemed for tokens of admin-console, narrowed like any client.
+ */
+const PENDING = 'realmgate.console.pending';
+const TOKENS = 'realmgate.console.tokens';
+
+interface Pending extends PendingAuthorization {
+    /** where the person was going when the sign-in started */
+    returnTo: string;
+}
+
+export interface SignedIn {
+    /** the bearer source of a standalone console; none when the cookie is the credential */
+    auth?: AuthorizationSource;
+}
+
+/** Sends the browser to the sign-in page; it comes back to this console where it left. */
+export async function startSignIn(config: ConsoleConfig, extra: Record<string, string> = {}): Promise<never> {
+    const pending = await createAuthorizationRequest({
+        baseUrl: config.apiUrl, clientId: config.clientId, redirectUri: config.redirectUri, scope: 'openid global', extra,
+    });
+    const here = `${location.pathname}${location.search}${location.hash}`;
+    sessionStorage.setItem(PENDING, JSON.stringify({ ...pending, returnTo: here } satisfies Pending));
+    location.assign(pending.url);
+    return new Promise<never>(() => undefined);
+}
+
+/** Whether this URL is the authorization response (RFC 6749 §4.1.2) of a sign-in this tab started. */
+function callbackParameters(): URLSearchParams | null {
+    const parameters = new URLSearchParams(location.search);
+    return parameters.has('state') && (parameters.has('code') || parameters.has('error')) ? parameters : null;
+}
+
+function takePending(): Pending | null {
+    const raw = sessionStorage.getItem(PENDING);
+    sessionStorage.removeItem(PENDING);
+    return raw ? (JSON.parse(raw) as Pending) : null;
+}
+
+function tokenSource(config: ConsoleConfig, tokens: TokenSet): AuthorizationSource {
+    const client = createClient({ baseUrl: config.apiUrl });
+    return refreshingSession(client, tokens, {
+        credentials: { clientId: config.clientId },
+        onRotate: (next) => sessionStorage.setItem(TOKENS, JSON.stringify(next)),
+    });
+}
+
+/**
+ * Completes a sign-in coming back from the authorization endpoint, if this load is one; throws
+ * with the error the endpoint answered (access_denied, …) or a state mismatch (RFC 6749 §10.12).
+ */
+export async function completeSignIn(config: ConsoleConfig): Promise<void> {
+    const parameters = callbackParameters();
+    if (!parameters) return;
+    const pending = takePending();
+    if (!pending || pending.state !== parameters.get('state')) {
+        history.replaceState(null, '', config.redirectUri);
+        throw new Error('This sign-in was not started here or has expired; sign in again.');
+    }
+    history.replaceState(null, '', pending.returnTo);
+    const error = parameters.get('error');
+    if (error) throw new Error(parameters.get('error_description') ?? error);
+    if (config.mode === 'token') {
+        const tokens = await handleAuthorizationCallback(createClient({ baseUrl: config.apiUrl }), `${location.origin}?${parameters.toString()}`, pending);
+        sessionStorage.setItem(TOKENS, JSON.stringify(tokens));
+    }
+}
+
+/** The credential of this tab: the cookie (served) or the stored tokens (standalone); null when signed out. */
+export async function currentSignIn(config: ConsoleConfig): Promise<SignedIn | null> {
+    if (config.mode === 'session') {
+        // X-Requested-With: a 401 then challenges with Bearer, not Basic (no browser credentials dialog)
+        const response = await fetch(`${config.apiUrl}/users/@me?fields=id`, { headers: { accept: 'application/json', 'x-requested-with': 'realmgate-console' } });
+        return response.ok ? {} : null;
+    }
+    const raw = sessionStorage.getItem(TOKENS);
+    if (!raw) return null;
+    const auth = tokenSource(config, JSON.parse(raw) as TokenSet);
+    try {
+        await auth.authorization();
+        return { auth };
+    } catch (error) {
+        if (isRealmgateError(error)) return null;
+        throw error;
+    }
+}
+
+/** Forgets this tab's tokens and ends the session at the server (RP-initiated logout). */
+export function signOut(config: ConsoleConfig): void {
+    const raw = sessionStorage.getItem(TOKENS);
+    sessionStorage.removeItem(TOKENS);
+    const url = new URL(`${config.apiUrl}/logout`);
+    url.searchParams.set('client_id', config.clientId);
+    url.searchParams.set('post_logout_redirect_uri', config.redirectUri);
+    const idToken = raw ? (JSON.parse(raw) as TokenSet).id_token : undefined;
+    if (idToken) url.searchParams.set('id_token_hint', idToken);
+    location.assign(url.toString());
+}

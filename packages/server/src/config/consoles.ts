@@ -1,0 +1,18 @@
+/**
+ * The consoles built from apps/console (issue 18), named here so that bootstrap (the client's
+ * redirect URIs), the HTTP layer (serving them) and the CLI (start roles) agree. The auth console
+ * is the server's own pages (views/).
+ */
+export const CONSOLE_NAMES = ['admin', 'account'] as const;
+export type ConsoleName = (typeof CONSOLE_NAMES)[number];
+
+/**
+ * The public client the consoles sign in as (spec beta.66 item 4: "the admin console hosted
+ * standalone signs in through the client named admin-console and is narrowed like any client").
+ * Bootstrap creates it in the master realm under this fixed id, so a standalone console process
+ * needs no database to name it.
+ */
+export const ADMIN_CONSOLE_CLIENT = { id: '0a6d1c3e-5b1f-4c57-9d0e-7c1a2f3b4d5e', name: 'admin-console' } as const;
+
+/** A console's URL (its redirect URI), served at PUBLIC_URL or standalone at CONSOLE_PUBLIC_URL. */
+export const consoleUrl = (baseUrl: string, name: ConsoleName): string => `${baseUrl}/console/${name}/`;
