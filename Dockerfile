@@ -10,10 +10,15 @@ COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/access/package.json packages/access/
 COPY packages/server/package.json packages/server/
+COPY packages/client/package.json packages/client/
+COPY apps/console/package.json apps/console/
 RUN npm ci
 COPY packages/core packages/core
 COPY packages/access packages/access
 COPY packages/server packages/server
+# the admin and account consoles (issue 18) are built from apps/console with the client kit's sources
+COPY packages/client packages/client
+COPY apps/console apps/console
 RUN npm run build
 # production dependencies only in what is copied on
 RUN npm prune --omit=dev
@@ -33,6 +38,7 @@ COPY --from=build /app/packages/access/package.json packages/access/
 COPY --from=build /app/packages/access/dist packages/access/dist
 COPY --from=build /app/packages/server/package.json packages/server/
 COPY --from=build /app/packages/server/dist packages/server/dist
+COPY --from=build /app/apps/console/dist apps/console/dist
 # the SQLite file and the provisioning folder live under WRITABLE_DIRECTORY_PATH; a config file
 # mounted at /app/realmgate.config.yaml (or named by CONFIG_FILE) is read at boot
 RUN mkdir -p /data && chown node:node /data

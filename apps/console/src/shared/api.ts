@@ -44,6 +44,3 @@ export function issuesByField(error: unknown): Record<string, string> {
     }
     return byField;
 }
-
-export const isForbidden = (error: unknown): boolean => isRealmgateError(error) && error.statusCode === 403;
-export const isUnauthenticated = (error: unknown): boolean => isRealmgateError(error) && error.statusCode === 401;

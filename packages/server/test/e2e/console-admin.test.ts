@@ -1,0 +1,199 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, startTestApp, type TestApp } from '../app.js';
+import { freePort } from '../network.js';
+import { ADMIN_CONSOLE_CLIENT } from '../../src/config/consoles.js';
+import { axeViolations, ensureConsoleBuilt, watchedPage, type WatchedPage } from './console-harness.js';
+import { launchChromium } from './relying-party.js';
+
+/**
+ * The admin console in a real browser (issue 18): Debian's chromium against the server listening
+ * on loopback with the built console, SQLite only and one browser for the file (the browser
+ * suites' budget). Every page is checked for console errors, failed requests and serious axe-core
+ * violations; the server's own sign-in page is what `GET /` leads to.
+ */
+describe('end to end: the admin console with chromium', () => {
+    let app: TestApp;
+    let publicUrl: string;
+    let browser: Browser;
+    let context: BrowserContext;
+    let watched: WatchedPage;
+
+    const SIGNED_OUT_PROBE = '/users/@me?fields=id';
+
+    beforeAll(async () => {
+        ensureConsoleBuilt();
+        const port = await freePort();
+        publicUrl = `http://127.0.0.1:${port}`;
+        app = await startTestApp('sqlite', { publicUrl }, { consoles: ['admin', 'account'] });
+        await app.app.listen({ port, host: '127.0.0.1' });
+        browser = await launchChromium();
+        context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        // before the sign-in, the console's probe of the session answers 401 by design
+        watched = await watchedPage(context, { answers: [SIGNED_OUT_PROBE] });
+    });
+    afterAll(async () => {
+        await context?.close();
+        await browser?.close();
+        await app?.dispose();
+    });
+
+    async function expectAccessible(): Promise<void> {
+        expect(await axeViolations(watched.page)).toEqual([]);
+        watched.assertClean();
+    }
+
+    it('serves the console with a strict CSP, immutable assets and no-cache pages; GET / leads to it', async () => {
+        const root = await fetch(`${publicUrl}/`, { redirect: 'manual' });
+        expect(root.status).toBe(302);
+        expect(root.headers.get('location')).toBe('/console/admin/');
+        const page = await fetch(`${publicUrl}/console/admin/users/deep/link`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('cache-control')).toBe('no-cache');
+        const policy = page.headers.get('content-security-policy') ?? '';
+        expect(policy).toContain("script-src 'self'");
+        expect(policy).toContain("frame-ancestors 'none'");
+        expect(policy).not.toContain('unsafe-');
+        const html = await page.text();
+        const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+        expect(script).toBeDefined();
+        // Vite emits no inline script or style the policy would block
+        expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+        expect(html).not.toMatch(/<style/);
+        const asset = await fetch(`${publicUrl}${script}`);
+        expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+        // a page's script is challenged with Bearer, so no browser opens its Basic dialog over the console
+        const probe = await fetch(`${publicUrl}/users/@me`, { headers: { 'x-requested-with': 'realmgate-console' } });
+        expect(probe.status).toBe(401);
+        expect(probe.headers.get('www-authenticate')).toBe('Bearer realm="realmgate"');
+        expect((await fetch(`${publicUrl}/users/@me`)).headers.get('www-authenticate')).toMatch(/^Basic /);
+        const config = await (await fetch(`${publicUrl}/console/admin/console-config.json`)).json();
+        expect(config).toMatchObject({ mode: 'session', clientId: ADMIN_CONSOLE_CLIENT.id, redirectUri: `${publicUrl}/console/admin/` });
+    });
+
+    it('GET / lands on the sign-in page of the admin-console client; the bootstrap admin comes back to the console', async () => {
+        const { page } = watched;
+        await page.goto(`${publicUrl}/`);
+        await page.getByLabel('Username or email').waitFor();
+        const url = new URL(page.url());
+        expect(url.pathname).toBe('/authorize');
+        expect(url.searchParams.get('client_id')).toBe(ADMIN_CONSOLE_CLIENT.id);
+        expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+        await page.getByLabel('Username or email').fill(ADMIN.name);
+        await page.getByLabel('Password').fill(ADMIN.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('heading', { name: 'Realms' }).waitFor();
+        expect(new URL(page.url()).pathname).toBe('/console/admin/realms');
+        // the code of the sign-in is not left in the address bar
+        expect(new URL(page.url()).search).toBe('');
+        await page.getByRole('link', { name: 'master', exact: true }).waitFor();
+        await expectAccessible();
+    });
+
+    it('creates a realm (its 400 issues shown beside the field) and a user; a user created elsewhere appears without a reload', async () => {
+        const { page } = watched;
+        await page.getByRole('link', { name: 'New realm' }).click();
+        await page.getByRole('heading', { name: 'New realm' }).waitFor();
+        await expectAccessible();
+        await page.getByRole('textbox', { name: 'Name', exact: true }).fill('not a valid name!');
+        await page.getByRole('button', { name: 'Create realm' }).click();
+        // the API's issue for `name`, tied to the field
+        const fieldError = page.locator('#f-name-error');
+        await fieldError.waitFor();
+        expect(await page.getByRole('textbox', { name: 'Name', exact: true }).getAttribute('aria-invalid')).toBe('true');
+        watched.reset();
+        await page.getByRole('textbox', { name: 'Name', exact: true }).fill('console-a');
+        await page.getByRole('textbox', { name: 'Display name', exact: true }).fill('Console A');
+        await page.getByRole('button', { name: 'Create realm' }).click();
+        await page.getByRole('heading', { name: 'Realm console-a' }).waitFor();
+        await expectAccessible();
+
+        await page.getByRole('link', { name: 'Users' }).first().click();
+        await page.getByRole('heading', { name: 'Users' }).waitFor();
+        await page.getByText('No users yet.').waitFor();
+        await expectAccessible();
+        await page.getByRole('link', { name: 'New user' }).click();
+        await page.getByRole('textbox', { name: 'Username', exact: true }).fill('carol');
+        await page.getByRole('textbox', { name: 'Display name', exact: true }).fill('Carol');
+        await page.getByLabel('Password').fill('carol-password-1');
+        await page.getByRole('button', { name: 'Create user' }).click();
+        await page.getByRole('heading', { name: 'Carol' }).waitFor();
+        await expectAccessible();
+        for (const tab of ['Roles', 'Permissions', 'Sessions']) {
+            await page.getByRole('link', { name: tab, exact: true }).click();
+            await page.getByRole('heading', { name: tab, level: 2 }).waitFor();
+            await page.locator('.state-loading').waitFor({ state: 'detached' });
+            await expectAccessible();
+        }
+
+        await page.getByRole('link', { name: 'Users', exact: true }).click();
+        await page.getByRole('link', { name: 'carol', exact: true }).waitFor();
+        const realm = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
+        await app.json({ method: 'POST', url: '/users', payload: { name: 'dave', realmId: realm.data.id } }, 201);
+        // the realtime bus: the list refreshes itself
+        await page.getByRole('link', { name: 'dave', exact: true }).waitFor();
+        watched.assertClean();
+    });
+
+    it('works 360 px wide', async () => {
+        const { page } = watched;
+        await page.setViewportSize({ width: 360, height: 740 });
+        await page.goto(`${publicUrl}/console/admin/realms`);
+        await page.getByRole('link', { name: 'console-a', exact: true }).waitFor();
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+        await expectAccessible();
+        await page.setViewportSize({ width: 1280, height: 800 });
+    });
+
+    it('a realm administrator of one realm is told plainly that another realm\'s pages are not theirs', async () => {
+        const other = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'console-b' } }, 201);
+        await app.json({ method: 'POST', url: '/users', payload: { name: 'erin', realmId: other.data.id } }, 201);
+        const own = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
+        const role = await app.json<{ data: { id: string }[] }>({ method: 'GET', url: '/roles?filter[name]=realm_admin' }, 200);
+        const admin = await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/users', payload: { name: 'ra', password: 'ra-password-1', realmId: own.data.id },
+        }, 201);
+        await app.json({ method: 'POST', url: '/user-roles', payload: { userId: admin.data.id, roleId: role.data[0]!.id } }, 201);
+        // the realm administrator signs in with the auth pages through an application of their realm
+        const application = await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/clients', payload: { name: 'portal', realmId: own.data.id, firstParty: true, redirectUri: `${publicUrl}/health` },
+        }, 201);
+        const second = await browser.newContext();
+        try {
+            const watchedAdmin = await watchedPage(second);
+            const { page } = watchedAdmin;
+            const authorize = new URL(`${publicUrl}/authorize`);
+            for (const [name, value] of Object.entries({
+                response_type: 'code', client_id: application.data.id, redirect_uri: `${publicUrl}/health`, scope: 'openid',
+                code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'x',
+            })) authorize.searchParams.set(name, value);
+            await page.goto(authorize.href);
+            await page.getByLabel('Username or email').fill('ra');
+            await page.getByLabel('Password').fill('ra-password-1');
+            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.waitForURL((url) => url.pathname === '/health');
+
+            await page.goto(`${publicUrl}/console/admin/realms/${own.data.id}/users`);
+            await page.getByRole('heading', { name: 'Users' }).waitFor();
+            await page.getByRole('link', { name: 'carol', exact: true }).waitFor();
+            await page.goto(`${publicUrl}/console/admin/realms/${other.data.id}/users`);
+            await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+            expect(await page.getByRole('alert').textContent()).toContain('not allowed to view this page in this realm');
+            // the server agrees: none of the other realm's users is read with this session
+            const answer = await page.evaluate(async (realmId) => {
+                const response = await fetch(`/realms/${realmId}/users`, { headers: { 'x-requested-with': 'test' } });
+                return { status: response.status, total: response.ok ? ((await response.json()) as { meta: { total: number } }).meta.total : null };
+            }, other.data.id);
+            expect(answer.status === 403 || answer.total === 0, JSON.stringify(answer)).toBe(true);
+            watchedAdmin.reset();
+            // the realm list shows their own realm only (realm-gated by the server)
+            await page.goto(`${publicUrl}/console/admin/realms`);
+            await page.getByRole('link', { name: 'console-a', exact: true }).waitFor();
+            expect(await page.getByRole('link', { name: 'console-b', exact: true }).count()).toBe(0);
+            expect(await axeViolations(page)).toEqual([]);
+            watchedAdmin.assertClean();
+        } finally {
+            await second.close();
+        }
+    });
+});
