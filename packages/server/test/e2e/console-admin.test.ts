@@ -1,8 +1,11 @@
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestApp, type TestApp } from '../app.js';
 import { freePort } from '../network.js';
 import { ADMIN_CONSOLE_CLIENT } from '../../src/config/consoles.js';
+import { registerConsoles } from '../../src/http/consoles.js';
+import { registerSecurityHeaders } from '../../src/http/security-headers.js';
 import { axeViolations, ensureConsoleBuilt, watchedPage, type WatchedPage } from './console-harness.js';
 import { launchChromium } from './relying-party.js';
 
@@ -18,15 +21,24 @@ describe('end to end: the admin console with chromium', () => {
     let browser: Browser;
     let context: BrowserContext;
     let watched: WatchedPage;
+    /** the admin console standalone on its own origin (what `start console admin` serves) */
+    let standalone: FastifyInstance;
+    let standaloneUrl: string;
 
     const SIGNED_OUT_PROBE = '/users/@me?fields=id';
 
     beforeAll(async () => {
         ensureConsoleBuilt();
         const port = await freePort();
+        const consolePort = await freePort();
         publicUrl = `http://127.0.0.1:${port}`;
-        app = await startTestApp('sqlite', { publicUrl }, { consoles: ['admin', 'account'] });
+        standaloneUrl = `http://127.0.0.1:${consolePort}`;
+        app = await startTestApp('sqlite', { publicUrl, console: { port: consolePort, publicUrl: standaloneUrl } }, { consoles: ['admin', 'account'] });
         await app.app.listen({ port, host: '127.0.0.1' });
+        standalone = Fastify();
+        await registerSecurityHeaders(standalone);
+        await registerConsoles(standalone, { names: ['admin'], apiUrl: publicUrl, consoleUrl: standaloneUrl, mode: 'token' });
+        await standalone.listen({ port: consolePort, host: '127.0.0.1' });
         browser = await launchChromium();
         context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
         // before the sign-in, the console's probe of the session answers 401 by design
@@ -35,6 +47,7 @@ describe('end to end: the admin console with chromium', () => {
     afterAll(async () => {
         await context?.close();
         await browser?.close();
+        await standalone?.close();
         await app?.dispose();
     });
 
@@ -194,6 +207,29 @@ describe('end to end: the admin console with chromium', () => {
             watchedAdmin.assertClean();
         } finally {
             await second.close();
+        }
+    });
+
+    it('standalone, the console signs in with code + PKCE as admin-console and calls the API across origins with its token', async () => {
+        const own = await browser.newContext();
+        try {
+            const watchedStandalone = await watchedPage(own);
+            const { page } = watchedStandalone;
+            await page.goto(`${standaloneUrl}/`);
+            await page.getByLabel('Username or email').fill(ADMIN.name);
+            await page.getByLabel('Password').fill(ADMIN.password);
+            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.getByRole('heading', { name: 'Realms' }).waitFor();
+            expect(new URL(page.url()).origin).toBe(standaloneUrl);
+            await page.getByRole('link', { name: 'console-a', exact: true }).waitFor();
+            // no cookie of the API's origin is the credential here: the requests carry the bearer
+            const authorization = page.waitForRequest((request) => request.url().startsWith(`${publicUrl}/realms`) && request.method() === 'GET');
+            await page.getByRole('link', { name: 'Users of console-a' }).click();
+            expect((await authorization).headers().authorization).toMatch(/^Bearer /);
+            await page.getByRole('link', { name: 'carol', exact: true }).waitFor();
+            watchedStandalone.assertClean();
+        } finally {
+            await own.close();
         }
     });
 });
