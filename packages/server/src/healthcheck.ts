@@ -5,8 +5,8 @@ import type { Config } from './config/schema.js';
 
 /*
  * The image's HEALTHCHECK (spec v1.0.0-beta.64 item 6, beta.68 item 1): probes the listener of the
- * role the container runs — GET /health on PORT for `start`, `start core` and `start console`, the
- * worker's GET / on WORKER_PORT for `start worker` — with the configuration the server reads (the
+ * role the container runs — GET /health on PORT for `start`, `start core` and `start console [auth]`,
+ * on CONSOLE_PORT for `start console admin|account`, the worker's GET / on WORKER_PORT for `start worker` — with the configuration the server reads (the
  * same file and environment). The image's command is the CLI's argument list, so the role is read
  * from the command line of the container's first process (`--pid` names another, for tests);
  * arguments given to this script override it. Exit 0 healthy, 1 not.
@@ -34,6 +34,10 @@ function probeOf(config: Config, args: readonly string[]): Probe {
     const host = probeHost(config.host);
     if (args[0] === 'start' && args[1] === 'worker') {
         return { url: `http://${host}:${config.worker.port}/`, what: `the worker's health listener (WORKER_PORT ${config.worker.port})` };
+    }
+    if (args[0] === 'start' && args[1] === 'console' && (args[2] === 'admin' || args[2] === 'account')) {
+        // issue 18: a standalone console answers GET /health on its own port (main.ts startConsole)
+        return { url: `http://${host}:${config.console.port}/health`, what: `the ${args[2]} console (CONSOLE_PORT ${config.console.port})` };
     }
     return { url: `http://${host}:${config.port}/health`, what: `the API (PORT ${config.port})` };
 }

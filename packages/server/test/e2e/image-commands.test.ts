@@ -86,6 +86,7 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
     let env: Record<string, string>;
     let api: ServerProcess | undefined;
     let worker: ServerProcess | undefined;
+    let standalone: ServerProcess | undefined;
 
     beforeAll(async () => {
         directory = await mkdtemp(join(tmpdir(), 'realmgate-image-'));
@@ -97,6 +98,7 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
     }, TIMEOUT);
     afterAll(async () => {
         await stopServer(worker);
+        await stopServer(standalone);
         await stopServer(api);
         if (directory) await rm(directory, { recursive: true, force: true });
     }, TIMEOUT);
@@ -117,6 +119,19 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         expect(probe.code).toBe(0);
         // named explicitly instead of read from the process, the same probe
         expect((await runHealthcheck(workerEnv, ['start', 'worker'])).code).toBe(0);
+    }, TIMEOUT);
+
+    it('`start console admin`: the console alone on CONSOLE_PORT; the healthcheck probes its GET /health there', async () => {
+        const consolePort = await freePort();
+        const consoleEnv = { ...env, CONSOLE_PORT: String(consolePort) };
+        standalone = await spawnServer(consoleEnv, fromSource([...execForm('ENTRYPOINT'), 'start', 'console', 'admin']));
+        await untilAnswers(standalone, `http://127.0.0.1:${consolePort}/health`);
+        const probe = await runHealthcheck(consoleEnv, ['--pid', String(standalone.process.pid)]);
+        expect(probe.output).toContain(`the admin console (CONSOLE_PORT ${consolePort}) answered 200`);
+        expect(probe.code).toBe(0);
+        // it serves the console (or, without a build, says how to make one), never the API
+        expect([200, 503]).toContain((await fetch(`http://127.0.0.1:${consolePort}/console/admin/`)).status);
+        expect((await fetch(`http://127.0.0.1:${consolePort}/users`)).status).toBe(404);
     }, TIMEOUT);
 
     it('reads the port from the config file the server reads', async () => {
