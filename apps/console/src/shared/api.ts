@@ -28,6 +28,7 @@ export function useApi(): RealmgateClient {
 /** A sentence for any failure of a call, the 403 of the server's decision made plain. */
 export function describeError(error: unknown): string {
     if (!isRealmgateError(error)) return error instanceof Error ? error.message : String(error);
+    if (error.statusCode === 401) return 'Your session has ended. Reload the page to sign in again.';
     if (error.statusCode === 403) return `You are not allowed to do this: ${error.message}`;
     if (error.statusCode === 404) return `Not found: ${error.message}`;
     if (error.statusCode === 0) return 'The server could not be reached. Check your connection and try again.';

@@ -49,11 +49,23 @@ function takePending(): Pending | null {
     return raw ? (JSON.parse(raw) as Pending) : null;
 }
 
+/** Tokens as kept in sessionStorage: `expires_in` is relative, so the time they were received goes with them. */
+type StoredTokens = TokenSet & { receivedAt: number };
+
+const store = (tokens: TokenSet): void => sessionStorage.setItem(TOKENS, JSON.stringify({ ...tokens, receivedAt: Date.now() } satisfies StoredTokens));
+
+/** The stored tokens with `expires_in` counted from now, so a reload renews a token about to expire. */
+function restore(raw: string): TokenSet {
+    const stored = JSON.parse(raw) as StoredTokens;
+    if (stored.expires_in === undefined) return stored;
+    return { ...stored, expires_in: Math.max(0, stored.expires_in - (Date.now() - stored.receivedAt) / 1000) };
+}
+
 function tokenSource(config: ConsoleConfig, tokens: TokenSet): AuthorizationSource {
     const client = createClient({ baseUrl: config.apiUrl });
     return refreshingSession(client, tokens, {
         credentials: { clientId: config.clientId },
-        onRotate: (next) => sessionStorage.setItem(TOKENS, JSON.stringify(next)),
+        onRotate: store,
     });
 }
 
@@ -74,7 +86,7 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
     if (error) throw new Error(parameters.get('error_description') ?? error);
     if (config.mode === 'token') {
         const tokens = await handleAuthorizationCallback(createClient({ baseUrl: config.apiUrl }), `${location.origin}?${parameters.toString()}`, pending);
-        sessionStorage.setItem(TOKENS, JSON.stringify(tokens));
+        store(tokens);
     }
 }
 
@@ -87,7 +99,7 @@ export async function currentSignIn(config: ConsoleConfig): Promise<SignedIn | n
     }
     const raw = sessionStorage.getItem(TOKENS);
     if (!raw) return null;
-    const auth = tokenSource(config, JSON.parse(raw) as TokenSet);
+    const auth = tokenSource(config, restore(raw));
     try {
         await auth.authorization();
         return { auth };
