@@ -2,6 +2,8 @@ import type { RouteRecordRaw } from 'vue-router';
 import type { NavItem } from '../shared/boot.js';
 import { REALM_NAV, REALM_ROUTES } from './areas/realms/routes.js';
 import { USER_ROUTES } from './areas/users/routes.js';
+import { CLIENT_ROUTES } from './areas/clients/routes.js';
+import { ROLE_ROUTES } from './areas/roles/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -12,6 +14,8 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     { path: '/', redirect: '/realms' },
     ...REALM_ROUTES,
     ...USER_ROUTES,
+    ...CLIENT_ROUTES,
+    ...ROLE_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
