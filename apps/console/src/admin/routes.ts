@@ -4,6 +4,7 @@ import { REALM_NAV, REALM_ROUTES } from './areas/realms/routes.js';
 import { USER_ROUTES } from './areas/users/routes.js';
 import { CLIENT_ROUTES } from './areas/clients/routes.js';
 import { ROLE_ROUTES } from './areas/roles/routes.js';
+import { PERMISSION_ROUTES } from './areas/permissions/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -16,6 +17,7 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...USER_ROUTES,
     ...CLIENT_ROUTES,
     ...ROLE_ROUTES,
+    ...PERMISSION_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
