@@ -5,6 +5,8 @@ import { USER_ROUTES } from './areas/users/routes.js';
 import { CLIENT_ROUTES } from './areas/clients/routes.js';
 import { ROLE_ROUTES } from './areas/roles/routes.js';
 import { PERMISSION_ROUTES } from './areas/permissions/routes.js';
+import { POLICY_ROUTES } from './areas/policies/routes.js';
+import { SCOPE_ROUTES } from './areas/scopes/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -18,6 +20,8 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...CLIENT_ROUTES,
     ...ROLE_ROUTES,
     ...PERMISSION_ROUTES,
+    ...POLICY_ROUTES,
+    ...SCOPE_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
