@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -20,8 +20,20 @@ import { freePort } from '../network.js';
 const TIMEOUT = 120_000;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-function buildConsoleIfMissing(): void {
-    if (existsSync(join(CONSOLE_DIST, 'admin', 'index.html'))) return;
+/** The newest modification time under a directory (the console's sources). */
+function newest(directory: string): number {
+    let latest = 0;
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+        const path = join(directory, entry.name);
+        latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+    }
+    return latest;
+}
+
+/** `npm run build -w @realmgate/console` unless the build is there and newer than every source file. */
+function buildConsoleIfStale(): void {
+    const index = join(CONSOLE_DIST, 'admin', 'index.html');
+    if (existsSync(index) && statSync(index).mtimeMs >= newest(join(CONSOLE_DIST, '..', 'src'))) return;
     execFileSync('npm', ['run', 'build', '-w', '@realmgate/console'], { stdio: 'ignore' });
 }
 
@@ -34,11 +46,12 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
     const problems: string[] = [];
 
     beforeAll(async () => {
-        buildConsoleIfMissing();
+        buildConsoleIfStale();
         // the app serves the built admin console in session mode, as `npm start` does
         const port = await freePort();
         publicUrl = `http://127.0.0.1:${port}`;
-        app = await startTestApp(dialect, { publicUrl }, { consoles: ['admin'] });
+        // startTestApp hands its options to createApp, which takes the consoles (AppOptions) beside the wiring
+        app = await startTestApp(dialect, { publicUrl }, { consoles: ['admin'] } as Parameters<typeof startTestApp>[2]);
         await app.app.listen({ port, host: '127.0.0.1' });
         realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: 'console-access' } }, 201)).data;
         browser = await chromium.launch({
@@ -84,7 +97,12 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
     async function seriousViolations(): Promise<string[]> {
         await page.evaluate(AXE);
         const violations = await page.evaluate(async () => {
-            const result = await (window as unknown as { axe: { run(context: Document): Promise<{ passes: unknown[]; violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe.run(document);
+            // the browser's globals, typed here (this file compiles without the DOM library)
+            const browserGlobals = globalThis as unknown as {
+                document: unknown;
+                axe: { run(context: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> };
+            };
+            const result = await browserGlobals.axe.run(browserGlobals.document);
             return { passes: result.passes.length, found: result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')) })) };
         });
         // the scan ran over the page (an empty document passes nothing)
@@ -92,7 +110,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         return violations.found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id} at ${violation.targets.join(', ')}`);
     }
 
-    const api = async <T>(method: 'GET' | 'POST', url: string, payload?: unknown, status = method === 'POST' ? 201 : 200) =>
+    const api = async <T>(method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>, status = method === 'POST' ? 201 : 200) =>
         (await app.json<{ data: T }>({ method, url, ...(payload === undefined ? {} : { payload }) }, status)).data;
 
     it('loads every page of the areas with no console error, no failed request and no serious axe violation', async () => {
@@ -179,6 +197,10 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         const [userRead] = (await app.json<{ data: { id: string }[] }>({ method: 'GET', url: '/permissions?filter[name]=user_read&filter[realmId]=null' }, 200)).data;
         const bindings = (await app.json<{ data: Record<string, unknown>[] }>({ method: 'GET', url: `/role-permissions?filter[roleId]=${roleId}` }, 200)).data;
         expect(bindings).toEqual([expect.objectContaining({ roleId, permissionId: userRead!.id, realmScope: 'ownOrNull' })]);
+
+        // the binding's realm scope changed in place
+        await page.getByLabel('Realm scope of user_read').selectOption('own');
+        await expect.poll(async () => (await api<{ realmScope: string }>('GET', `/role-permissions/${String(bindings[0]!.id)}`)).realmScope).toBe('own');
     }, TIMEOUT);
 
     it('builds a nested policy in the tree editor, shows a refusal beside its field and stores the tree', async () => {
