@@ -148,6 +148,13 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         await page.getByLabel('Confidential (the server generates a secret, shown once)').check();
         await page.getByLabel('Redirect URIs', { exact: true }).fill('https://billing.example.com/cb\nhttps://billing.example.com/cb2');
         await page.getByLabel('First party (consent is not asked)').check();
+        // a refused field: the API's issue is shown beside it
+        const backchannel = page.getByLabel('Back-channel logout URI');
+        await backchannel.fill('not a uri');
+        await page.getByRole('button', { name: 'Create client' }).click();
+        await page.locator('#f-backchannelLogoutUri-error').waitFor();
+        expect(await backchannel.getAttribute('aria-invalid')).toBe('true');
+        await backchannel.fill('https://billing.example.com/logout');
         await page.getByRole('button', { name: 'Create client' }).click();
         const secretField = page.getByLabel('New client secret');
         await secretField.waitFor();
@@ -155,7 +162,9 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         expect(first.length).toBeGreaterThanOrEqual(16);
         const clientId = /clients\/([0-9a-f-]{36})/.exec(page.url())![1]!;
         const stored = await api<Record<string, unknown>>('GET', `/clients/${clientId}`);
-        expect(stored).toMatchObject({ name: 'billing', firstParty: true, redirectUri: 'https://billing.example.com/cb https://billing.example.com/cb2', realmId: realm.id });
+        expect(stored).toMatchObject({
+            name: 'billing', firstParty: true, redirectUri: 'https://billing.example.com/cb https://billing.example.com/cb2', backchannelLogoutUri: 'https://billing.example.com/logout', realmId: realm.id,
+        });
 
         const token = (secret: string) => app.request({
             as: null, method: 'POST', url: '/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
