@@ -136,6 +136,17 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         }
         expect(findings).toEqual([]);
 
+        // 360 px wide (issue 18 item 5): nothing wider than the screen, the tree editor included
+        await page.setViewportSize({ width: 360, height: 800 });
+        const overflowing: string[] = [];
+        for (const path of ['/clients', `/clients/${client.id}`, `/roles/${role.id}`, `/permissions/${permission.id}`, `/policies/${policy.id}`]) {
+            await open(path);
+            const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+            if (width > 360) overflowing.push(`${path}: ${width}px`);
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+        expect(overflowing).toEqual([]);
+
         // a change made elsewhere appears without a reload (the realtime bus)
         await open('/scopes');
         await api('POST', '/scopes', { realmId: realm.id, name: 'arrived-live' });
