@@ -223,6 +223,28 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         await expect.poll(async () => (await api<{ realmScope: string }>('GET', `/role-permissions/${String(bindings[0]!.id)}`)).realmScope).toBe('own');
     }, TIMEOUT);
 
+    it('attaches a policy to a permission, detaches it (confirmed) and checks the permission for a user', async () => {
+        const permission = await api<{ id: string }>('POST', '/permissions', { realmId: realm.id, name: 'report_read' });
+        await api('POST', '/policies', { realmId: realm.id, type: 'identity', name: 'users-only', types: ['user'] });
+        const bound = () => app.json<{ data: { policyId: string }[] }>({ method: 'GET', url: `/permission-policies?filter[permissionId]=${permission.id}` }, 200);
+        const before = (await bound()).data.length;
+        await open(`/permissions/${permission.id}`);
+        await page.getByLabel('Policy', { exact: true }).selectOption({ label: 'users-only (identity)' });
+        await page.getByRole('button', { name: 'Attach policy' }).click();
+        await page.getByRole('link', { name: 'users-only' }).waitFor();
+        expect((await bound()).data.length).toBe(before + 1);
+
+        await page.getByRole('button', { name: 'Detach policy users-only' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Detach policy' }).click();
+        await page.getByRole('link', { name: 'users-only' }).waitFor({ state: 'detached' });
+        expect((await bound()).data.length).toBe(before);
+
+        const admin = (await app.json<{ data: { id: string } }>({ method: 'GET', url: '/users/@me' }, 200)).data;
+        await page.getByLabel('Subject id').fill(admin.id);
+        await page.getByRole('button', { name: 'Check permission' }).click();
+        await page.getByText(/Verdict: (allow|deny)/).waitFor();
+    }, TIMEOUT);
+
     it('builds a nested policy in the tree editor, shows a refusal beside its field and stores the tree', async () => {
         await open('/policies/new');
         const nodes = page.locator('fieldset.policy-node');
