@@ -2,6 +2,11 @@ import type { RouteRecordRaw } from 'vue-router';
 import type { NavItem } from '../shared/boot.js';
 import { REALM_NAV, REALM_ROUTES } from './areas/realms/routes.js';
 import { USER_ROUTES } from './areas/users/routes.js';
+import { CLIENT_ROUTES } from './areas/clients/routes.js';
+import { ROLE_ROUTES } from './areas/roles/routes.js';
+import { PERMISSION_ROUTES } from './areas/permissions/routes.js';
+import { POLICY_ROUTES } from './areas/policies/routes.js';
+import { SCOPE_ROUTES } from './areas/scopes/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -12,6 +17,11 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     { path: '/', redirect: '/realms' },
     ...REALM_ROUTES,
     ...USER_ROUTES,
+    ...CLIENT_ROUTES,
+    ...ROLE_ROUTES,
+    ...PERMISSION_ROUTES,
+    ...POLICY_ROUTES,
+    ...SCOPE_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 

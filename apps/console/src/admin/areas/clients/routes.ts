@@ -1,0 +1,20 @@
+import type { RouteRecordRaw } from 'vue-router';
+
+/**
+ * Clients of a realm (issue 18 item 3): list, create, and a client's page with its tabs (settings:
+ * redirect URIs, grant types, first party…; scope bindings; secret rotation).
+ */
+export const CLIENT_ROUTES: RouteRecordRaw[] = [
+    { path: '/realms/:realm/clients', name: 'clients', component: () => import('./ClientList.vue'), meta: { permission: 'client_read' } },
+    { path: '/realms/:realm/clients/new', name: 'client-create', component: () => import('./ClientCreate.vue'), meta: { permission: 'client_create' } },
+    {
+        path: '/realms/:realm/clients/:id',
+        component: () => import('./ClientPage.vue'),
+        meta: { permission: 'client_read' },
+        children: [
+            { path: '', name: 'client', component: () => import('./ClientSettings.vue'), meta: { permission: 'client_read' } },
+            { path: 'scopes', name: 'client-scopes', component: () => import('./ClientScopes.vue'), meta: { permission: 'client_scope_read' } },
+            { path: 'secret', name: 'client-secret', component: () => import('./ClientSecret.vue'), meta: { permission: 'client_update' } },
+        ],
+    },
+];

@@ -1,0 +1,15 @@
+import type { Field } from '../../../shared/components/EntityForm.vue';
+
+/** The role fields an administrator edits (API.md §3). */
+export const ROLE_FIELDS: Field[] = [
+    { name: 'displayName', label: 'Display name' },
+    { name: 'description', label: 'Description', type: 'textarea' },
+];
+
+/** A grant's realm scope (API.md §3 junction rows; spec realm reach). */
+export const REACHES = [
+    { value: 'own', label: 'own (the holder\'s realm)' },
+    { value: 'ownOrNull', label: 'ownOrNull (own realm and global rows)' },
+    { value: 'any', label: 'any (every realm)' },
+    { value: 'none', label: 'none' },
+];
