@@ -8997,6 +8997,110 @@ export interface Routes {
             };
         };
     };
+    /** The consents a user gave clients (the caller's own unless userId names another) */
+    "GET /user-consents": {
+        params: Record<never, never>;
+        query: {
+            userId?: string;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id: string;
+                userId: string;
+                clientId: string;
+                realmId: string;
+                scopes: Array<string>;
+                clientName: string;
+                clientDisplayName: string | null;
+                createdAt: string;
+                updatedAt: string;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Withdraw a consent; the user's sessions through that client end */
+    "DELETE /user-consents/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id: string;
+                userId: string;
+                clientId: string;
+                realmId: string;
+                scopes: Array<string>;
+                clientName: string;
+                clientDisplayName: string | null;
+                createdAt: string;
+                updatedAt: string;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The upstream identities linked to a user (the caller's own unless userId names another) */
+    "GET /user-identities": {
+        params: Record<never, never>;
+        query: {
+            userId?: string;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id: string;
+                userId: string;
+                realmId: string;
+                providerId: string;
+                providerName: string;
+                providerDisplayName: string | null;
+                protocol: string;
+                subject: string;
+                createdAt: string;
+                updatedAt: string;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Unlink an upstream identity */
+    "DELETE /user-identities/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id: string;
+                userId: string;
+                realmId: string;
+                providerId: string;
+                providerName: string;
+                providerDisplayName: string | null;
+                protocol: string;
+                subject: string;
+                createdAt: string;
+                updatedAt: string;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
     /** List user-permissions */
     "GET /user-permissions": {
         params: Record<never, never>;
@@ -10063,6 +10167,10 @@ export const ROUTE_METHODS = {
     getUserAuthenticatorsById: "GET /user-authenticators/{id}",
     deleteUserAuthenticatorsById: "DELETE /user-authenticators/{id}",
     postUserAuthenticatorsByIdConfirm: "POST /user-authenticators/{id}/confirm",
+    getUserConsents: "GET /user-consents",
+    deleteUserConsentsById: "DELETE /user-consents/{id}",
+    getUserIdentities: "GET /user-identities",
+    deleteUserIdentitiesById: "DELETE /user-identities/{id}",
     getUserPermissions: "GET /user-permissions",
     postUserPermissions: "POST /user-permissions",
     getUserPermissionsSchema: "GET /user-permissions/@schema",
