@@ -7233,6 +7233,24 @@ export interface Routes {
             meta: Record<string, unknown>;
         };
     };
+    /** Mail an activation link to the calling user's own unverified address */
+    "POST /realms/{realmId}/users/@me/verification": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                email: string;
+                emailVerificationRequired: boolean;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+            [member: string]: unknown;
+        };
+    };
     /** The query vocabulary of users */
     "GET /realms/{realmId}/users/@schema": {
         params: {
@@ -9626,6 +9644,22 @@ export interface Routes {
             meta: Record<string, unknown>;
         };
     };
+    /** Mail an activation link to the calling user's own unverified address */
+    "POST /users/@me/verification": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                email: string;
+                emailVerificationRequired: boolean;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+            [member: string]: unknown;
+        };
+    };
     /** The query vocabulary of users */
     "GET /users/@schema": {
         params: Record<never, never>;
@@ -10097,6 +10131,7 @@ export const ROUTE_METHODS = {
     postUsersInRealm: "POST /realms/{realmId}/users",
     getUsersMeInRealm: "GET /realms/{realmId}/users/@me",
     postUsersMePasswordInRealm: "POST /realms/{realmId}/users/@me/password",
+    postUsersMeVerificationInRealm: "POST /realms/{realmId}/users/@me/verification",
     getUsersSchemaInRealm: "GET /realms/{realmId}/users/@schema",
     getUsersStatsInRealm: "GET /realms/{realmId}/users/@stats",
     postUsersActivateInRealm: "POST /realms/{realmId}/users/activate",
@@ -10191,6 +10226,7 @@ export const ROUTE_METHODS = {
     postUsers: "POST /users",
     getUsersMe: "GET /users/@me",
     postUsersMePassword: "POST /users/@me/password",
+    postUsersMeVerification: "POST /users/@me/verification",
     getUsersSchema: "GET /users/@schema",
     getUsersStats: "GET /users/@stats",
     postUsersActivate: "POST /users/activate",
