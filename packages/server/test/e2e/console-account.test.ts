@@ -9,6 +9,7 @@ import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CONSOLE_DIST } from '../../src/http/consoles.js';
 import { recordConsent } from '../../src/storage/consents.js';
+import { insertIdentityLink } from '../../src/storage/identity-providers.js';
 import { startTestApp, type TestApp } from '../app.js';
 import { nextTotpCode } from '../browser.js';
 import { describeEachDialect } from '../databases.js';
@@ -219,6 +220,23 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
         await page.getByText('Photo app no longer has access.').waitFor();
         await page.getByText('No application has your consent.').waitFor();
         expect(await app.deps.db.selectFrom('auth_user_consents').select('id').where('user_id', '=', carol.id).execute()).toEqual([]);
+    });
+
+    it('unlinks an upstream identity provider (confirmed)', async () => {
+        const master = await app.deps.db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirstOrThrow();
+        const provider = (await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/identity-providers', payload: {
+                realmId: master.id, name: 'upstream', displayName: 'Upstream ID', protocol: 'oidc', issuer: 'https://idp.example', clientId: 'rp', clientSecret: 'rp-secret',
+            },
+        }, 201)).data;
+        await insertIdentityLink(app.deps.db, dialect, { providerId: provider.id, userId: carol.id, realmId: master.id, subject: 'carol-upstream' }, new Date());
+        await open(page, 'Linked accounts', 'Linked accounts');
+        await page.getByText('your identity there: carol-upstream').waitFor();
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.getByRole('button', { name: 'Unlink Upstream ID' }).click();
+        await page.getByRole('dialog', { name: 'Unlink Upstream ID?' }).getByRole('button', { name: 'Unlink' }).click();
+        await page.getByText('Upstream ID is unlinked.').waitFor();
+        await page.getByText('No linked account.', { exact: false }).waitFor();
     });
 
     it('enrols a TOTP authenticator from the QR code page, is asked for its code at the next sign-in, then removes it (confirmed)', async () => {
