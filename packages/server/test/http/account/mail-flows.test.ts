@@ -286,7 +286,10 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         const moved = `${name}-moved@example.test`;
         const changed = await app.json<{ data: { emailVerified: boolean } }>({ method: 'POST', url: `/users/${id}`, payload: { email: moved, currentPassword: password }, as: session.bearer }, 200);
         expect(changed.data.emailVerified).toBe(false);
-        const sent = await app.json<{ data: { email: string; emailVerificationRequired: boolean } }>({ method: 'POST', url: '/users/@me/verification', as: session.bearer }, 202);
+        // another realm's mount names no user of this caller (realm isolation): nothing is sent
+        const foreignRealm = await createRealm(app);
+        expect((await app.request({ method: 'POST', url: `/realms/${foreignRealm}/users/@me/verification`, as: session.bearer })).statusCode).toBe(404);
+        const sent = await app.json<{ data: { email: string; emailVerificationRequired: boolean } }>({ method: 'POST', url: `/realms/${realmId}/users/@me/verification`, as: session.bearer }, 202);
         expect(sent.data).toEqual({ email: moved, emailVerificationRequired: true });
         const link = linkIn(await mail.mailTo(moved), `${app.deps.config.publicUrl}/realms/${realmName}/activate?code=`);
         await app.json({ method: 'POST', url: `/realms/${realmId}/users/activate`, as: null, payload: { code: codeOf(link) } }, 200);
