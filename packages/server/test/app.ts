@@ -2,8 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
-import { createApp, type App } from '../src/app.js';
-import type { WireOptions } from '../src/wire.js';
+import { createApp, type App, type AppOptions } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, DeepPartial } from '../src/config/schema.js';
 import type { DialectName } from '../src/db/values.js';
@@ -44,7 +43,7 @@ export function basicHeader(name: string, password: string): string {
 }
 
 /** The real app on a fresh, uniquely named database of one dialect, with the production migrations. */
-export async function startTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<WireOptions, 'handle'> = {}): Promise<TestApp> {
+export async function startTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<AppOptions, 'handle'> = {}): Promise<TestApp> {
     const database = await createTestDatabase(dialect);
     const config = loadConfig({}, {
         logLevel: 'silent',
@@ -93,7 +92,7 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
  * `afterAll` that disposes of it, and returns a stand-in that forwards to the started app. Call it
  * before the suite's own hooks, so they run with the app started.
  */
-export function useTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<WireOptions, 'handle'> = {}): TestApp {
+export function useTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<AppOptions, 'handle'> = {}): TestApp {
     let started: TestApp | undefined;
     beforeAll(async () => {
         started = await startTestApp(dialect, overrides, wireOptions);

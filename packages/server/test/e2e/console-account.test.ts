@@ -68,12 +68,10 @@ function watch(page: Page): Watch {
 async function seriousViolations(page: Page): Promise<string[]> {
     // page.evaluate runs outside the page's Content-Security-Policy, which refuses any injected script
     await page.evaluate(AXE);
-    return page.evaluate(async () => {
-        const result = await (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } })
-            .axe.run(document, { resultTypes: ['violations'] });
-        return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-            .map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-    });
+    // a string: it runs in the page, where `axe` and `document` are
+    return page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => violation.id + ': ' + JSON.stringify(violation.nodes.map((node) => node.target))))`);
 }
 
 describeEachDialect('end to end: the account console in chromium', (dialect) => {
@@ -145,7 +143,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
                 const violations = await seriousViolations(page);
                 expect(violations, `${heading} at ${viewport.width} px`).toEqual([]);
                 // nothing wider than the window at 360 px (issue 18 item 5)
-                expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${heading} at ${viewport.width} px`).toBe(true);
+                expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), `${heading} at ${viewport.width} px`).toBe(true);
             }
         }
         expect(watched.problems).toEqual([]);
@@ -247,7 +245,8 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await page.getByRole('button', { name: 'Add authenticator' }).click();
             const qr = page.getByRole('img', { name: 'QR code of the setup key for Phone' });
             await qr.waitFor();
-            expect(await qr.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+            // the server's SVG data URL decodes under the console's img-src
+            await expect.poll(() => page.evaluate<boolean>("document.querySelector('img.qr').complete && document.querySelector('img.qr').naturalWidth > 0")).toBe(true);
             const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
             expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
             expect(await seriousViolations(page)).toEqual([]);
