@@ -1,5 +1,4 @@
-import { isRealmgateError } from '@realmgate/client';
-import { describeError, isUnauthenticated } from '../shared/api.js';
+import { describeError, isForbidden, isUnauthenticated } from '../shared/api.js';
 
 /**
  * What the account pages share (issue 18 item 4). Every call they make is one a signed-in user may
@@ -30,7 +29,7 @@ export function describeFailure(error: unknown): string {
         setTimeout(() => location.reload(), 1500);
         return 'Your session has ended. Taking you to the sign-in page…';
     }
-    if (isRealmgateError(error) && error.statusCode === 403) {
+    if (isForbidden(error)) {
         return `${describeError(error)} Your account may not change this itself; ask an administrator for the permission “user_self_manage”.`;
     }
     return describeError(error);

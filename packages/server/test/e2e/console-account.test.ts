@@ -111,11 +111,11 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
     });
 
     /** the console, the realm's sign-in page (and the second factor if `code` is given), back to the console */
-    async function signIn(target: Page, password = carol.password, code?: () => Promise<string>): Promise<void> {
+    async function signIn(target: Page, password = carol.password, code?: () => Promise<string>, name = carol.name): Promise<void> {
         await target.goto(`${publicUrl}/console/account/`);
-        await target.getByLabel('Username or email').fill(carol.name);
+        await target.getByLabel('Username or email').fill(name);
         await target.getByLabel('Password').fill(password);
-        await target.getByRole('button', { name: 'Sign in' }).click();
+        await target.getByRole('button', { name: 'Sign in', exact: true }).click();
         if (code) {
             await target.getByLabel('Authentication code').fill(await code());
             await target.getByRole('button', { name: 'Verify' }).click();
@@ -270,6 +270,25 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await page.getByText('No authenticator yet.').waitFor();
         } finally {
             await app.json({ method: 'POST', url: '/realms/master', payload: { mfaEnabled: false } }, 200);
+        }
+    });
+
+    it('a user holding no permission at all sees its sessions and applications, and is told whom to ask for self-service changes', async () => {
+        await app.json({ method: 'POST', url: '/users', payload: { name: 'dave', password: 'dave-password-1' } }, 201);
+        const other = await browser.newContext();
+        try {
+            const dave = await other.newPage();
+            await signIn(dave, 'dave-password-1', undefined, 'dave');
+            await dave.getByText('Your account may not change its name or email address itself.').waitFor();
+            await open(dave, 'Password', 'Password');
+            await dave.getByText('Ask an administrator of your realm for the permission “user_self_manage”.').waitFor();
+            expect(await dave.getByRole('button', { name: 'Change password' }).count()).toBe(0);
+            await open(dave, 'Sessions', 'Sessions');
+            await dave.getByText('This browser').waitFor();
+            await open(dave, 'Applications', 'Applications');
+            await dave.getByText('No application has your consent.').waitFor();
+        } finally {
+            await other.close();
         }
     });
 
