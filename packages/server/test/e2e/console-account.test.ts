@@ -48,6 +48,12 @@ function ensureConsoleBuild(): void {
     execFileSync('npm', ['run', 'build', '-w', '@realmgate/console'], { cwd: fileURLToPath(new URL('../../../..', import.meta.url)), stdio: 'ignore' });
 }
 
+/** CONSOLE_SCREENSHOTS=<folder>: the main pages are saved there as PNG (the README's pictures come from docs/screenshots). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+const screenshot = async (page: Page, name: string) => {
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `account-${name}.png`) });
+};
+
 interface Watch { problems: string[]; stop(): void }
 
 /** Console errors, failed requests and error answers of a page, from now on. */
@@ -148,6 +154,8 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
         }
         expect(watched.problems).toEqual([]);
         watched.stop();
+        await open(page, 'Profile', 'Your profile');
+        await screenshot(page, 'profile');
     });
 
     it('changes the email: the address is unverified, a verification link is mailed and the page says so', async () => {
@@ -190,6 +198,8 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await signIn(second);
             await open(page, 'Sessions', 'Sessions');
             await page.getByText('This browser').waitFor();
+            await page.getByRole('row').filter({ hasText: 'Second browser (e2e)' }).waitFor();
+            await screenshot(page, 'sessions');
             const row = page.getByRole('row').filter({ hasText: 'Second browser (e2e)' });
             await row.getByRole('button', { name: /Revoke/ }).click();
             const dialog = page.getByRole('dialog', { name: 'Revoke this session?' });
@@ -213,6 +223,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
         const item = page.getByRole('listitem').filter({ hasText: 'Photo app' });
         await expect.poll(() => item.getByRole('list', { name: 'Scopes granted to Photo app' }).innerText()).toMatch(/openid\s+email/);
         expect(await seriousViolations(page)).toEqual([]);
+        await screenshot(page, 'applications');
         await item.getByRole('button', { name: 'Revoke access of Photo app' }).click();
         await page.getByRole('dialog', { name: 'Revoke access of Photo app?' }).getByRole('button', { name: 'Revoke access' }).click();
         await page.getByText('Photo app no longer has access.').waitFor();
@@ -250,6 +261,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
             expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
             expect(await seriousViolations(page)).toEqual([]);
+            await screenshot(page, 'two-factor');
             await page.getByLabel('Code from the app').fill(await generate({ secret }));
             await page.getByRole('button', { name: 'Confirm', exact: true }).click();
             await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
