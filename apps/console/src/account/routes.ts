@@ -2,14 +2,24 @@ import type { RouteRecordRaw } from 'vue-router';
 import type { NavItem } from '../shared/boot.js';
 
 /**
- * The account console's route table (issue 18 item 4): one file per page under pages/. Profile is
- * the start; email, password, sessions, multi-factor, linked providers and consents come next.
+ * The account console's route table (issue 18 item 4): one file per page under pages/. Any
+ * signed-in user reaches every page (no permission meta): each shows only the caller's own data.
  */
 export const ACCOUNT_ROUTES: RouteRecordRaw[] = [
     { path: '/', name: 'profile', component: () => import('./pages/Profile.vue') },
+    { path: '/password', name: 'password', component: () => import('./pages/Password.vue') },
+    { path: '/sessions', name: 'sessions', component: () => import('./pages/Sessions.vue') },
+    { path: '/two-factor', name: 'two-factor', component: () => import('./pages/TwoFactor.vue') },
+    { path: '/linked-accounts', name: 'linked-accounts', component: () => import('./pages/LinkedAccounts.vue') },
+    { path: '/applications', name: 'applications', component: () => import('./pages/Applications.vue') },
     { path: '/:missing(.*)*', redirect: '/' },
 ];
 
 export const ACCOUNT_NAV: NavItem[] = [
     { label: 'Profile', to: '/' },
+    { label: 'Password', to: '/password' },
+    { label: 'Sessions', to: '/sessions' },
+    { label: 'Two-factor authentication', to: '/two-factor' },
+    { label: 'Linked accounts', to: '/linked-accounts' },
+    { label: 'Applications', to: '/applications' },
 ];

@@ -7233,6 +7233,24 @@ export interface Routes {
             meta: Record<string, unknown>;
         };
     };
+    /** Mail an activation link to the calling user's own unverified address */
+    "POST /realms/{realmId}/users/@me/verification": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                email: string;
+                emailVerificationRequired: boolean;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+            [member: string]: unknown;
+        };
+    };
     /** The query vocabulary of users */
     "GET /realms/{realmId}/users/@schema": {
         params: {
@@ -8997,6 +9015,110 @@ export interface Routes {
             };
         };
     };
+    /** The consents a user gave clients (the caller's own unless userId names another) */
+    "GET /user-consents": {
+        params: Record<never, never>;
+        query: {
+            userId?: string;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id: string;
+                userId: string;
+                clientId: string;
+                realmId: string;
+                scopes: Array<string>;
+                clientName: string;
+                clientDisplayName: string | null;
+                createdAt: string;
+                updatedAt: string;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Withdraw a consent; the user's sessions through that client end */
+    "DELETE /user-consents/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id: string;
+                userId: string;
+                clientId: string;
+                realmId: string;
+                scopes: Array<string>;
+                clientName: string;
+                clientDisplayName: string | null;
+                createdAt: string;
+                updatedAt: string;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The upstream identities linked to a user (the caller's own unless userId names another) */
+    "GET /user-identities": {
+        params: Record<never, never>;
+        query: {
+            userId?: string;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id: string;
+                userId: string;
+                realmId: string;
+                providerId: string;
+                providerName: string;
+                providerDisplayName: string | null;
+                protocol: string;
+                subject: string;
+                createdAt: string;
+                updatedAt: string;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Unlink an upstream identity */
+    "DELETE /user-identities/{id}": {
+        params: {
+            id: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id: string;
+                userId: string;
+                realmId: string;
+                providerId: string;
+                providerName: string;
+                providerDisplayName: string | null;
+                protocol: string;
+                subject: string;
+                createdAt: string;
+                updatedAt: string;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
     /** List user-permissions */
     "GET /user-permissions": {
         params: Record<never, never>;
@@ -9522,6 +9644,22 @@ export interface Routes {
             meta: Record<string, unknown>;
         };
     };
+    /** Mail an activation link to the calling user's own unverified address */
+    "POST /users/@me/verification": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                email: string;
+                emailVerificationRequired: boolean;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+            [member: string]: unknown;
+        };
+    };
     /** The query vocabulary of users */
     "GET /users/@schema": {
         params: Record<never, never>;
@@ -9993,6 +10131,7 @@ export const ROUTE_METHODS = {
     postUsersInRealm: "POST /realms/{realmId}/users",
     getUsersMeInRealm: "GET /realms/{realmId}/users/@me",
     postUsersMePasswordInRealm: "POST /realms/{realmId}/users/@me/password",
+    postUsersMeVerificationInRealm: "POST /realms/{realmId}/users/@me/verification",
     getUsersSchemaInRealm: "GET /realms/{realmId}/users/@schema",
     getUsersStatsInRealm: "GET /realms/{realmId}/users/@stats",
     postUsersActivateInRealm: "POST /realms/{realmId}/users/activate",
@@ -10063,6 +10202,10 @@ export const ROUTE_METHODS = {
     getUserAuthenticatorsById: "GET /user-authenticators/{id}",
     deleteUserAuthenticatorsById: "DELETE /user-authenticators/{id}",
     postUserAuthenticatorsByIdConfirm: "POST /user-authenticators/{id}/confirm",
+    getUserConsents: "GET /user-consents",
+    deleteUserConsentsById: "DELETE /user-consents/{id}",
+    getUserIdentities: "GET /user-identities",
+    deleteUserIdentitiesById: "DELETE /user-identities/{id}",
     getUserPermissions: "GET /user-permissions",
     postUserPermissions: "POST /user-permissions",
     getUserPermissionsSchema: "GET /user-permissions/@schema",
@@ -10083,6 +10226,7 @@ export const ROUTE_METHODS = {
     postUsers: "POST /users",
     getUsersMe: "GET /users/@me",
     postUsersMePassword: "POST /users/@me/password",
+    postUsersMeVerification: "POST /users/@me/verification",
     getUsersSchema: "GET /users/@schema",
     getUsersStats: "GET /users/@stats",
     postUsersActivate: "POST /users/activate",

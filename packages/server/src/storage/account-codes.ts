@@ -24,6 +24,25 @@ export async function findAccountRealm(db: Kysely<Database>, idOrName: string): 
     return row && { id: row.id, name: row.name, displayName: row.display_name, registrationEnabled: fromDbBool(row.registration_enabled) };
 }
 
+/** The address a user asks to verify (its own, after a change): the realm, the address and whether it is verified. */
+export interface VerificationTarget {
+    id: string;
+    realmId: string;
+    email: string | null;
+    emailVerified: boolean;
+    emailVerificationRequired: boolean;
+}
+
+export async function findVerificationTarget(db: Kysely<Database>, userId: string): Promise<VerificationTarget | undefined> {
+    const row = await db.selectFrom('auth_users').innerJoin('auth_realms', 'auth_realms.id', 'auth_users.realm_id')
+        .select(['auth_users.id', 'auth_users.realm_id', 'auth_users.email', 'auth_users.email_verified', 'auth_realms.email_verification_required'])
+        .where('auth_users.id', '=', userId).executeTakeFirst();
+    return row && {
+        id: row.id, realmId: row.realm_id, email: row.email, emailVerified: fromDbBool(row.email_verified),
+        emailVerificationRequired: fromDbBool(row.email_verification_required),
+    };
+}
+
 /** The user a recovery request names: by name, or by an address exactly one user of the realm holds. */
 export interface RecoveryTarget {
     id: string;

@@ -8,7 +8,7 @@ import { activationMail, resetMail } from '../../mail/templates.js';
 import { randomToken, sha256Hex } from '../../secrets/digests.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import {
-    ACTIVATION_CODE, RESET_CODE, consumeCode, findAccountRealm, findCodeHolder, findRecoveryTarget, insertRegisteredUser, storeCode,
+    ACTIVATION_CODE, RESET_CODE, consumeCode, findAccountRealm, findCodeHolder, findRecoveryTarget, findVerificationTarget, insertRegisteredUser, storeCode,
     type AccountRealm,
 } from '../../storage/account-codes.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
@@ -56,6 +56,11 @@ export interface AccountService {
     activate(realm: string, code: string): Promise<{ userId: string }>;
     forgotPassword(realm: string, request: RecoveryRequest): Promise<void>;
     resetPassword(realm: string, code: string, password: string): Promise<void>;
+    /**
+     * mails an activation link to the user's own unverified address (after a self-service email
+     * change, or again); answers the address and whether the realm requires verification to sign in
+     */
+    sendVerification(userId: string): Promise<{ email: string; emailVerificationRequired: boolean }>;
     /** whether a code of this kind is live in the realm (the pages check it before showing a form) */
     codeIsLive(realm: string, kind: 'activation' | 'reset', code: string): Promise<boolean>;
 }
@@ -154,6 +159,20 @@ export function createAccountService(deps: AccountDeps): AccountService {
                 // sessions store, so back-channel logout is sent once this commits
                 await deps.sessions.endOfSubject(trx, { kind: 'user', id: holder.id });
             });
+        },
+
+        async sendVerification(userId) {
+            const target = await findVerificationTarget(db, userId);
+            if (!target) throw notFound('user');
+            if (target.email === null) throw validationFailed([issue(['email'], 'required', 'the account has no address to verify')]);
+            if (target.emailVerified) throw validationFailed([issue(['email'], 'verified', 'the address is verified already')]);
+            const realm = await realmOf(target.realmId);
+            const sender = mailer();
+            // the activation round-trip of registration (spec States): only the latest link works
+            const code = randomToken();
+            await storeCode(db, dialect, ACTIVATION_CODE, target.id, sha256Hex(code), now());
+            sender.dispatch(activationMail(realm, target.email, link(realm, 'activate', code), ACTIVATION_CODE_HOURS));
+            return { email: target.email, emailVerificationRequired: target.emailVerificationRequired };
         },
 
         async codeIsLive(realmKey, kind, code) {

@@ -1,3 +1,4 @@
+import type { Condition } from '@realmgate/access';
 import type { TSchema } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, TableName } from '../../db/schema.js';
@@ -22,7 +23,7 @@ export type Input = Record<string, unknown>;
  * - `createRealm` → `authorize` → `prepareCreate` → insert → `afterCreate` (createEntity);
  * - lock → `authorize` → `prepareUpdate` → update → `afterUpdate` (updateEntity);
  * - lock → `authorize` → `refuseDelete` → delete (deleteEntity);
- * - reads: `canReadWithheld` → `revealWithheld` → `decorateRecord`.
+ * - reads: `ownRows` → `canReadWithheld` → `revealWithheld` → `decorateRecord`.
  * Stages that receive `tx` run inside the write transaction and must query through it, never
  * through deps.db: SQLite has a single connection and the transaction holds it.
  */
@@ -53,6 +54,11 @@ export interface ResourceHooks<T extends TableName = TableName> {
      * use); `query` is the request's query string (keys: `?force=true` destroys dependents instead)
      */
     refuseDelete?(row: TableRow<T>, tx: Tx, ctx: RequestContext, query: Input): string | null | Promise<string | null>;
+    /**
+     * the rows the caller may read without the read permission, as a condition over the fields
+     * (sessions: one's own, as DELETE /sessions/:id lets their owner end them); null: none
+     */
+    ownRows?(ctx: RequestContext): Condition | null;
     /** may this reader see withheld `field` of this row? default: it may update the row, or it is the row */
     canReadWithheld?(ctx: RequestContext, field: FieldSpec, row: TableRow<T>): Promise<boolean>;
     /** the REST value of a withheld field the reader may see (e.g. an encrypted secret, decrypted); default: the column */

@@ -1,4 +1,4 @@
-import { BuiltInPolicyType, type Condition } from '@realmgate/access';
+import { BuiltInPolicyType, matchCondition, type AuthorizationCompileResult, type Condition } from '@realmgate/access';
 import type { PolicyData } from '@realmgate/access';
 import { forbidden } from '../../errors/app-error.js';
 import type { RequestContext } from '../../authz/request-context.js';
@@ -111,7 +111,8 @@ export async function readEntity(deps: ResourceDeps, definition: ResourceDefinit
     const query = parseListQuery(pick(rawQuery, ['fields', 'include']), querySpecOf(definition));
     const row = await getRow(deps.db, definition.spec, ctx, key);
     const authorizer = await ctx.authorizer();
-    await authorizer.assert(permissionFor(definition.spec, 'read'), rowData(definition, row));
+    const own = definition.hooks.ownRows?.(ctx) ?? null;
+    if (!own || !matchCondition(own, recordOf(definition, row))) await authorizer.assert(permissionFor(definition.spec, 'read'), rowData(definition, row));
     const record = await shape(ctx, definition, row, query, true);
     await attachIncludes(deps, definition, ctx, [row], [record], query);
     return record;
@@ -119,6 +120,13 @@ export async function readEntity(deps: ResourceDeps, definition: ResourceDefinit
 
 function pick(raw: Record<string, unknown>, keys: string[]): Record<string, unknown> {
     return Object.fromEntries(Object.entries(raw).filter(([key]) => keys.some((allowed) => key === allowed || key.startsWith(`${allowed}[`))));
+}
+
+/** A read verdict OR the caller's own rows: deny becomes the own rows, a condition gains them, post stays post (checked per row). */
+function widenVerdict(verdict: AuthorizationCompileResult, own: Condition): AuthorizationCompileResult {
+    if (verdict.type === 'deny') return { type: 'conditional', condition: own };
+    if (verdict.type === 'conditional') return { ...verdict, condition: { operator: 'or', conditions: [verdict.condition, own] } };
+    return verdict;
 }
 
 export interface ListResult {
@@ -135,7 +143,10 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
     const query = parseListQuery(rawQuery, querySpecOf(definition));
     const { limit, offset } = query.page;
     const authorizer = await ctx.authorizer();
-    const verdict = authorizer.compile(permissionFor(spec, 'read'), realmAttributeOf(spec));
+    const compiled = authorizer.compile(permissionFor(spec, 'read'), realmAttributeOf(spec));
+    // rows the caller reads as their owner (ownRows) widen the read permission's verdict
+    const own = definition.hooks.ownRows?.(ctx) ?? null;
+    const verdict = own ? widenVerdict(compiled, own) : compiled;
     if (verdict.type === 'deny') return { data: [], meta: { total: 0, limit, offset } };
     // a `referenced` resource's realmId is the referenced row's realm, resolved by withReferencedRealmColumn
     const realmNames = spec.realm === 'referenced' ? ['realmId'] : [];
@@ -154,7 +165,8 @@ export async function listEntities(deps: ResourceDeps, definition: ResourceDefin
     if (post) {
         const candidates = await listCandidates(deps.db, selection, POST_EVALUATION_CAP + 1);
         if (candidates.length > POST_EVALUATION_CAP) throw forbidden('This read needs a narrower filter: its policies must be evaluated row by row.');
-        const allowed = candidates.filter((row) => authorizer.allows(permissionFor(spec, 'read'), rowData(definition, row)));
+        const allowed = candidates.filter((row) => (own !== null && matchCondition(own, recordOf(definition, row)))
+            || authorizer.allows(permissionFor(spec, 'read'), rowData(definition, row)));
         const page = allowed.slice(offset, offset + limit);
         const data = await Promise.all(page.map((row) => shape(ctx, definition, row, query, false)));
         await attachIncludes(deps, definition, ctx, page, data, query);

@@ -1,4 +1,6 @@
 import { TOKEN_KINDS } from '@realmgate/core';
+import type { Condition } from '@realmgate/access';
+import type { RequestContext } from '../../authz/request-context.js';
 import type { ResourceDefinition } from '../resource/context.js';
 import { commonFields, readOnlyField as readOnly, type ResourceSpec } from '../resource/spec.js';
 
@@ -54,12 +56,22 @@ const tokenSpec: ResourceSpec = {
 ;
 
 /**
+ * The caller's own sessions: readable without session_read, as their owner may end them
+ * (DELETE /sessions/:id, revoke.ts) — the account console lists them (issue 18 item 4).
+ */
+function ownSessions(ctx: RequestContext): Condition | null {
+    const identity = ctx.actor.identity;
+    if (!identity) return null;
+    return { operator: 'and', conditions: [{ operator: 'eq', field: 'sub', value: identity.id }, { operator: 'eq', field: 'subKind', value: identity.type }] };
+}
+
+/**
  * Sessions (API.md §3: read, delete). A login creates the row and every token names it; the API
  * reads them and ends them (revoked_at), it never creates or edits one. DELETE revokes instead
  * of deleting, so the generic delete is replaced by revoke.ts (mounted by the HTTP layer).
  */
 export function sessionsDefinition(): ResourceDefinition {
-    return { spec: sessionSpec, fields: sessionSpec.fields, hooks: {}, writes: [] };
+    return { spec: sessionSpec, fields: sessionSpec.fields, hooks: { ownRows: ownSessions }, writes: [] };
 }
 
 /**

@@ -75,6 +75,19 @@ describeEachDialect('sessions and session tokens: reads, realm isolation, DELETE
         expect((await app.request({ method: 'GET', url: `/sessions/${sessionA.sessionId}`, as: none.header })).statusCode).toBe(403);
     });
 
+    it('a user without session_read reads its own sessions, list and single, and no one else\'s (the account console)', async () => {
+        const mine = await login(app, realmA, userA.name, 'secret-password');
+        const list = await app.json<List>({ method: 'GET', url: '/sessions?filter[revokedAt]=null&page[limit]=100', as: mine.bearer }, 200);
+        expect(ids(list)).toEqual(expect.arrayContaining([sessionA.sessionId, mine.sessionId]));
+        expect(list.data.every((row) => row.sub === userA.userId && row.subKind === 'user')).toBe(true);
+        expect(list.meta.total).toBe(list.data.length);
+        expect((await app.json<{ data: { id: string } }>({ method: 'GET', url: `/sessions/${sessionA.sessionId}`, as: mine.bearer }, 200)).data.id).toBe(sessionA.sessionId);
+        // another realm's user: neither in its list nor readable one by one
+        expect(ids(await app.json<List>({ method: 'GET', url: '/sessions?page[limit]=100', as: sessionB.bearer }, 200))).not.toContain(sessionA.sessionId);
+        expect((await app.request({ method: 'GET', url: `/sessions/${sessionA.sessionId}`, as: sessionB.bearer })).statusCode).toBe(403);
+        expect((await app.json<List>({ method: 'GET', url: `/realms/${realmB}/sessions`, as: mine.bearer }, 200)).meta.total).toBe(0);
+    });
+
     it('gates session tokens by the realm of their session', async () => {
         const reader = await createActor(app, realmB, [{ permission: PermissionName.SESSION_TOKEN_READ, scope: RealmScope.OWN }]);
         const list = await app.json<List>({ method: 'GET', url: '/session-tokens', as: reader.header }, 200);

@@ -29,6 +29,7 @@ import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
 import { registerOperationsRoutes } from './operations.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAccountPages } from './account-pages.js';
+import { registerAccountLinkRoutes } from './account-links.js';
 import { linkRelations, resourceDefinitions } from '../../domains/registry.js';
 
 type ExtraRoutes = (app: FastifyInstance, deps: AppDeps, definition: ResourceDefinition, prefix: string) => void;
@@ -65,6 +66,8 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerSelfIntrospectionRoute(app, deps);
     registerUserinfoRoutes(app, { userinfo: deps.userinfoEndpoint, limits: deps.limits });
     registerUserAuthenticatorRoutes(app, deps);
+    // issue 18 item 4: the account's consents and upstream links
+    registerAccountLinkRoutes(app, deps);
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl, mtlsPublicUrl: deps.config.mtlsPublicUrl });

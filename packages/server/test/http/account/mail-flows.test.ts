@@ -275,6 +275,34 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         holds('/password-reset', await app.request({ method: 'POST', url: '/password-reset', as: null, payload: { code, password: 'whatever-1' } }));
     });
 
+    it('POST /users/@me/verification mails a link to one\'s own changed address; following it verifies the address again', async () => {
+        const { response, name, password } = await register();
+        const id = response.json<{ data: { id: string } }>().data.id;
+        await app.json({ method: 'POST', url: `/realms/${realmId}`, payload: { emailVerificationRequired: true } }, 200);
+        await app.json({ method: 'POST', url: `/users/${id}`, payload: { emailVerified: true } }, 200);
+        // a signed-in user holding user_self_manage (the self-service change) moves to a new address
+        await app.json({ method: 'POST', url: '/user-permissions', payload: { userId: id, permissionId: (await app.deps.db.selectFrom('auth_permissions').select('id').where('name', '=', 'user_self_manage').where('realm_id', 'is', null).executeTakeFirstOrThrow()).id } }, 201);
+        const session = await login(app, realmId, name, password);
+        const moved = `${name}-moved@example.test`;
+        const changed = await app.json<{ data: { emailVerified: boolean } }>({ method: 'POST', url: `/users/${id}`, payload: { email: moved, currentPassword: password }, as: session.bearer }, 200);
+        expect(changed.data.emailVerified).toBe(false);
+        // another realm's mount names no user of this caller (realm isolation): nothing is sent
+        const foreignRealm = await createRealm(app);
+        expect((await app.request({ method: 'POST', url: `/realms/${foreignRealm}/users/@me/verification`, as: session.bearer })).statusCode).toBe(404);
+        const sent = await app.json<{ data: { email: string; emailVerificationRequired: boolean } }>({ method: 'POST', url: `/realms/${realmId}/users/@me/verification`, as: session.bearer }, 202);
+        expect(sent.data).toEqual({ email: moved, emailVerificationRequired: true });
+        const link = linkIn(await mail.mailTo(moved), `${app.deps.config.publicUrl}/realms/${realmName}/activate?code=`);
+        await app.json({ method: 'POST', url: `/realms/${realmId}/users/activate`, as: null, payload: { code: codeOf(link) } }, 200);
+        expect(Boolean((await userRow(id)).email_verified)).toBe(true);
+        // verified already: nothing to send
+        const again = await app.request({ method: 'POST', url: '/users/@me/verification', as: session.bearer });
+        expect(again.statusCode).toBe(400);
+        expect(again.json<{ issues: { path: string[] }[] }>().issues[0]!.path).toEqual(['email']);
+        // a client has no address of its own
+        expect((await app.request({ method: 'POST', url: '/users/@me/verification', as: null })).statusCode).toBe(401);
+        await app.json({ method: 'POST', url: `/realms/${realmId}`, payload: { emailVerificationRequired: false } }, 200);
+    });
+
     it('keeps codes, hashes and the address out of default reads and events', async () => {
         const { response, email } = await register();
         const id = response.json<{ data: { id: string } }>().data.id;
@@ -296,7 +324,9 @@ describeEachDialect('mail routes without a relay', (dialect) => {
         await app.json({ method: 'POST', url: `/realms/${realmId}`, payload: { registrationEnabled: true } }, 200);
         const register = await app.request({ method: 'POST', url: `/realms/${realmId}/register`, as: null, payload: { name: 'someone', email: 's@example.test', password: 'long-enough' } });
         const forgot = await app.request({ method: 'POST', url: '/password-forgot', as: null, payload: { name: 'admin' } });
-        for (const response of [register, forgot]) {
+        await app.json({ method: 'POST', url: '/users/admin', payload: { email: 'admin@example.test', emailVerified: false, currentPassword: 'start123' } }, 200);
+        const verification = await app.request({ method: 'POST', url: '/users/@me/verification' });
+        for (const response of [register, forgot, verification]) {
             expect(response.statusCode).toBe(503);
             expect(response.json<{ message: string }>().message).toContain('SMTP_URL');
         }

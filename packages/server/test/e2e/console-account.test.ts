@@ -1,0 +1,314 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MASTER_REALM } from '@realmgate/core';
+import { generate } from 'otplib';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page, type Request, type Response } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CONSOLE_DIST } from '../../src/http/consoles.js';
+import { recordConsent } from '../../src/storage/consents.js';
+import { insertIdentityLink } from '../../src/storage/identity-providers.js';
+import { startTestApp, type TestApp } from '../app.js';
+import { nextTotpCode } from '../browser.js';
+import { describeEachDialect } from '../databases.js';
+import { startMailServer, type MailServer } from '../mail-server.js';
+import { freePort } from '../network.js';
+
+/*
+ * The account console (issue 18 item 4) in Debian's chromium against the real server on loopback,
+ * serving the built console (`npm run build -w @realmgate/console`) with the console session: a
+ * plain user — no permission beyond user_self_manage, the self-service grant — signs in, every
+ * page loads clean (no console error, no failed request, no serious axe-core violation at 360 px
+ * and on a desktop), and the scenarios run through the pages as a person would. One browser.
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PAGES = [
+    { nav: 'Profile', heading: 'Your profile' },
+    { nav: 'Password', heading: 'Password' },
+    { nav: 'Sessions', heading: 'Sessions' },
+    { nav: 'Two-factor authentication', heading: 'Two-factor authentication' },
+    { nav: 'Linked accounts', heading: 'Linked accounts' },
+    { nav: 'Applications', heading: 'Applications' },
+] as const;
+
+const CONSOLE_SOURCES = fileURLToPath(new URL('../../../../apps/console/src', import.meta.url));
+
+/** The newest modification time under a folder. */
+function newest(folder: string): number {
+    return Math.max(0, ...readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+        .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs));
+}
+
+/** The console as built by `npm run build -w @realmgate/console`: built first when missing or older than its sources. */
+function ensureConsoleBuild(): void {
+    const index = join(CONSOLE_DIST, 'account', 'index.html');
+    if (existsSync(index) && statSync(index).mtimeMs >= newest(CONSOLE_SOURCES)) return;
+    execFileSync('npm', ['run', 'build', '-w', '@realmgate/console'], { cwd: fileURLToPath(new URL('../../../..', import.meta.url)), stdio: 'ignore' });
+}
+
+/** CONSOLE_SCREENSHOTS=<folder>: the main pages are saved there as PNG (the README's pictures come from docs/screenshots). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+const screenshot = async (page: Page, name: string) => {
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `account-${name}.png`) });
+};
+
+interface Watch { problems: string[]; stop(): void }
+
+/** Console errors, failed requests and error answers of a page, from now on. */
+function watch(page: Page): Watch {
+    const problems: string[] = [];
+    const onConsole = (message: ConsoleMessage) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); };
+    const onError = (error: Error) => problems.push(`page error: ${error.message}`);
+    const onFailed = (request: Request) => problems.push(`failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`);
+    const onResponse = (response: Response) => { if (response.status() >= 400) problems.push(`${response.status()}: ${response.request().method()} ${response.url()}`); };
+    page.on('console', onConsole).on('pageerror', onError).on('requestfailed', onFailed).on('response', onResponse);
+    return {
+        problems,
+        stop: () => { page.off('console', onConsole).off('pageerror', onError).off('requestfailed', onFailed).off('response', onResponse); },
+    };
+}
+
+/** axe-core's serious and critical violations of the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+    // page.evaluate runs outside the page's Content-Security-Policy, which refuses any injected script
+    await page.evaluate(AXE);
+    // a string: it runs in the page, where `axe` and `document` are
+    return page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => violation.id + ': ' + JSON.stringify(violation.nodes.map((node) => node.target))))`);
+}
+
+describeEachDialect('end to end: the account console in chromium', (dialect) => {
+    let app: TestApp;
+    let mail: MailServer;
+    let browser: Browser;
+    let publicUrl: string;
+    let context: BrowserContext;
+    let page: Page;
+    const carol = { id: '', name: 'carol', password: 'carol-password-1', email: 'carol@example.test' };
+
+    beforeAll(async () => {
+        ensureConsoleBuild();
+        mail = await startMailServer();
+        const port = await freePort();
+        publicUrl = `http://127.0.0.1:${port}`;
+        app = await startTestApp(dialect, { publicUrl, smtp: `smtp://127.0.0.1:${mail.port}?tls.rejectUnauthorized=false&from=auth%40example.test` }, { consoles: ['account'] });
+        await app.app.listen({ port, host: '127.0.0.1' });
+        browser = await chromium.launch({
+            executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+            args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+        });
+        // a plain user of the master realm (where the consoles' client lives): only the self-service grant
+        carol.id = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/users', payload: { name: carol.name, password: carol.password, email: carol.email, emailVerified: true } }, 201)).data.id;
+        const selfManage = await app.deps.db.selectFrom('auth_permissions').select('id').where('name', '=', 'user_self_manage').where('realm_id', 'is', null).executeTakeFirstOrThrow();
+        await app.json({ method: 'POST', url: '/user-permissions', payload: { userId: carol.id, permissionId: selfManage.id } }, 201);
+        context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        page = await context.newPage();
+        // a step that cannot happen fails on its own, well inside the test's time
+        context.setDefaultTimeout(10_000);
+        await signIn(page);
+    }, 120_000);
+    afterAll(async () => {
+        await browser?.close();
+        await app?.dispose();
+        await mail?.close();
+    });
+
+    /** the console, the realm's sign-in page (and the second factor if `code` is given), back to the console */
+    async function signIn(target: Page, password = carol.password, code?: () => Promise<string>, name = carol.name): Promise<void> {
+        await target.goto(`${publicUrl}/console/account/`);
+        await target.getByLabel('Username or email').fill(name);
+        await target.getByLabel('Password').fill(password);
+        await target.getByRole('button', { name: 'Sign in', exact: true }).click();
+        if (code) {
+            await target.getByLabel('Authentication code').fill(await code());
+            await target.getByRole('button', { name: 'Verify' }).click();
+        }
+        await target.getByRole('heading', { name: 'Your profile' }).waitFor();
+    }
+
+    const open = async (target: Page, nav: string, heading: string) => {
+        await target.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: nav, exact: true }).click();
+        await target.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+        await target.locator('.state-loading').waitFor({ state: 'detached' });
+    };
+
+    const passwordGrant = async (password: string) => {
+        const master = await app.deps.db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirstOrThrow();
+        return app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: 'password', username: carol.name, password, realm_id: master.id } });
+    };
+
+    it('every page loads with no console error, no failed request and no serious accessibility violation, at 360 px and on a desktop', async () => {
+        const watched = watch(page);
+        for (const viewport of [{ width: 360, height: 740 }, { width: 1280, height: 800 }]) {
+            await page.setViewportSize(viewport);
+            for (const { nav, heading } of PAGES) {
+                await open(page, nav, heading);
+                const violations = await seriousViolations(page);
+                expect(violations, `${heading} at ${viewport.width} px`).toEqual([]);
+                // nothing wider than the window at 360 px (issue 18 item 5)
+                expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), `${heading} at ${viewport.width} px`).toBe(true);
+            }
+        }
+        expect(watched.problems).toEqual([]);
+        watched.stop();
+        await open(page, 'Profile', 'Your profile');
+        await screenshot(page, 'profile');
+    });
+
+    it('changes the email: the address is unverified, a verification link is mailed and the page says so', async () => {
+        await open(page, 'Profile', 'Your profile');
+        await page.getByLabel('New email address').fill('carol.new@example.test');
+        await page.getByLabel(/^Current password/).fill(carol.password);
+        await page.getByRole('button', { name: 'Change email' }).click();
+        await page.getByText('A link to verify carol.new@example.test is on its way.').waitFor();
+        await expect(page.getByText('Not verified').isVisible()).resolves.toBe(true);
+        expect((await mail.mailTo('carol.new@example.test')).text).toContain('/activate?code=');
+        // verified again for the sign-ins below (an unverified address is refused where the realm requires it)
+        await app.json({ method: 'POST', url: `/users/${carol.id}`, payload: { emailVerified: true } }, 200);
+    });
+
+    it('changes the password: a wrong current one is answered beside its field, then the old password is refused by the password grant', async () => {
+        await open(page, 'Password', 'Password');
+        const fill = async (current: string) => {
+            await page.getByLabel('Current password').fill(current);
+            await page.getByLabel(/^New password/).fill('carol-password-2');
+            await page.getByLabel('Repeat the new password').fill('carol-password-2');
+            await page.getByRole('button', { name: 'Change password' }).click();
+        };
+        await fill('not-my-password');
+        const field = page.getByLabel('Current password');
+        await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+        expect(await page.locator('#password-currentPassword-error').innerText()).not.toBe('');
+        await fill(carol.password);
+        await page.getByText('Your password is changed.').waitFor();
+        expect((await passwordGrant(carol.password)).statusCode).toBe(400);
+        expect((await passwordGrant('carol-password-2')).statusCode).toBe(200);
+        carol.password = 'carol-password-2';
+        // this browser stayed signed in
+        await open(page, 'Profile', 'Your profile');
+    });
+
+    it('revokes another browser\'s session (confirmed): that browser is signed out at its next request', async () => {
+        const other = await browser.newContext({ userAgent: 'Second browser (e2e)' });
+        try {
+            const second = await other.newPage();
+            await signIn(second);
+            await open(page, 'Sessions', 'Sessions');
+            await page.getByText('This browser').waitFor();
+            await page.getByRole('row').filter({ hasText: 'Second browser (e2e)' }).waitFor();
+            await screenshot(page, 'sessions');
+            const row = page.getByRole('row').filter({ hasText: 'Second browser (e2e)' });
+            await row.getByRole('button', { name: /Revoke/ }).click();
+            const dialog = page.getByRole('dialog', { name: 'Revoke this session?' });
+            await dialog.getByRole('button', { name: 'Revoke session' }).click();
+            await page.getByText('The session is revoked.').waitFor();
+            await expect.poll(() => page.getByRole('row').filter({ hasText: 'Second browser (e2e)' }).count()).toBe(0);
+            // the other browser's next API call answers 401: it is taken to the sign-in page
+            await second.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions', exact: true }).click();
+            await second.getByText('Your session has ended.').waitFor();
+            await second.getByLabel('Username or email').waitFor({ timeout: 10_000 });
+        } finally {
+            await other.close();
+        }
+    });
+
+    it('revokes the consent given to an application (confirmed)', async () => {
+        const client = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: 'photos', displayName: 'Photo app', redirectUri: 'https://photos.example/cb' } }, 201)).data;
+        const master = await app.deps.db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirstOrThrow();
+        await recordConsent(app.deps.db, dialect, { userId: carol.id, clientId: client.id, realmId: master.id, scopes: ['openid', 'email'] });
+        await open(page, 'Applications', 'Applications');
+        const item = page.getByRole('listitem').filter({ hasText: 'Photo app' });
+        await expect.poll(() => item.getByRole('list', { name: 'Scopes granted to Photo app' }).innerText()).toMatch(/openid\s+email/);
+        expect(await seriousViolations(page)).toEqual([]);
+        await screenshot(page, 'applications');
+        await item.getByRole('button', { name: 'Revoke access of Photo app' }).click();
+        await page.getByRole('dialog', { name: 'Revoke access of Photo app?' }).getByRole('button', { name: 'Revoke access' }).click();
+        await page.getByText('Photo app no longer has access.').waitFor();
+        await page.getByText('No application has your consent.').waitFor();
+        expect(await app.deps.db.selectFrom('auth_user_consents').select('id').where('user_id', '=', carol.id).execute()).toEqual([]);
+    });
+
+    it('unlinks an upstream identity provider (confirmed)', async () => {
+        const master = await app.deps.db.selectFrom('auth_realms').select('id').where('name', '=', MASTER_REALM).executeTakeFirstOrThrow();
+        const provider = (await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/identity-providers', payload: {
+                realmId: master.id, name: 'upstream', displayName: 'Upstream ID', protocol: 'oidc', issuer: 'https://idp.example', clientId: 'rp', clientSecret: 'rp-secret',
+            },
+        }, 201)).data;
+        await insertIdentityLink(app.deps.db, dialect, { providerId: provider.id, userId: carol.id, realmId: master.id, subject: 'carol-upstream' }, new Date());
+        await open(page, 'Linked accounts', 'Linked accounts');
+        await page.getByText('your identity there: carol-upstream').waitFor();
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.getByRole('button', { name: 'Unlink Upstream ID' }).click();
+        await page.getByRole('dialog', { name: 'Unlink Upstream ID?' }).getByRole('button', { name: 'Unlink' }).click();
+        await page.getByText('Upstream ID is unlinked.').waitFor();
+        await page.getByText('No linked account.', { exact: false }).waitFor();
+    });
+
+    it('enrols a TOTP authenticator from the QR code page, is asked for its code at the next sign-in, then removes it (confirmed)', async () => {
+        await app.json({ method: 'POST', url: '/realms/master', payload: { mfaEnabled: true } }, 200);
+        try {
+            await open(page, 'Two-factor authentication', 'Two-factor authentication');
+            await page.getByLabel('Name of the device or app').fill('Phone');
+            await page.getByRole('button', { name: 'Add authenticator' }).click();
+            const qr = page.getByRole('img', { name: 'QR code of the setup key for Phone' });
+            await qr.waitFor();
+            // the server's SVG data URL decodes under the console's img-src
+            await expect.poll(() => page.evaluate<boolean>("document.querySelector('img.qr').complete && document.querySelector('img.qr').naturalWidth > 0")).toBe(true);
+            const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
+            expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+            expect(await seriousViolations(page)).toEqual([]);
+            await screenshot(page, 'two-factor');
+            await page.getByLabel('Code from the app').fill(await generate({ secret }));
+            await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+            await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+            await expect.poll(() => page.locator('.codes li').count()).toBeGreaterThan(0);
+            expect(await seriousViolations(page)).toEqual([]);
+            await expect(page.getByText('Confirmed', { exact: true }).isVisible()).resolves.toBe(true);
+
+            // a new browser: the password, then the authentication code
+            const other = await browser.newContext();
+            try {
+                await signIn(await other.newPage(), carol.password, () => nextTotpCode(secret));
+            } finally {
+                await other.close();
+            }
+
+            await page.getByRole('button', { name: 'Remove Phone' }).click();
+            await page.getByRole('dialog', { name: 'Remove Phone?' }).getByRole('button', { name: 'Remove authenticator' }).click();
+            await page.getByText('No authenticator yet.').waitFor();
+        } finally {
+            await app.json({ method: 'POST', url: '/realms/master', payload: { mfaEnabled: false } }, 200);
+        }
+    });
+
+    it('a user holding no permission at all sees its sessions and applications, and is told whom to ask for self-service changes', async () => {
+        await app.json({ method: 'POST', url: '/users', payload: { name: 'dave', password: 'dave-password-1' } }, 201);
+        const other = await browser.newContext();
+        try {
+            const dave = await other.newPage();
+            await signIn(dave, 'dave-password-1', undefined, 'dave');
+            await dave.getByText('Your account may not change its name or email address itself.').waitFor();
+            await open(dave, 'Password', 'Password');
+            await dave.getByText('Ask an administrator of your realm for the permission “user_self_manage”.').waitFor();
+            expect(await dave.getByRole('button', { name: 'Change password' }).count()).toBe(0);
+            await open(dave, 'Sessions', 'Sessions');
+            await dave.getByText('This browser').waitFor();
+            await open(dave, 'Applications', 'Applications');
+            await dave.getByText('No application has your consent.').waitFor();
+        } finally {
+            await other.close();
+        }
+    });
+
+    it('signs this browser out by revoking its own session', async () => {
+        await open(page, 'Sessions', 'Sessions');
+        const row = page.getByRole('row').filter({ hasText: 'This browser' });
+        await row.getByRole('button', { name: /Sign out/ }).click();
+        await page.getByRole('dialog', { name: 'Sign out this browser?' }).getByRole('button', { name: 'Sign out here' }).click();
+        await page.getByLabel('Username or email').waitFor({ timeout: 10_000 });
+    });
+}, ['sqlite']);
