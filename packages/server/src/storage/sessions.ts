@@ -62,6 +62,8 @@ export function revokeSessionsOfSubject(
     keep?: string | null,
 ): Promise<EndedSession[]> {
     return revokeSessionsCascading(db, dialect, (eb) => eb.and([
+        // a user's sessions carry user_id = sub (sessionRowOf): the user_id index finds them (migration 0011)
+        ...(subject.kind === 'user' ? [eb('auth_sessions.user_id', '=', subject.id)] : []),
         eb('auth_sessions.sub', '=', subject.id),
         eb('auth_sessions.sub_kind', '=', subject.kind),
         ...(keep ? [eb('auth_sessions.id', '!=', keep)] : []),
