@@ -95,16 +95,17 @@ function realmsOf(catalog: AuthorizationCatalog): (string | null)[] {
 }
 
 /**
- * How many narrowed answers one catalog keeps, and how many characters they may hold together: a
+ * How many narrowed answers one catalog keeps, and how many bytes they may hold together: a
  * catalog of 1,000 definitions serializes to a few hundred kB, so the count alone would let a few
  * hundred distinct reaches hold tens of MB (issue 19 item 4: every cache has a size bound).
  */
 const MAX_BODIES_PER_CATALOG = 64;
-const MAX_BODY_CHARS_PER_CATALOG = 16 * 1024 * 1024;
+const MAX_BODY_BYTES_PER_CATALOG = 16 * 1024 * 1024;
 
 /** One serialized answer and its strong validator. */
 export interface CatalogBody {
-    body: string;
+    /** UTF-8 JSON, encoded once: a request writes it as is */
+    body: Buffer;
     /**
      * `"…"` (RFC 9110 §8.8.3): a digest of the body, hence of the catalog's content (the version:
      * every definition change changes it) and of the caller's reach (the realms it narrows to).
@@ -118,8 +119,8 @@ interface CatalogBodies {
     full?: CatalogBody;
     /** narrowed answers by the set of reached realms (oldest first); null: that reach covers no definition */
     byReach: Map<string, CatalogBody | null>;
-    /** characters held by byReach */
-    chars: number;
+    /** bytes held by byReach */
+    bytes: number;
 }
 
 /**
@@ -134,14 +135,14 @@ const bodies = new WeakMap<AuthorizationCatalog, CatalogBodies>();
 function bodiesOf(catalog: AuthorizationCatalog): CatalogBodies {
     let cached = bodies.get(catalog);
     if (!cached) {
-        cached = { realms: realmsOf(catalog), byReach: new Map(), chars: 0 };
+        cached = { realms: realmsOf(catalog), byReach: new Map(), bytes: 0 };
         bodies.set(catalog, cached);
     }
     return cached;
 }
 
 function serialized(value: AuthorizationCatalog): CatalogBody {
-    const body = JSON.stringify(value);
+    const body = Buffer.from(JSON.stringify(value), 'utf8');
     return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
 }
 
@@ -149,18 +150,12 @@ function serialized(value: AuthorizationCatalog): CatalogBody {
 function remember(cached: CatalogBodies, signature: string, answer: CatalogBody | null): void {
     const size = answer?.body.length ?? 0;
     for (const [key, old] of cached.byReach) {
-        if (cached.byReach.size < MAX_BODIES_PER_CATALOG && cached.chars + size <= MAX_BODY_CHARS_PER_CATALOG) break;
+        if (cached.byReach.size < MAX_BODIES_PER_CATALOG && cached.bytes + size <= MAX_BODY_BYTES_PER_CATALOG) break;
         cached.byReach.delete(key);
-        cached.chars -= old?.body.length ?? 0;
+        cached.bytes -= old?.body.length ?? 0;
     }
     cached.byReach.set(signature, answer);
-    cached.chars += size;
-}
-
-/** Narrowed answers held for a catalog (tests check the bound). */
-export function cachedCatalogBodies(catalog: AuthorizationCatalog): { count: number; chars: number } {
-    const cached = bodies.get(catalog);
-    return { count: cached?.byReach.size ?? 0, chars: cached?.chars ?? 0 };
+    cached.bytes += size;
 }
 
 /**
