@@ -65,6 +65,8 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
         ...(config.db.username ? { username: config.db.username } : {}),
         ...(config.db.password ? { password: config.db.password } : {}),
         ...(config.db.database ? { database: config.db.database } : {}),
+        // issue 19 item 2: the pool sized for the load (DB_POOL_SIZE)
+        poolSize: config.db.poolSize,
         // issue 20 item 4: MySQL read replicas (config/load.ts refuses db.replication on another dialect)
         ...(config.db.replication ? { replicas: config.db.replication.read } : {}),
     });

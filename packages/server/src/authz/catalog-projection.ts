@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
     BuiltInPolicyType,
     WITHHELD_POLICY_TYPE,
@@ -94,49 +94,87 @@ function realmsOf(catalog: AuthorizationCatalog): (string | null)[] {
     return [...realms];
 }
 
-const MAX_BODIES_PER_CATALOG = 256;
+/**
+ * How many narrowed answers one catalog keeps, and how many bytes they may hold together: a
+ * catalog of 1,000 definitions serializes to a few hundred kB, so the count alone would let a few
+ * hundred distinct reaches hold tens of MB (issue 19 item 4: every cache has a size bound).
+ */
+const MAX_BODIES_PER_CATALOG = 64;
+const MAX_BODY_BYTES_PER_CATALOG = 16 * 1024 * 1024;
+
+/** One serialized answer and its strong validator. */
+export interface CatalogBody {
+    /** UTF-8 JSON, encoded once: a request writes it as is */
+    body: Buffer;
+    /**
+     * `"…"` (RFC 9110 §8.8.3): a digest of the body, hence of the catalog's content (the version:
+     * every definition change changes it) and of the caller's reach (the realms it narrows to).
+     * Content-derived, so every replica that holds the same definitions hands out the same tag.
+     */
+    etag: string;
+}
 
 interface CatalogBodies {
     realms: (string | null)[];
-    full?: string;
-    /** narrowed answers by the set of reached realms; null: that reach covers no definition */
-    byReach: Map<string, string | null>;
+    full?: CatalogBody;
+    /** narrowed answers by the set of reached realms (oldest first); null: that reach covers no definition */
+    byReach: Map<string, CatalogBody | null>;
+    /** bytes held by byReach */
+    bytes: number;
 }
 
 /**
  * Serialized answers per catalog object. A narrowed answer depends only on which of the catalog's
  * realms the caller reaches, so callers with the same reach share one body; a rebuilt catalog is
- * a new object and starts afresh.
+ * a new object and starts afresh (CatalogCache keeps the object of an unchanged rebuild, so the
+ * bodies survive a rebuild that found nothing new). The WeakMap lets an outdated catalog's bodies
+ * go with it.
  */
 const bodies = new WeakMap<AuthorizationCatalog, CatalogBodies>();
 
 function bodiesOf(catalog: AuthorizationCatalog): CatalogBodies {
     let cached = bodies.get(catalog);
     if (!cached) {
-        cached = { realms: realmsOf(catalog), byReach: new Map() };
+        cached = { realms: realmsOf(catalog), byReach: new Map(), bytes: 0 };
         bodies.set(catalog, cached);
     }
     return cached;
 }
 
+function serialized(value: AuthorizationCatalog): CatalogBody {
+    const body = Buffer.from(JSON.stringify(value), 'utf8');
+    return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
+}
+
+/** Keep a narrowed answer, evicting the oldest ones past either bound. */
+function remember(cached: CatalogBodies, signature: string, answer: CatalogBody | null): void {
+    const size = answer?.body.length ?? 0;
+    for (const [key, old] of cached.byReach) {
+        if (cached.byReach.size < MAX_BODIES_PER_CATALOG && cached.bytes + size <= MAX_BODY_BYTES_PER_CATALOG) break;
+        cached.byReach.delete(key);
+        cached.bytes -= old?.body.length ?? 0;
+    }
+    cached.byReach.set(signature, answer);
+    cached.bytes += size;
+}
+
 /**
- * The JSON body `GET /authorization` answers for the caller whose request evaluator is given: the
- * gate, then the narrowing to its reach. Throws 403 for a caller the gate refuses or whose reach
- * covers no definition.
+ * The JSON body `GET /authorization` answers for the caller whose request evaluator is given, and
+ * its entity tag: the gate, then the narrowing to its reach. Throws 403 for a caller the gate
+ * refuses or whose reach covers no definition. Serialized once per catalog version and reach.
  */
-export async function catalogBodyForCaller(catalog: AuthorizationCatalog, evaluator: AuthorizationEvaluator): Promise<string> {
+export async function catalogBodyForCaller(catalog: AuthorizationCatalog, evaluator: AuthorizationEvaluator): Promise<CatalogBody> {
     await assertCatalogGate(evaluator);
     const reach = reachOf(evaluator);
     const cached = bodiesOf(catalog);
-    if (reach.full) return (cached.full ??= JSON.stringify(catalog));
+    if (reach.full) return (cached.full ??= serialized(catalog));
     const signature = JSON.stringify(cached.realms.filter(reach.reaches));
-    let body = cached.byReach.get(signature);
-    if (body === undefined) {
+    let answer = cached.byReach.get(signature);
+    if (answer === undefined) {
         const narrowed = narrowCatalog(catalog, reach.reaches);
-        body = narrowed ? JSON.stringify(narrowed) : null;
-        if (cached.byReach.size >= MAX_BODIES_PER_CATALOG) cached.byReach.clear();
-        cached.byReach.set(signature, body);
+        answer = narrowed ? serialized(narrowed) : null;
+        remember(cached, signature, answer);
     }
-    if (body === null) throw forbidden('Your permission grants reach no permission definition.');
-    return body;
+    if (answer === null) throw forbidden('Your permission grants reach no permission definition.');
+    return answer;
 }

@@ -23,6 +23,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     DB_USERNAME: ['app', 'app'],
     DB_PASSWORD: ['s3cret', 's3cret'],
     DB_DATABASE: ['realmgate', 'realmgate'],
+    DB_POOL_SIZE: ['32', 32],
     REDIS_URL: ['redis://cache:6379/0', 'redis://cache:6379/0'],
     SMTP_URL: ['smtps://mail.example.com:465', 'smtps://mail.example.com:465'],
     USER_ADMIN_NAME: ['root', 'root'],
@@ -160,6 +161,7 @@ describe('loadConfig', () => {
     it('positive integers for lifetimes and rate limits', () => {
         expectConfigError({ TOKEN_ACCESS_MAX_AGE: '0' }, 'TOKEN_ACCESS_MAX_AGE', /positive integer/);
         expectConfigError({ RATE_LIMIT_USER_MAX: '1.5' }, 'RATE_LIMIT_USER_MAX', /positive integer/);
+        expectConfigError({ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE', /positive integer/);
     });
 
     it('PUBLIC_URL: absolute http(s), one trailing slash stripped', () => {

@@ -22,6 +22,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.password': parse.text,
     'db.database': parse.text,
     'db.replication': parse.replication,
+    'db.poolSize': parse.positiveInteger,
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
     smtp: parse.urlWithScheme(['smtp', 'smtps']),
     'userAdmin.name': parse.text,

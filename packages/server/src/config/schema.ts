@@ -33,6 +33,8 @@ export interface DbConfig {
     password: string | undefined;
     database: string | undefined;
     replication: ReplicationSettings | undefined;
+    /** connections per pool (the primary's and each replica's) on `postgres` / `mysql` */
+    poolSize: number;
 }
 
 /** One body parser (spec Limits): on with the default cap (`true`), off (`false`), or its own cap. */
@@ -198,6 +200,12 @@ export const CONFIG_KEYS = [
     { key: 'db.username', env: 'DB_USERNAME', default: null, description: 'database user' },
     { key: 'db.password', env: 'DB_PASSWORD', default: null, description: 'database password', secret: true },
     { key: 'db.database', env: 'DB_DATABASE', default: null, description: 'database name (for SQLite: the file path)' },
+    {
+        key: 'db.poolSize',
+        env: 'DB_POOL_SIZE',
+        default: '10',
+        description: 'connections per database pool on `postgres` / `mysql` (each MySQL replica has its own pool of this size); one Node process keeps about as many queries in flight as it has concurrent requests, so size it to the requests served at once, within the server\'s `max_connections` divided by the replicas of Realmgate',
+    },
     {
         key: 'db.replication',
         env: 'DB_REPLICATION',

@@ -9,6 +9,8 @@ import { createTestDatabase, describeEachDialect, postgresAdmin } from '../../te
 import type { TestDatabase } from '../../test/databases.js';
 import { DatabaseConfigError, createDatabase } from './connect.js';
 import type { DatabaseHandle } from './connect.js';
+import { loadConfig } from '../config/load.js';
+import { openDatabase } from '../wire.js';
 import { checkMysqlUrl, checkPostgresUrl, parsePgOptions, pinPostgresOptions } from './utc-pin.js';
 import { fromDbDate } from './values.js';
 
@@ -150,6 +152,20 @@ describeEachDialect('UTC pin on a live server', (dialect) => {
         });
         try {
             expect(await sessionZones(handle)).toEqual(Array(4).fill(dialect === 'postgres' ? 'UTC' : '+00:00'));
+        } finally {
+            await handle.destroy();
+        }
+    });
+
+    if (dialect === 'postgres') it('sizes the pool from DB_POOL_SIZE: concurrent queries past it wait for a connection', async () => {
+        const handle = await openDatabase(loadConfig({ DB_TYPE: 'postgres', DB_URL: database.location, DB_POOL_SIZE: '2' }));
+        try {
+            const sleeps = Promise.all([0, 1, 2, 3, 4].map(() => sql`select pg_sleep(0.05)`.execute(handle.db)));
+            await new Promise((wake) => setTimeout(wake, 20));
+            const during = handle.pool!();
+            await sleeps;
+            expect(during.total).toBe(2);
+            expect(during.waiting).toBeGreaterThan(0);
         } finally {
             await handle.destroy();
         }

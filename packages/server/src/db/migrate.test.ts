@@ -113,6 +113,23 @@ describeEachDialect('db migrations', (dialect) => {
         ]);
     }, TIMEOUT);
 
+    it('0011 drops the seen_at index of auth_sessions and makes user_id and parent_id partial where the dialect can; down restores them', async () => {
+        await migrateToLatest(database);
+        const partial = dialect === 'mysql' ? '' : ' where not null';
+        expect(await sessionIndexes(database)).toEqual([
+            'auth_sessions_client_id_idx', 'auth_sessions_expires_at_idx', `auth_sessions_parent_id_idx${partial}`,
+            'auth_sessions_realm_id_idx', `auth_sessions_user_id_idx${partial}`,
+        ]);
+        while (!(await migrateDown(database)).includes('0011_session_indexes'));
+        const before = [
+            'auth_sessions_client_id_idx', 'auth_sessions_expires_at_idx', 'auth_sessions_parent_id_idx',
+            'auth_sessions_realm_id_idx', 'auth_sessions_seen_at_idx', 'auth_sessions_user_id_idx',
+        ];
+        expect(await sessionIndexes(database)).toEqual(before);
+        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0011_session_indexes'));
+        expect(await sessionIndexes(database)).toContain(`auth_sessions_user_id_idx${partial}`);
+    }, TIMEOUT);
+
     it('names the migration that failed', async () => {
         // A table in the way makes 0001 fail on its first statement.
         await sql`create table auth_realms (id varchar(36) primary key)`.execute(database.db);
@@ -159,4 +176,21 @@ async function generatedColumns(handle: DatabaseHandle): Promise<string[]> {
         names.push(...rows.map((row) => `${table}.${row.name}`));
     }
     return names;
+}
+
+/** The secondary indexes of auth_sessions by name, ` where not null` marking a partial one. */
+async function sessionIndexes(handle: DatabaseHandle): Promise<string[]> {
+    type Row = { name: string; partial: number | boolean | string };
+    let rows: Row[];
+    if (handle.dialect === 'postgres') {
+        rows = (await sql<Row>`select c.relname as name, i.indpred is not null as partial from pg_index i
+            join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid
+            where t.relname = 'auth_sessions' and t.relnamespace = current_schema()::regnamespace and not i.indisprimary`.execute(handle.db)).rows;
+    } else if (handle.dialect === 'mysql') {
+        rows = (await sql<Row>`select distinct index_name as name, 0 as partial from information_schema.statistics
+            where table_schema = database() and table_name = 'auth_sessions' and index_name <> 'PRIMARY'`.execute(handle.db)).rows;
+    } else {
+        rows = (await sql<Row>`select name, partial from pragma_index_list('auth_sessions') where origin = 'c'`.execute(handle.db)).rows;
+    }
+    return rows.map((row) => `${row.name}${row.partial === true || Number(row.partial) === 1 ? ' where not null' : ''}`).sort();
 }

@@ -11,6 +11,8 @@ import type { RowCondition } from './resource/rows.js';
 /** The sessions of an identity except the one the request came through (none for Basic). */
 export function otherSessionsOf(identity: { id: string; type: string }, currentSessionId: string | null): RowCondition {
     return (eb) => eb.and([
+        // a user's sessions carry user_id = sub: the user_id index finds them (migration 0011)
+        ...(identity.type === 'user' ? [eb('auth_sessions.user_id', '=', identity.id)] : []),
         eb('auth_sessions.sub', '=', identity.id),
         eb('auth_sessions.sub_kind', '=', identity.type),
         ...(currentSessionId ? [eb('auth_sessions.id', '!=', currentSessionId)] : []),

@@ -62,6 +62,8 @@ export function revokeSessionsOfSubject(
     keep?: string | null,
 ): Promise<EndedSession[]> {
     return revokeSessionsCascading(db, dialect, (eb) => eb.and([
+        // a user's sessions carry user_id = sub (sessionRowOf): the user_id index finds them (migration 0011)
+        ...(subject.kind === 'user' ? [eb('auth_sessions.user_id', '=', subject.id)] : []),
         eb('auth_sessions.sub', '=', subject.id),
         eb('auth_sessions.sub_kind', '=', subject.kind),
         ...(keep ? [eb('auth_sessions.id', '!=', keep)] : []),
@@ -70,10 +72,10 @@ export function revokeSessionsOfSubject(
 
 /** Revokes every live session a client holds as subject or was issued tokens in (and their children); the sessions ended. */
 export function revokeSessionsOfClient(db: Kysely<Database>, dialect: DialectName, clientId: string): Promise<EndedSession[]> {
-    return revokeSessionsCascading(db, dialect, (eb) => eb.or([
-        eb('auth_sessions.client_id', '=', clientId),
-        eb.and([eb('auth_sessions.sub', '=', clientId), eb('auth_sessions.sub_kind', '=', 'client')]),
-    ]));
+    // a session a client holds as subject names it as its client as well (client_credentials:
+    // issueForLogin's clientId is the authenticated client, the subject): client_id alone finds
+    // both kinds, through its index; `OR sub = ?` would scan the table (docs/indexes.md)
+    return revokeSessionsCascading(db, dialect, (eb) => eb('auth_sessions.client_id', '=', clientId));
 }
 
 /** Records activity on a session and moves its expiry (a refresh). */

@@ -8,6 +8,7 @@ import { migration as accountCodes } from './0006_account_codes.js';
 import { migration as workerLeases } from './0008_worker_leases.js';
 import { migration as idTokenAlgorithm } from './0009_id_token_algorithm.js';
 import { migration as identityProviders } from './0010_identity_providers.js';
+import { migration as sessionIndexes } from './0011_session_indexes.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -25,6 +26,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0008_worker_leases': workerLeases,
     '0009_id_token_algorithm': idTokenAlgorithm,
     '0010_identity_providers': identityProviders,
+    '0011_session_indexes': sessionIndexes,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAuthorizationEvaluator, type AuthorizationCatalog } from '@realmgate/access';
 import { RealmScope, SystemPolicyName } from '@realmgate/core';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { actorWith, createRealm, globalId, insertUser, grantUser } from '../../../test/grant-fixtures.js';
@@ -203,5 +203,92 @@ describeEachDialect('GET /authorization', (dialect) => {
         expect((await fetchCatalog(wider.auth)).statusCode).toBe(200);
         const anonymous = await app.request({ method: 'GET', url: '/authorization', as: null });
         expect(anonymous.statusCode).toBe(401);
+    });
+    describe('conditional GET (RFC 9110 §13.1.2): ETag and 304', () => {
+        const get = (headers: Record<string, string> = {}, as?: string) =>
+            app.request({ method: 'GET', url: '/authorization', headers, ...(as ? { as } : {}) });
+        const tagOf = async (as?: string): Promise<{ etag: string; body: string }> => {
+            const response = await get({}, as);
+            expect(response.statusCode, response.body).toBe(200);
+            const etag = response.headers.etag as string;
+            // strong (no W/), quoted
+            expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+            return { etag, body: response.body };
+        };
+        const expect304 = async (ifNoneMatch: string, etag: string, as?: string) => {
+            const response = await get({ 'if-none-match': ifNoneMatch }, as);
+            expect(response.statusCode, response.body).toBe(304);
+            expect(response.body).toBe('');
+            // RFC 9110 §15.4.5: the 304 carries the validator and Cache-Control of the 200
+            expect(response.headers.etag).toBe(etag);
+            expect(response.headers['cache-control']).toBe('private, no-cache');
+        };
+
+        it('answers 304 on a matching tag, `*`, a weak form of the tag and a list naming it; 200 on a mismatch', async () => {
+            const { etag, body } = await tagOf();
+            expect((await tagOf()).etag).toBe(etag);
+            await expect304(etag, etag);
+            await expect304('*', etag);
+            // If-None-Match uses the weak comparison (§13.1.2): W/ on the request side still matches
+            await expect304(`W/${etag}`, etag);
+            await expect304(`"elsewhere", ${etag}`, etag);
+            await expect304(`W/"elsewhere",W/${etag}`, etag);
+            for (const miss of ['"elsewhere"', 'W/"elsewhere"', etag.slice(0, -2) + '"', `${etag.slice(1, -1)}`, '"a", "b"']) {
+                const response = await get({ 'if-none-match': miss });
+                expect(response.statusCode, miss).toBe(200);
+                expect(response.body).toBe(body);
+                expect(response.headers.etag).toBe(etag);
+            }
+        });
+
+        it('changes the tag after a definition change: the old tag answers 200 with the new body', async () => {
+            const before = await tagOf();
+            const created = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/permissions', payload: { name: `etag_${randomUUID().slice(0, 8)}`, realmId: realmA } }, 201);
+            const stale = await get({ 'if-none-match': before.etag });
+            expect(stale.statusCode).toBe(200);
+            expect(stale.headers.etag).not.toBe(before.etag);
+            expect((stale.json() as Catalog).permissions.some((candidate) => candidate.realm_id === realmA && candidate.name.startsWith('etag_'))).toBe(true);
+            await expect304(stale.headers.etag as string, stale.headers.etag as string);
+            // and back: deleting it changes the tag again
+            await app.json({ method: 'DELETE', url: `/permissions/${created.data.id}` }, 200);
+            const after = await get({ 'if-none-match': stale.headers.etag as string });
+            expect(after.statusCode).toBe(200);
+            expect(after.headers.etag).not.toBe(stale.headers.etag);
+        });
+
+        it('gives each reach its own body and tag: foreign-realm callers and a narrowed client do not revalidate each other', async () => {
+            const full = await tagOf();
+            const ownA = await actorWith(app, realmA, ['permission_read'], RealmScope.OWN);
+            const ownB = await actorWith(app, realmB, ['permission_read'], RealmScope.OWN);
+            const tagA = await tagOf(ownA.auth);
+            const tagB = await tagOf(ownB.auth);
+            expect(new Set([full.etag, tagA.etag, tagB.etag]).size).toBe(3);
+            expect(new Set([full.body, tagA.body, tagB.body]).size).toBe(3);
+            // a second caller with the same reach shares the body and its tag
+            expect((await tagOf((await actorWith(app, realmA, ['permission_read'], RealmScope.OWN)).auth)).etag).toBe(tagA.etag);
+            // realm B's tag means nothing to realm A's caller (and the full one to neither)
+            expect((await get({ 'if-none-match': tagB.etag }, ownA.auth)).statusCode).toBe(200);
+            expect((await get({ 'if-none-match': full.etag }, ownB.auth)).statusCode).toBe(200);
+            await expect304(tagA.etag, tagA.etag, ownA.auth);
+
+            // a client credential holding permission_read at ownOrNull in realm B: narrowed, its own tag
+            const client = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { name: `etag-client-${randomUUID().slice(0, 6)}`, realmId: realmB, secret: 'etag-client-secret' } }, 201)).data;
+            await app.json({ method: 'POST', url: '/client-permissions', payload: { clientId: client.id, permissionId: await globalId(app, 'auth_permissions', 'permission_read'), realmScope: RealmScope.OWN_OR_NULL } }, 201);
+            const issued = await app.request({ method: 'POST', url: '/token', payload: { grant_type: 'client_credentials', realm_id: realmB }, as: app.basic(client.id, 'etag-client-secret') });
+            expect(issued.statusCode, issued.body).toBe(200);
+            const bearer = `Bearer ${(issued.json() as { access_token: string }).access_token}`;
+            const narrowed = await tagOf(bearer);
+            expect(new Set([full.etag, tagA.etag, tagB.etag, narrowed.etag]).size).toBe(4);
+            expect(narrowed.body).not.toBe(full.body);
+            expect((await get({ 'if-none-match': full.etag }, bearer)).statusCode).toBe(200);
+            await expect304(narrowed.etag, narrowed.etag, bearer);
+        });
+
+        it('evaluates If-None-Match after the gate: a refused caller gets 403 even with `*` or the current tag', async () => {
+            const { etag } = await tagOf();
+            const outsider = await actorWith(app, realmA, ['user_read'], RealmScope.ANY);
+            for (const value of ['*', etag]) expect((await get({ 'if-none-match': value }, outsider.auth)).statusCode).toBe(403);
+            expect((await app.request({ method: 'GET', url: '/authorization', headers: { 'if-none-match': '*' }, as: null })).statusCode).toBe(401);
+        });
     });
 });
