@@ -39,7 +39,9 @@ export interface IntrospectionEndpointDeps extends ClientAuthDeps, Introspection
 export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
     const realmName = async (claims: TokenClaims): Promise<string> => {
         // the realm's current name; the claim is what it was called when the token was issued
-        const realm = await findRealmById(deps.db, claims.realm_id);
+        const read = () => findRealmById(deps.db, claims.realm_id);
+        // a rename empties the remembered realms on every replica before it answers (wire.ts)
+        const realm = deps.lookups ? await deps.lookups.realms.through(`id:${claims.realm_id.toLowerCase()}`, read) : await read();
         return realm?.name ?? claims.realm_name;
     };
 

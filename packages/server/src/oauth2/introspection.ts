@@ -72,7 +72,7 @@ async function grantList(deps: IntrospectionDeps, subject: IntrospectedSubject, 
         id: subject.id, type: subject.kind, realmId: subject.realmId, realmName: subject.realmName,
         clientId: subject.kind === 'client' ? subject.id : null,
     };
-    const [catalog, grants] = await Promise.all([deps.catalog.get(), loadGrants(deps.db, identity, { narrowToClientId })]);
+    const [catalog, grants] = await Promise.all([deps.catalog.get(), loadGrants(deps.db, identity, { narrowToClientId }, deps.catalog.grants)]);
     return grants.filter((grant) => carried(catalog, grant)).map((grant) => ({
         name: grant.name,
         realm_id: grant.realm_id,

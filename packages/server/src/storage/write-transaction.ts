@@ -16,8 +16,11 @@ export interface WriteTransactionDeps {
     handle: { dialect: DialectName };
     db: Kysely<Database>;
     catalog: { invalidate(): void };
-    /** hears the entity events a committed write recorded (the realtime bus); never of a rollback */
-    announce?: (events: readonly CommittedEvent[]) => void;
+    /**
+     * hears the entity events a committed write recorded (the realtime bus); never of a rollback.
+     * Awaited: the write answers once every replica heard them and emptied its caches (issue 19)
+     */
+    announce?: (events: readonly CommittedEvent[]) => void | Promise<void>;
 }
 
 /** An entity event as recorded in the write's transaction (domains/events.ts), announced once committed. */
@@ -140,7 +143,7 @@ export async function writeTransaction<T>(
     }
     if (options.invalidatesCatalog) deps.catalog.invalidate();
     for (const effect of effects) effect();
-    if (events.length > 0) deps.announce?.(events);
+    if (events.length > 0) await deps.announce?.(events);
     return result;
 }
 
