@@ -82,10 +82,10 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         const inspected = await deps.tokens.inspect(deps.db, token);
         // spec: a token that does not verify, an id_token or a multi-factor ticket → bare active false
         if (!inspected || !(await allowed(inspected.claims))) return INACTIVE;
-        const { claims, failure } = inspected;
+        const { claims, failure, profile } = inspected;
         const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
         // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
-        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null });
+        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile });
     };
 
     /**
