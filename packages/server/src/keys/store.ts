@@ -4,6 +4,7 @@ import type { Database, KeyTable } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { BoundedCache } from '../cache/bounded-cache.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { afterCommit } from '../storage/write-transaction.js';
 import {
     findActiveSigningKey, findAnyActiveSigningKeyId, findPublishedSigningKey, findSigningPrivateKey, insertKey, listPublishedSigningKeys,
     lowestSigningKeyPriority, type SigningKeyRecord,
@@ -112,9 +113,18 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox, activeK
                 const key = await findActiveSigningKey(db, realmId, algorithm);
                 return key ? { kid: key.id, algorithm: key.algorithm as SigningAlgorithm, jwk: jwkOf(key), createdAt: key.createdAt } : undefined;
             };
-            // inside a transaction the row may be uncommitted (or about to roll back): never remembered
-            if (!activeKeys || db.isTransaction) return read();
-            return activeKeys.through(activeKeyCacheKey(realmId, algorithm), read);
+            if (!activeKeys) return read();
+            const cacheKey = activeKeyCacheKey(realmId, algorithm);
+            if (!db.isTransaction) return activeKeys.through(cacheKey, read);
+            // inside a transaction (a code redemption issues in one) a remembered key serves; what
+            // the transaction reads may be uncommitted, so it is remembered only once committed —
+            // never after a rollback, nor when an invalidation came in between (the generation)
+            const remembered = activeKeys.get(cacheKey);
+            if (remembered) return remembered;
+            const generation = activeKeys.mark();
+            const key = await read();
+            if (key) afterCommit(db, () => activeKeys.set(cacheKey, key, generation));
+            return key;
         },
         async publicJwks(db, realmId) {
             // passive keys stay published so tokens they signed keep verifying (spec States)
