@@ -8,7 +8,9 @@
  *
  *   node --conditions=source --import tsx packages/server/test/measure/hot-paths.ts [iterations] [sqlite|postgres|mysql]
  *
- * postgres and mysql need TEST_POSTGRES_URL / TEST_MYSQL_URL (test/databases.ts).
+ * postgres and mysql need TEST_POSTGRES_URL / TEST_MYSQL_URL (test/databases.ts). With TEST_REDIS_URL
+ * the app shares its bus over Redis, as a replicated deployment does: the caches are on (CACHES=auto;
+ * README "Caches"); without it, PostgreSQL and MySQL cache nothing unless CACHES=on is exported.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
@@ -18,7 +20,9 @@ import { startTestApp, type TestApp } from '../app.js';
 const iterations = Number(process.argv[2] ?? 2000);
 const dialect = (process.argv[3] ?? 'sqlite') as DialectName;
 // budgets far above the loop's request count: the figures are about the work, not the limiter
-const app = await startTestApp(dialect, { rateLimit: { userMax: 10_000_000, clientMax: 10_000_000, anonymousMax: 10_000_000 } });
+const app = await startTestApp(dialect, {
+    ...(process.env.TEST_REDIS_URL ? { redisUrl: process.env.TEST_REDIS_URL } : {}),
+    ...(process.env.CACHES === 'on' || process.env.CACHES === 'off' ? { caches: process.env.CACHES } : {}), rateLimit: { userMax: 10_000_000, clientMax: 10_000_000, anonymousMax: 10_000_000 } });
 const statements: string[] = [];
 let recording = false;
 /** time spent awaiting each statement during the timed loop, by SQL text */
