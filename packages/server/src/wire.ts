@@ -25,6 +25,7 @@ import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
 import { createBus } from './bus/setup.js';
+import { onGrantsChanged } from './storage/write-transaction.js';
 import type { Bus, BusMessage } from './bus/bus.js';
 import { createCacheRegistry, type CacheRegistry } from './cache/registry.js';
 import { createProtocolLookups, type ProtocolLookups, type RememberedClient } from './oauth2/lookups.js';
@@ -108,7 +109,7 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
     };
     const hear = (message: BusMessage): void => {
         if (message.kind === 'resync') return registry.invalidateAll();
-        if (message.kind === 'catalog') return caches.grants.invalidate();
+        if (message.kind === 'catalog' || message.kind === 'grants') return caches.grants.invalidate();
         const entity = message.event.entity;
         for (const name of EMPTIED_BY[entity] ?? []) caches[name].invalidate();
         if (!GRANT_NEUTRAL.has(entity)) caches.grants.invalidate();
@@ -178,6 +179,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     // catalog before its next decision; the timer only covers an announcement lost while Redis was
     // away (in process, with no bus between replicas, it is what replicas have)
     const shared = bus;
+    onGrantsChanged(handle.db, () => shared.publishSettled({ kind: 'grants' }));
     const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);
     bus.subscribe((message) => {
         if (message.kind === 'catalog' || message.kind === 'resync') catalog.invalidateLocally();

@@ -26,7 +26,9 @@ export type BusMessage =
     /** the authorization definitions changed: rebuild the catalog before the next decision */
     | { kind: 'catalog' }
     /** the shared bus was away and may have lost messages: drop every cache that listens to it */
-    | { kind: 'resync' };
+    | { kind: 'resync' }
+    /** an identity's grants changed without an entity event (an upstream login's role mappings): drop remembered grants */
+    | { kind: 'grants' };
 
 export type BusListener = (message: BusMessage) => void;
 

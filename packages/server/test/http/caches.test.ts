@@ -4,6 +4,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { createClient, createUser } from '../identities.js';
+import { syncMappedRoles } from '../../src/storage/identity-providers.js';
+import { protocolTransaction } from '../../src/storage/write-transaction.js';
 
 /**
  * Issue 19 item 2: the caches of one process (active signing keys, grants, realms, clients that
@@ -123,6 +125,28 @@ describeEachDialect('caches: served from memory, emptied by every write before i
         expect(await seen()).toBeGreaterThan(1);
         const held = (await app.json<{ data: { id: string }[] }>({ method: 'GET', url: `/user-roles?filter[userId]=${user.id}` }, 200)).data;
         for (const row of held) await app.json({ method: 'DELETE', url: `/user-roles/${row.id}` }, 200);
+        expect(await seen()).toBe(0);
+    });
+
+    it("an upstream login's role mappings (no entity event) change the user's next decision too", async () => {
+        const role = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: `mapped-role-${dialect}`, realmId } }, 201)).data;
+        const userRead = (await app.json<{ data: { id: string } }>({ method: 'GET', url: '/permissions/user_read' }, 200)).data;
+        await app.json({ method: 'POST', url: '/role-permissions', payload: { roleId: role.id, permissionId: userRead.id, realmScope: 'own' } }, 201);
+        const user = await createUser(app, realmId);
+        const seen = async () => {
+            const response = await app.request({ method: 'GET', url: `/users?filter[realmId]=${realmId}`, as: user.header });
+            expect(response.statusCode, response.body).toBe(200);
+            return (response.json() as { data: unknown[] }).data.length;
+        };
+        // what federation/provision.ts does on every login: the mapped roles synced in a protocol transaction
+        const sync = (matched: string[]) => protocolTransaction(app.deps.db, (tx) =>
+            syncMappedRoles(tx, app.deps.handle.dialect, user.id, [role.id], new Set(matched), new Date()));
+        expect(await seen()).toBe(0);
+        expect(await seen()).toBe(0);
+        await sync([role.id]);
+        expect(await seen()).toBeGreaterThan(0);
+        expect(await seen()).toBeGreaterThan(0);
+        await sync([]);
         expect(await seen()).toBe(0);
     });
 
