@@ -69,6 +69,11 @@ const SHARED_CATALOG_TTL_MS = 60_000;
 const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000 } as const;
 /** with a shared bus, how long an entry serves at most: the net under a settle that timed out */
 const SHARED_CACHE_TTL_MS = 60_000;
+/**
+ * without one (SQLite, or CACHES=on), as long as a catalog: the net under a write no bus carries to
+ * this process — the `provision` command run against the file of a running server
+ */
+const LOCAL_CACHE_TTL_MS = CATALOG_TTL_MS;
 
 /** Which caches an entity's committed write empties: every replica hears it before the write answers. */
 const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients'>> = {
@@ -100,7 +105,7 @@ function cachingAllowed(config: Config, dialect: string, bus: () => Bus | undefi
 
 /** The process's caches, their registry, and what each bus message empties. */
 function createCaches(config: Config, dialect: string, bus: () => Bus | undefined) {
-    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), config.redisUrl ? SHARED_CACHE_TTL_MS : Infinity);
+    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), config.redisUrl ? SHARED_CACHE_TTL_MS : LOCAL_CACHE_TTL_MS);
     const caches = {
         activeKeys: registry.create<ActiveSigningKey>('active_signing_keys', CACHE_BOUNDS.activeKeys),
         grants: registry.create<GrantRows>('grants', CACHE_BOUNDS.grants),
@@ -142,8 +147,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const secrets = createSecretBox(handle, config.secretsEncryptionKey ?? null);
     const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
     // issue 19: the caches exist before the bus (the key store needs one); they serve nothing until it is up
-    let bus: Bus | undefined;
-    const { registry: cacheRegistry, caches, hear } = createCaches(config, handle.dialect, () => bus);
+    const busRef: { current?: Bus } = {};
+    const { registry: cacheRegistry, caches, hear } = createCaches(config, handle.dialect, () => busRef.current);
     const lookups: ProtocolLookups = createProtocolLookups(caches.realms, caches.clients);
     const keys = createKeyStore(handle.dialect, secrets, caches.activeKeys);
     // the app's logger exists only after wire (app.ts hands it over with logTo): until then, process warnings
@@ -171,13 +176,14 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
     const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets }, events });
-    bus = await createBus(config, (error, context) => {
+    const bus = await createBus(config, (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);
     });
     // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
     // catalog before its next decision; the timer only covers an announcement lost while Redis was
     // away (in process, with no bus between replicas, it is what replicas have)
+    busRef.current = bus;
     const shared = bus;
     onGrantsChanged(handle.db, () => shared.publishSettled({ kind: 'grants' }));
     const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);

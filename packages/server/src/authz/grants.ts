@@ -15,7 +15,7 @@ export interface GrantRows {
  * empties the whole cache on every replica (wire.ts) — which identities a role or permission
  * reaches is not worth computing for a write that rare.
  */
-export const grantsCacheKey = (identity: Pick<PolicyIdentity, 'type' | 'id'>): string => `${identity.type}/${identity.id}`;
+const grantsCacheKey = (identity: Pick<PolicyIdentity, 'type' | 'id'>): string => `${identity.type}/${identity.id}`;
 
 export interface GrantLoadOptions {
     /**

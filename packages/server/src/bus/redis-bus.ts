@@ -123,7 +123,8 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
                 // PUBLISH answers how many subscriptions received the message, this process's own included
                 const receivers = await publisher.publish(options.channel, JSON.stringify({ origin, message, settle } satisfies Envelope));
                 const waiting = settling.get(settle)!;
-                waiting.expected = receivers - 1;
+                // every subscription but this process's own (counted unless it is the one that is lost)
+                waiting.expected = receivers - (lost ? 0 : 1);
                 if (waiting.heard >= waiting.expected) waiting.done();
                 await settled;
             } catch (error) {

@@ -76,7 +76,7 @@ export interface KeyStore {
 }
 
 /** The active-key cache's key: the realm and the algorithm asked for (`*`: any, the realm's access-token key). */
-export const activeKeyCacheKey = (realmId: string, algorithm?: SigningAlgorithm): string => `${realmId}/${algorithm ?? '*'}`;
+const activeKeyCacheKey = (realmId: string, algorithm?: SigningAlgorithm): string => `${realmId}/${algorithm ?? '*'}`;
 
 /**
  * Per-realm signing keys in auth_keys (use 'sig'), next to the realm encryption keys (use 'enc').
