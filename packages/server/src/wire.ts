@@ -25,6 +25,13 @@ import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
 import { createBus } from './bus/setup.js';
+import { onGrantsChanged } from './storage/write-transaction.js';
+import type { Bus, BusMessage } from './bus/bus.js';
+import { createCacheRegistry, type CacheRegistry } from './cache/registry.js';
+import { createProtocolLookups, type ProtocolLookups, type RememberedClient } from './oauth2/lookups.js';
+import type { ActiveSigningKey } from './keys/store.js';
+import type { GrantRows } from './authz/grants.js';
+import type { RealmRef } from './storage/realms.js';
 import { entityEventOf } from './bus/entity-events.js';
 import { createMetrics } from './http/metrics.js';
 import { countActiveSessions } from './storage/operations.js';
@@ -55,6 +62,66 @@ const CATALOG_TTL_MS = 2_000;
 /** with a shared bus, a safety net for an announcement lost while Redis was away (a reconnection resyncs too) */
 const SHARED_CATALOG_TTL_MS = 60_000;
 
+/**
+ * The caches' bounds (issue 19 item 4: every cache bounded, reported in /metrics). Entries are a
+ * few hundred bytes (a grant row list of 50 grants a few kB): together well under 10 MB.
+ */
+const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000 } as const;
+/** with a shared bus, how long an entry serves at most: the net under a settle that timed out */
+const SHARED_CACHE_TTL_MS = 60_000;
+/**
+ * without one (SQLite, or CACHES=on), as long as a catalog: the net under a write no bus carries to
+ * this process — the `provision` command run against the file of a running server
+ */
+const LOCAL_CACHE_TTL_MS = CATALOG_TTL_MS;
+
+/** Which caches an entity's committed write empties: every replica hears it before the write answers. */
+const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients'>> = {
+    key: ['activeKeys'],
+    realm: ['activeKeys', 'realms', 'clients'],
+    client: ['realms', 'clients'],
+};
+/**
+ * Entities whose writes cannot change a grant, a key, a realm or a client: everything else (roles,
+ * permissions, policies, every binding, users, clients, realms, paths…) empties the grants cache.
+ */
+const GRANT_NEUTRAL = new Set(['session', 'session_token', 'event', 'authenticator', 'scope', 'client_scope']);
+
+/**
+ * Issue 19: whether this process may cache. Caching is correct only while every write's
+ * invalidation reaches every process before the write answers: a shared bus (Redis) whose
+ * subscription is up, or SQLite (one process on its file). `on` is the operator vouching for one
+ * process on PostgreSQL/MySQL without Redis; `off` never caches.
+ */
+function cachingAllowed(config: Config, dialect: string, bus: () => Bus | undefined): () => boolean {
+    if (config.caches === 'off') return () => false;
+    const alone = config.caches === 'on' || dialect === 'sqlite';
+    return () => {
+        const current = bus();
+        if (!current?.live) return false;
+        return current.shared || alone;
+    };
+}
+
+/** The process's caches, their registry, and what each bus message empties. */
+function createCaches(config: Config, dialect: string, bus: () => Bus | undefined) {
+    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), config.redisUrl ? SHARED_CACHE_TTL_MS : LOCAL_CACHE_TTL_MS);
+    const caches = {
+        activeKeys: registry.create<ActiveSigningKey>('active_signing_keys', CACHE_BOUNDS.activeKeys),
+        grants: registry.create<GrantRows>('grants', CACHE_BOUNDS.grants),
+        realms: registry.create<RealmRef>('realms', CACHE_BOUNDS.realms),
+        clients: registry.create<RememberedClient>('clients', CACHE_BOUNDS.clients),
+    };
+    const hear = (message: BusMessage): void => {
+        if (message.kind === 'resync') return registry.invalidateAll();
+        if (message.kind === 'catalog' || message.kind === 'grants') return caches.grants.invalidate();
+        const entity = message.event.entity;
+        for (const name of EMPTIED_BY[entity] ?? []) caches[name].invalidate();
+        if (!GRANT_NEUTRAL.has(entity)) caches.grants.invalidate();
+    };
+    return { registry, caches, hear };
+}
+
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
     return createDatabase({
         type: config.db.type,
@@ -81,7 +148,11 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const passwords = createPasswordHasher(options.bcryptCost ?? 10);
     const secrets = createSecretBox(handle, config.secretsEncryptionKey ?? null);
     const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
-    const keys = createKeyStore(handle.dialect, secrets);
+    // issue 19: the caches exist before the bus (the key store needs one); they serve nothing until it is up
+    const busRef: { current?: Bus } = {};
+    const { registry: cacheRegistry, caches, hear } = createCaches(config, handle.dialect, () => busRef.current);
+    const lookups: ProtocolLookups = createProtocolLookups(caches.realms, caches.clients);
+    const keys = createKeyStore(handle.dialect, secrets, caches.activeKeys);
     // the app's logger exists only after wire (app.ts hands it over with logTo): until then, process warnings
     let logger = options.logger;
     const backchannelLogout = createBackchannelLogout({
@@ -114,13 +185,18 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
     // catalog before its next decision; the timer only covers an announcement lost while Redis was
     // away (in process, with no bus between replicas, it is what replicas have)
-    const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => bus.publish({ kind: 'catalog' }));
+    busRef.current = bus;
+    const shared = bus;
+    onGrantsChanged(handle.db, () => shared.publishSettled({ kind: 'grants' }));
+    const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);
     bus.subscribe((message) => {
         if (message.kind === 'catalog' || message.kind === 'resync') catalog.invalidateLocally();
+        hear(message);
     });
     const metrics = createMetrics({
         activeSessions: () => countActiveSessions(handle.db, handle.dialect, new Date()),
         ...(handle.pool ? { pool: handle.pool } : {}),
+        caches: () => cacheRegistry.stats(),
         ...(options.metricsClock ? { now: options.metricsClock } : {}),
     });
     const limits = await createLimits(config, { onFailure: metrics.failedAuthentication, ...options.limits }, (error) => {
@@ -150,10 +226,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         db: handle.db,
         catalog,
         bus,
-        // every committed administrative write's events, to the bus (issue 15 item 5)
-        announce: (events) => {
-            for (const event of events) bus.publish({ kind: 'entity', event: entityEventOf(event) });
+        // every committed administrative write's events, to the bus (issue 15 item 5); the write
+        // answers once every replica heard them (issue 19: their caches are emptied by then)
+        announce: async (events) => {
+            await Promise.all(events.map((event) => shared.publishSettled({ kind: 'entity', event: entityEventOf(event) })));
         },
+        caches: cacheRegistry,
         passwords,
         secrets,
         clientSecrets,
@@ -165,13 +243,13 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             logger ??= appLogger;
         },
         tokens,
-        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, grants }),
-        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, tokens, sessions, config }),
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, grants , lookups }),
+        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, tokens, sessions, config , lookups }),
         limits,
         metrics,
-        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, publicUrl: config.publicUrl }),
+        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, publicUrl: config.publicUrl, lookups }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
-        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, tokens, catalog, config }),
+        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, tokens, catalog, config , lookups }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
         views,
     };

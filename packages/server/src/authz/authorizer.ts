@@ -54,7 +54,7 @@ interface Built {
 async function buildEvaluator(deps: AuthorizerDeps, actor: Actor): Promise<Built> {
     const catalog = await deps.catalog.get();
     if (!actor.identity || actor.identityWithheld) return { evaluator: createAuthorizationEvaluator({ catalog }), catalog, grants: null };
-    const grants = await loadGrants(deps.db, actor.identity, { narrowToClientId: actor.tokenClientId });
+    const grants = await loadGrants(deps.db, actor.identity, { narrowToClientId: actor.tokenClientId }, deps.catalog.grants);
     return { evaluator: createAuthorizationEvaluator({ catalog, identity: actor.identity, grants }), catalog, grants };
 }
 

@@ -1,7 +1,9 @@
 import type { AuthorizationCatalog } from '@realmgate/access';
 import type { Kysely } from 'kysely';
+import type { BoundedCache } from '../cache/bounded-cache.js';
 import type { Database } from '../db/schema.js';
 import { buildCatalog } from './catalog.js';
+import type { GrantRows } from './grants.js';
 
 /**
  * One catalog per process, rebuilt after a definition-layer write in this process, when the bus
@@ -24,6 +26,11 @@ export class CatalogCache {
         private readonly ttlMs = 2_000,
         private readonly clock: () => number = Date.now,
         private readonly announce: () => void = () => undefined,
+        /**
+         * the identities' grant rows (issue 19 item 2), beside the definitions they name: every
+         * decision reaches both through this object; emptied with the catalog and by the bus (wire.ts)
+         */
+        readonly grants?: BoundedCache<GrantRows>,
     ) {}
 
     async get(): Promise<AuthorizationCatalog> {
@@ -54,11 +61,13 @@ export class CatalogCache {
     /** Call after any write to permissions, policies or permission-policies: here and, through the bus, on every replica. */
     invalidate(): void {
         this.version++;
+        this.grants?.invalidate();
         this.announce();
     }
 
     /** What the bus calls when another replica (or a resync) says the definitions changed. */
     invalidateLocally(): void {
         this.version++;
+        this.grants?.invalidate();
     }
 }

@@ -1,7 +1,21 @@
 import type { AuthorizationGrant, PolicyIdentity } from '@realmgate/access';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { BoundedCache } from '../cache/bounded-cache.js';
 import { listGrantsOf, type GrantRecord } from '../storage/grants.js';
+
+/** An identity's grant rows, before narrowing to a client: what the grants cache remembers. */
+export interface GrantRows {
+    direct: GrantRecord[];
+    viaRoles: GrantRecord[];
+}
+
+/**
+ * The grants cache's key: the identity. Every write to a role, permission, policy or binding
+ * empties the whole cache on every replica (wire.ts) — which identities a role or permission
+ * reaches is not worth computing for a write that rare.
+ */
+const grantsCacheKey = (identity: Pick<PolicyIdentity, 'type' | 'id'>): string => `${identity.type}/${identity.id}`;
 
 export interface GrantLoadOptions {
     /**
@@ -36,9 +50,13 @@ export async function loadGrants(
     db: Kysely<Database>,
     identity: PolicyIdentity,
     options: GrantLoadOptions = { narrowToClientId: null },
+    cache?: BoundedCache<GrantRows>,
 ): Promise<AuthorizationGrant[]> {
     const narrow = options.narrowToClientId;
-    const { direct: directRows, viaRoles: roleRows } = await listGrantsOf(db, identity.type, identity.id);
+    const read = () => listGrantsOf(db, identity.type, identity.id);
+    // inside a transaction the rows may be uncommitted: read, never remembered
+    const rows = cache && !db.isTransaction ? await cache.through(grantsCacheKey(identity), read) : await read();
+    const { direct: directRows, viaRoles: roleRows } = rows!;
 
     const grants: AuthorizationGrant[] = [];
     for (const row of directRows) {

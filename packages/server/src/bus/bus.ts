@@ -26,15 +26,28 @@ export type BusMessage =
     /** the authorization definitions changed: rebuild the catalog before the next decision */
     | { kind: 'catalog' }
     /** the shared bus was away and may have lost messages: drop every cache that listens to it */
-    | { kind: 'resync' };
+    | { kind: 'resync' }
+    /** an identity's grants changed without an entity event (an upstream login's role mappings): drop remembered grants */
+    | { kind: 'grants' };
 
 export type BusListener = (message: BusMessage) => void;
 
 export interface Bus {
     /** true when the messages reach the other replicas (Redis), false in process only */
     readonly shared: boolean;
+    /**
+     * whether this process hears every message now: always in process; over Redis, false from a
+     * lost subscription until its resync (caches serve nothing meanwhile, cache/registry.ts)
+     */
+    readonly live: boolean;
     /** delivered to this process's listeners at once and, when shared, to every other replica; never throws */
     publish(message: BusMessage): void;
+    /**
+     * `publish`, settled once every replica subscribed when it was sent has delivered it to its
+     * listeners (issue 19: a write answers only after every replica forgot what it cached), or
+     * after a bounded wait for one that does not answer (reported). In process: at once. Never rejects.
+     */
+    publishSettled(message: BusMessage): Promise<void>;
     /** returns the unsubscribe function */
     subscribe(listener: BusListener): () => void;
     close(): Promise<void>;
@@ -68,7 +81,11 @@ export function createMemoryBus(report: (error: unknown) => void = () => undefin
     const listeners = createListeners(report);
     return {
         shared: false,
+        live: true,
         publish: (message) => listeners.deliver(message),
+        async publishSettled(message) {
+            listeners.deliver(message);
+        },
         subscribe: (listener) => listeners.add(listener),
         async close() {
             listeners.clear();

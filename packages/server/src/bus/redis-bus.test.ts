@@ -79,6 +79,49 @@ describe('the Redis bus', () => {
         }
     });
 
+    it('settles a publish only once every other replica of the channel delivered it (issue 19: caches emptied before a write answers)', async () => {
+        const channel = `test:bus:${randomUUID()}`;
+        const [a, b, c] = [await bus(channel), await bus(channel), await bus(channel)];
+        const heard: Record<string, BusMessage[]> = { a: [], b: [], c: [] };
+        a.subscribe((message) => heard.a!.push(message));
+        b.subscribe((message) => heard.b!.push(message));
+        c.subscribe((message) => heard.c!.push(message));
+        for (let round = 0; round < 20; round++) {
+            await a.publishSettled(entity(`settled-${round}`));
+            // no waiting here: the settled publish returned after b and c had delivered it
+            expect(heard.b!.at(-1), `round ${round}`).toEqual(entity(`settled-${round}`));
+            expect(heard.c!.at(-1), `round ${round}`).toEqual(entity(`settled-${round}`));
+        }
+        expect(heard.a).toHaveLength(20);
+        expect(reports).toEqual([]);
+        // alone on its channel, it settles at once
+        const alone = await bus(`test:bus:${randomUUID()}`);
+        await alone.publishSettled(entity('alone'));
+        expect(reports).toEqual([]);
+    });
+
+    it('is not live while its subscription is lost, and live again once it resynced', async () => {
+        const channel = `test:bus:${randomUUID()}`;
+        const a = await bus(channel);
+        const heard: BusMessage[] = [];
+        a.subscribe((message) => heard.push(message));
+        expect(a.live).toBe(true);
+        const admin = new Redis(url);
+        try {
+            let lostSeen = false;
+            const clients = (await admin.client('LIST') as string).split('\n').filter((line) => line.includes(`name=sub:${channel} `));
+            await admin.client('KILL', 'ID', /id=(\d+)/.exec(clients[0]!)![1]!);
+            await until(() => {
+                if (!a.live) lostSeen = true;
+                return heard.some((message) => message.kind === 'resync');
+            });
+            expect(lostSeen).toBe(true);
+            expect(a.live).toBe(true);
+        } finally {
+            admin.disconnect();
+        }
+    });
+
     it('stops the boot with a message naming REDIS_URL when Redis cannot be reached', async () => {
         await expect(createRedisBus({ url: 'redis://127.0.0.1:1', channel: 'x', report: () => undefined })).rejects.toThrow(/REDIS_URL: the bus cannot be reached/);
     });

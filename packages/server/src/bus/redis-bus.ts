@@ -6,7 +6,21 @@ import { createListeners, type Bus, type BusMessage } from './bus.js';
 interface Envelope {
     origin: string;
     message: BusMessage;
+    /** set by publishSettled: every receiver answers on the acknowledgement channel once delivered */
+    settle?: string;
 }
+
+/** What a receiver answers on `<channel>:ack` once its listeners had a settled message. */
+interface Acknowledgement {
+    settle: string;
+}
+
+/**
+ * How long a settled publish waits for the replicas' acknowledgements. One that does not answer
+ * in time is either cut off from Redis (it then serves nothing from its caches and resyncs when
+ * back) or stalled; the write answers anyway, reported, and the caches' TTL bounds what remains.
+ */
+const SETTLE_TIMEOUT_MS = 2_000;
 
 export interface RedisBusOptions {
     url: string;
@@ -25,6 +39,7 @@ export interface RedisBusOptions {
  */
 export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
     const origin = randomUUID();
+    const ackChannel = `${options.channel}:ack`;
     const listeners = createListeners((error) => options.report(error, 'bus listener failed'));
     const connect = { lazyConnect: true, maxRetriesPerRequest: 1 } as const;
     const publisher = new Redis(options.url, { ...connect, enableOfflineQueue: false });
@@ -35,12 +50,14 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
     subscriber.on('error', () => undefined);
     try {
         await Promise.all([publisher.connect(), subscriber.connect()]);
-        await subscriber.subscribe(options.channel);
+        await subscriber.subscribe(options.channel, ackChannel);
     } catch (error) {
         publisher.disconnect();
         subscriber.disconnect();
         throw new Error(`REDIS_URL: the bus cannot be reached (${(error as Error).message})`);
     }
+    /** the settled publishes waiting: acknowledgements heard, how many are expected (known once PUBLISH answers), their end */
+    const settling = new Map<string, { heard: number; expected: number | null; done: () => void }>();
     let lost = false;
     subscriber.on('close', () => {
         lost = true;
@@ -51,6 +68,19 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
         listeners.deliver({ kind: 'resync' });
     });
     subscriber.on('message', (channel: string, text: string) => {
+        if (channel === ackChannel) {
+            let ack: Acknowledgement;
+            try {
+                ack = JSON.parse(text) as Acknowledgement;
+            } catch {
+                return;
+            }
+            const waiting = settling.get(ack.settle);
+            if (!waiting) return;
+            waiting.heard++;
+            if (waiting.expected !== null && waiting.heard >= waiting.expected) waiting.done();
+            return;
+        }
         if (channel !== options.channel) return;
         let envelope: Envelope;
         try {
@@ -61,13 +91,48 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
         }
         if (envelope.origin === origin || typeof envelope.message?.kind !== 'string') return;
         listeners.deliver(envelope.message);
+        // delivered (listeners run synchronously): the writer may answer its request now
+        if (typeof envelope.settle === 'string') {
+            publisher.publish(ackChannel, JSON.stringify({ settle: envelope.settle } satisfies Acknowledgement))
+                .catch((error: unknown) => options.report(error, 'bus acknowledgement failed'));
+        }
     });
     return {
         shared: true,
+        // the subscription is up: every message published from here on reaches this process
+        get live() {
+            return !lost && subscriber.status === 'ready';
+        },
         publish(message) {
             listeners.deliver(message);
             publisher.publish(options.channel, JSON.stringify({ origin, message } satisfies Envelope))
                 .catch((error: unknown) => options.report(error, 'bus publish failed; other replicas resync when it answers'));
+        },
+        async publishSettled(message) {
+            listeners.deliver(message);
+            const settle = randomUUID();
+            let timer: NodeJS.Timeout | undefined;
+            const settled = new Promise<void>((resolve) => {
+                settling.set(settle, { heard: 0, expected: null, done: resolve });
+                timer = setTimeout(() => {
+                    options.report(new Error(`a replica did not acknowledge within ${SETTLE_TIMEOUT_MS} ms`), 'bus settle timed out');
+                    resolve();
+                }, SETTLE_TIMEOUT_MS);
+            });
+            try {
+                // PUBLISH answers how many subscriptions received the message, this process's own included
+                const receivers = await publisher.publish(options.channel, JSON.stringify({ origin, message, settle } satisfies Envelope));
+                const waiting = settling.get(settle)!;
+                // every subscription but this process's own (counted unless it is the one that is lost)
+                waiting.expected = receivers - (lost ? 0 : 1);
+                if (waiting.heard >= waiting.expected) waiting.done();
+                await settled;
+            } catch (error) {
+                options.report(error, 'bus publish failed; other replicas resync when it answers');
+            } finally {
+                clearTimeout(timer);
+                settling.delete(settle);
+            }
         },
         subscribe: (listener) => listeners.add(listener),
         async close() {

@@ -47,6 +47,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     RATE_LIMIT_USER_MAX: ['10', 10],
     RATE_LIMIT_CLIENT_MAX: ['20', 20],
     RATE_LIMIT_ANONYMOUS_MAX: ['30', 30],
+    CACHES: ['on', 'on'],
     LOG_LEVEL: ['debug', 'debug'],
     CONFIG_FILE: ['/etc/realmgate/config.yaml', '/etc/realmgate/config.yaml'],
     DB_REPLICATION: ['mysql://ro@replica-1/app, mariadb://ro@replica-2/app', { read: ['mysql://ro@replica-1/app', 'mariadb://ro@replica-2/app'] }],

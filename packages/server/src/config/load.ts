@@ -1,7 +1,7 @@
 import { filePathOf, findConfigFile, readConfigFile, type ConfigFile } from './file.js';
 import * as parse from './parsers.js';
 import { ConfigError, type Parser } from './parsers.js';
-import { CONFIG_KEYS, DB_TYPES, ENVIRONMENTS, LOG_LEVELS } from './schema.js';
+import { CONFIG_KEYS, DB_TYPES, ENVIRONMENTS, LOG_LEVELS, CACHE_MODES } from './schema.js';
 import type { Config, ConfigKey, ConfigKeyPath, DeepPartial, ValueAt } from './schema.js';
 
 export { ConfigError, decodeSecretsEncryptionKey } from './parsers.js';
@@ -24,6 +24,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.replication': parse.replication,
     'db.poolSize': parse.positiveInteger,
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
+    caches: parse.oneOf(CACHE_MODES),
     smtp: parse.urlWithScheme(['smtp', 'smtps']),
     'userAdmin.name': parse.text,
     'userAdmin.password': parse.text,

@@ -10,6 +10,9 @@ export type DbType = (typeof DB_TYPES)[number];
 /** pino's levels plus `silent` (pino accepts it to switch logging off). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Whether the process remembers signing keys, grants, realms and known clients (issue 19; cache/). */
+export const CACHE_MODES = ['auto', 'on', 'off'] as const;
+export type CacheMode = (typeof CACHE_MODES)[number];
 
 export const ENVIRONMENTS = ['production', 'development', 'test'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -79,6 +82,11 @@ export interface Config {
     writableDirectoryPath: string;
     db: DbConfig;
     redisUrl: string | undefined;
+    /**
+     * issue 19: `auto` caches when every replica hears every invalidation (REDIS_URL set, or SQLite:
+     * one process); `on` also without Redis on PostgreSQL/MySQL (the operator vouches for one process); `off` never
+     */
+    caches: CacheMode;
     /**
      * the mail relay (spec Authentication 17): a connection URL (SMTP_URL) or, from a config file,
      * the `smtp` object (mail/transport.ts validates and resolves both forms)
@@ -219,6 +227,12 @@ export const CONFIG_KEYS = [
         default: null,
         description: '`redis://` or `rediss://` URL of the shared rate-limit store (and, once they land, the cache and bus); in-process when unset',
         secret: true,
+    },
+    {
+        key: 'caches',
+        env: 'CACHES',
+        default: 'auto',
+        description: '`auto`, `on` or `off`: whether a process remembers active signing keys, grants, realms and the clients that authenticated (README "Caches"); `auto` remembers when every replica hears every invalidation — with `REDIS_URL`, or on SQLite (one process); `on` also on PostgreSQL / MySQL without Redis, for a deployment of exactly one process',
     },
     {
         key: 'smtp',

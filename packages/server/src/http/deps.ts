@@ -1,3 +1,4 @@
+import type { CacheRegistry } from '../cache/registry.js';
 import type { Bus } from '../bus/bus.js';
 import type { CommittedEvent } from '../storage/write-transaction.js';
 import type { Metrics } from './metrics.js';
@@ -33,7 +34,9 @@ export interface AppDeps {
     /** the realtime bus (issue 15 item 5): entity events and catalog invalidation, across replicas with Redis */
     bus: Bus;
     /** hands a committed write's entity events to the bus (storage/write-transaction.ts `announce`) */
-    announce(events: readonly CommittedEvent[]): void;
+    announce(events: readonly CommittedEvent[]): Promise<void>;
+    /** every cache of the process, for /metrics (issue 19 item 4) */
+    caches: CacheRegistry;
     passwords: PasswordHasher;
     secrets: SecretBox;
     clientSecrets: ClientSecretVerifier;

@@ -1,6 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CacheStats } from '../cache/bounded-cache.js';
 import type { PoolStats } from '../db/connect.js';
 import { AppError } from '../errors/app-error.js';
 import { secretsEqual } from '../secrets/secret-box.js';
@@ -9,6 +10,8 @@ export interface MetricsSources {
     /** sessions neither revoked nor expired (one indexed COUNT, refreshed at most every SESSIONS_REFRESH_MS) */
     activeSessions(): Promise<number>;
     pool?: () => PoolStats;
+    /** every cache's size, bound and counters (cache/registry.ts; issue 19 item 4) */
+    caches?: () => CacheStats[];
     /** the clock of the sessions gauge refresh (tests) */
     now?: () => number;
 }
@@ -82,6 +85,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
             },
         });
     }
+    if (sources.caches) registerCacheMetrics(registry, sources.caches);
     // the children by label values, so the hot path does one Map lookup instead of hashing labels
     const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
     let defaults = false;
@@ -108,6 +112,41 @@ export function createMetrics(sources: MetricsSources): Metrics {
             return registry.metrics();
         },
     };
+}
+
+/**
+ * Issue 19 item 4: no cache without a bound, and every one visible — entries and bound as gauges,
+ * hits, misses, evictions and invalidations as counters, read from the registry at each scrape.
+ */
+function registerCacheMetrics(registry: Registry, caches: () => CacheStats[]): void {
+    new Gauge({
+        name: 'realmgate_cache_entries', help: 'Entries held by each in-process cache.', labelNames: ['cache'] as const, registers: [registry],
+        collect() {
+            for (const stats of caches()) this.set({ cache: stats.name }, stats.size);
+        },
+    });
+    new Gauge({
+        name: 'realmgate_cache_bound', help: 'The most entries each in-process cache holds (least recently used evicted beyond).', labelNames: ['cache'] as const, registers: [registry],
+        collect() {
+            for (const stats of caches()) this.set({ cache: stats.name }, stats.bound);
+        },
+    });
+    const counted = [
+        ['hits', 'Lookups each cache answered.'],
+        ['misses', 'Lookups each cache could not answer (read from the database).'],
+        ['evictions', 'Entries each cache dropped for its bound.'],
+        ['invalidations', 'Invalidations each cache heard (a write here or, through the bus, on another replica).'],
+    ] as const;
+    for (const [field, help] of counted) {
+        new Counter({
+            name: `realmgate_cache_${field}_total`, help, labelNames: ['cache'] as const, registers: [registry],
+            collect() {
+                // the registry keeps the running totals: the counter mirrors them at each scrape
+                this.reset();
+                for (const stats of caches()) this.inc({ cache: stats.name }, stats[field]);
+            },
+        });
+    }
 }
 
 /** The label of a request no route matched: raw URLs never become labels (unbounded cardinality). */

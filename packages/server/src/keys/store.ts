@@ -2,7 +2,9 @@ import { createPrivateKey, randomBytes, randomUUID, type JsonWebKey, type KeyObj
 import type { Kysely } from 'kysely';
 import type { Database, KeyTable } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
+import type { BoundedCache } from '../cache/bounded-cache.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { afterCommit } from '../storage/write-transaction.js';
 import {
     findActiveSigningKey, findAnyActiveSigningKeyId, findPublishedSigningKey, findSigningPrivateKey, insertKey, listPublishedSigningKeys,
     lowestSigningKeyPriority, type SigningKeyRecord,
@@ -73,8 +75,18 @@ export interface KeyStore {
     privateKeyFor(db: Kysely<Database>, kid: string): Promise<KeyObject | undefined>;
 }
 
-/** Per-realm signing keys in auth_keys (use 'sig'), next to the realm encryption keys (use 'enc'). */
-export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeyStore {
+/** The active-key cache's key: the realm and the algorithm asked for (`*`: any, the realm's access-token key). */
+const activeKeyCacheKey = (realmId: string, algorithm?: SigningAlgorithm): string => `${realmId}/${algorithm ?? '*'}`;
+
+/**
+ * Per-realm signing keys in auth_keys (use 'sig'), next to the realm encryption keys (use 'enc').
+ * With `activeKeys`, the active signing key of a realm (and algorithm) is remembered (issue 19
+ * item 2): every issue reads it (a code redemption twice). Only what exists is remembered; every
+ * write to auth_keys through the API or a realm change empties it on every replica through the bus
+ * before the write answers (wire.ts), and a key created here empties its realm's entries at once.
+ * Verifying never trusts it: a token's key status is read with its session (tokens/subject-check.ts).
+ */
+export function createKeyStore(dialect: DialectName, secrets: SecretBox, activeKeys?: BoundedCache<ActiveSigningKey>): KeyStore {
     const createSigningKey = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm, priority = 0): Promise<string> => {
         const id = randomUUID();
         const columns = signingKeyColumns(secrets, await generateSigningMaterial(algorithm), id);
@@ -82,6 +94,8 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeySto
             id, type: columns.type, use: 'sig', algorithm: columns.algorithm, status: 'active', priority,
             publicKey: columns.public_key, privateKey: columns.private_key, realmId,
         });
+        // a new key may take over the realm: what was remembered of its active keys is void from here
+        activeKeys?.invalidateWhere((key) => key.startsWith(`${realmId}/`));
         return id;
     };
 
@@ -95,8 +109,22 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox): KeySto
             return createSigningKey(db, realmId, algorithm, Math.min(0, lowest) - 1);
         },
         async activeSigningKey(db, realmId, algorithm) {
-            const key = await findActiveSigningKey(db, realmId, algorithm);
-            return key ? { kid: key.id, algorithm: key.algorithm as SigningAlgorithm, jwk: jwkOf(key), createdAt: key.createdAt } : undefined;
+            const read = async () => {
+                const key = await findActiveSigningKey(db, realmId, algorithm);
+                return key ? { kid: key.id, algorithm: key.algorithm as SigningAlgorithm, jwk: jwkOf(key), createdAt: key.createdAt } : undefined;
+            };
+            if (!activeKeys) return read();
+            const cacheKey = activeKeyCacheKey(realmId, algorithm);
+            if (!db.isTransaction) return activeKeys.through(cacheKey, read);
+            // inside a transaction (a code redemption issues in one) a remembered key serves; what
+            // the transaction reads may be uncommitted, so it is remembered only once committed —
+            // never after a rollback, nor when an invalidation came in between (the generation)
+            const remembered = activeKeys.get(cacheKey);
+            if (remembered) return remembered;
+            const generation = activeKeys.mark();
+            const key = await read();
+            if (key) afterCommit(db, () => activeKeys.set(cacheKey, key, generation));
+            return key;
         },
         async publicJwks(db, realmId) {
             // passive keys stay published so tokens they signed keep verifying (spec States)

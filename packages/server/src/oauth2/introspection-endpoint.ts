@@ -39,7 +39,9 @@ export interface IntrospectionEndpointDeps extends ClientAuthDeps, Introspection
 export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
     const realmName = async (claims: TokenClaims): Promise<string> => {
         // the realm's current name; the claim is what it was called when the token was issued
-        const realm = await findRealmById(deps.db, claims.realm_id);
+        const read = () => findRealmById(deps.db, claims.realm_id);
+        // a rename empties the remembered realms on every replica before it answers (wire.ts)
+        const realm = deps.lookups ? await deps.lookups.realms.through(`id:${claims.realm_id.toLowerCase()}`, read) : await read();
         return realm?.name ?? claims.realm_name;
     };
 
@@ -80,10 +82,10 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         const inspected = await deps.tokens.inspect(deps.db, token);
         // spec: a token that does not verify, an id_token or a multi-factor ticket → bare active false
         if (!inspected || !(await allowed(inspected.claims))) return INACTIVE;
-        const { claims, failure } = inspected;
+        const { claims, failure, profile } = inspected;
         const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
         // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
-        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null });
+        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile });
     };
 
     /**

@@ -4,7 +4,8 @@ import type { CatalogCache } from '../authz/catalog-cache.js';
 import { loadGrants } from '../authz/grants.js';
 import type { Database } from '../db/schema.js';
 import type { SubjectKind } from '../tokens/claims.js';
-import { userClaims } from '../tokens/user-claims.js';
+import type { UserProfile } from '../storage/users.js';
+import { claimsOfProfile, userClaims } from '../tokens/user-claims.js';
 
 /** One element of `permissions` (spec "Grant (one element of permissions in an introspection response)"). */
 export interface IntrospectedGrant {
@@ -72,7 +73,7 @@ async function grantList(deps: IntrospectionDeps, subject: IntrospectedSubject, 
         id: subject.id, type: subject.kind, realmId: subject.realmId, realmName: subject.realmName,
         clientId: subject.kind === 'client' ? subject.id : null,
     };
-    const [catalog, grants] = await Promise.all([deps.catalog.get(), loadGrants(deps.db, identity, { narrowToClientId })]);
+    const [catalog, grants] = await Promise.all([deps.catalog.get(), loadGrants(deps.db, identity, { narrowToClientId }, deps.catalog.grants)]);
     return grants.filter((grant) => carried(catalog, grant)).map((grant) => ({
         name: grant.name,
         realm_id: grant.realm_id,
@@ -84,9 +85,10 @@ async function grantList(deps: IntrospectionDeps, subject: IntrospectedSubject, 
 }
 
 /** OpenID claims of a user subject (spec Introspection response); a client subject has none. */
-async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject): Promise<IntrospectedClaims> {
+async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, profile?: UserProfile): Promise<IntrospectedClaims> {
     if (subject.kind !== 'user') return {};
-    const claims = await userClaims(db, subject.id);
+    // read with the token's state when it was (issue 19 item 2: no second round trip)
+    const claims = profile ? claimsOfProfile(profile) : await userClaims(db, subject.id);
     if (!claims) return {};
     return { ...claims.profile, ...(claims.email.email ? { email: claims.email.email } : {}) };
 }
@@ -99,13 +101,13 @@ async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject):
 export async function introspectionOf(
     deps: IntrospectionDeps,
     subject: IntrospectedSubject,
-    options: { active: boolean; narrowToClientId: string | null },
+    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined },
 ): Promise<IntrospectionResponse> {
     const named = { sub: subject.id, sub_kind: subject.kind, realm_id: subject.realmId, realm_name: subject.realmName };
     if (!options.active) return { active: false, permissions: [], ...named };
     const [permissions, claims] = await Promise.all([
         grantList(deps, subject, options.narrowToClientId),
-        openIdClaims(deps.db, subject),
+        openIdClaims(deps.db, subject, options.profile),
     ]);
     return { active: true, permissions, ...named, ...claims };
 }

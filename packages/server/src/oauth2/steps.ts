@@ -2,6 +2,7 @@ import { isUuid, MASTER_REALM } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { decodeBasicRfc6749, isBasicScheme } from '../authn/basic-credentials.js';
+import type { ProtocolLookups } from './lookups.js';
 import { findRealmById, findRealmByName, findRealmOfClient, findRealmOfUser, type RealmRef } from '../storage/realms.js';
 import { invalidRequest } from './errors.js';
 import { step, type Step } from './pipeline.js';
@@ -50,21 +51,31 @@ function readParams(body: unknown): Record<string, string> {
     return params;
 }
 
+/** A realm lookup through the remembered realms when there are (oauth2/lookups.ts); found realms only are remembered. */
+function remembered(lookups: ProtocolLookups | undefined, key: string, read: () => Promise<RealmRef | undefined>): Promise<RealmRef | undefined> {
+    return lookups ? lookups.realms.through(key, read) : read();
+}
+
+const realmById = (db: Kysely<Database>, id: string, lookups?: ProtocolLookups) =>
+    remembered(lookups, `id:${id.toLowerCase()}`, () => findRealmById(db, id));
+const realmByName = (db: Kysely<Database>, name: string, lookups?: ProtocolLookups) =>
+    remembered(lookups, `name:${name}`, () => findRealmByName(db, name));
+
 /** API.md §4: the realm by `realm_id` or `realm_name`, else the grant's hint, else master. */
-async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined): Promise<RealmRef> {
+async function resolveRealm(db: Kysely<Database>, params: Record<string, string>, hint: string | undefined, lookups?: ProtocolLookups): Promise<RealmRef> {
     const { realm_id: id, realm_name: name } = params;
     if (id !== undefined && !isUuid(id)) throw invalidRequest('realm_id must be a UUID.');
     let realm: RealmRef | undefined;
     if (id !== undefined) {
-        realm = await findRealmById(db, id);
+        realm = await realmById(db, id, lookups);
         // both given: they must name the same realm
         if (name !== undefined && realm?.name !== name) realm = undefined;
     } else if (name !== undefined) {
-        realm = await findRealmByName(db, name);
+        realm = await realmByName(db, name, lookups);
     } else if (hint !== undefined && isUuid(hint)) {
-        realm = await findRealmById(db, hint);
+        realm = await realmById(db, hint, lookups);
     } else {
-        realm = await findRealmByName(db, MASTER_REALM);
+        realm = await realmByName(db, MASTER_REALM, lookups);
     }
     if (!realm) throw invalidRequest('The realm does not exist.');
     return realm;
@@ -87,17 +98,20 @@ export async function realmOfRequest(
     db: Kysely<Database>,
     params: Record<string, string>,
     options: { hint?: string | undefined; credentialId?: string | undefined; users?: boolean },
+    lookups?: ProtocolLookups,
 ): Promise<RealmRef> {
     if (params.realm_id !== undefined || params.realm_name !== undefined || options.hint !== undefined) {
-        return resolveRealm(db, params, options.hint);
+        return resolveRealm(db, params, options.hint, lookups);
     }
     const id = options.credentialId;
     if (id !== undefined && isUuid(id)) {
         const owner = id.toLowerCase();
-        const realm = await findRealmOfClient(db, owner) ?? (options.users ? await findRealmOfUser(db, owner) : undefined);
+        // a client's realm is fixed for its life; a deleted client's entry goes with the bus (wire.ts)
+        const realm = await remembered(lookups, `client:${owner}`, () => findRealmOfClient(db, owner)) ??
+            (options.users ? await findRealmOfUser(db, owner) : undefined);
         if (realm) return realm;
     }
-    return resolveRealm(db, {}, undefined);
+    return resolveRealm(db, {}, undefined, lookups);
 }
 
 /** The client credentials of the body (RFC 6749 §2.3.1), present members only. */

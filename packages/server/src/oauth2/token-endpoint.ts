@@ -48,7 +48,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const resolveRealm: Step<TokenRequestState> = step('resolve realm', async (state) => {
         state.realm = await realmOfRequest(deps.db, state.params, {
             hint: required(state.grant, 'grant').realmHint?.(state.params), credentialId: presentedClientId(state.params, state.request.authorization),
-        });
+        }, deps.lookups);
     });
 
     const authenticate: Step<TokenRequestState> = step('authenticate client', async (state) => {

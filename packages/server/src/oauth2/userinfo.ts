@@ -6,7 +6,8 @@ import { AppError } from '../errors/app-error.js';
 import { failedAuthentication } from '../limits/failed-authentication.js';
 import { hasScope, type TokenClaims } from '../tokens/claims.js';
 import type { TokenService } from '../tokens/service.js';
-import { releasedClaims, userClaims, type EmailClaims, type ProfileClaims } from '../tokens/user-claims.js';
+import type { UserProfile } from '../storage/users.js';
+import { claimsOfProfile, releasedClaims, userClaims, type EmailClaims, type ProfileClaims } from '../tokens/user-claims.js';
 
 const OPENID_SCOPE = 'openid';
 /** RFC 6750 §3: the challenge's realm, as on every other bearer route (authn/bearer.ts) */
@@ -69,6 +70,12 @@ function presentedToken(request: UserinfoRequest): string {
  * (invalid_token), and without `openid` the token was not issued for this (insufficient_scope, 403).
  */
 export function createUserinfoEndpoint(deps: UserinfoDeps) {
+    /**
+     * The user's profile read with the token's state (issue 19 item 2: one round trip), handed from
+     * `authenticate` to `claims` of the same request: keyed by the claims object that request got
+     * back — a fresh object per request, since the verifier's remembered claims are shared.
+     */
+    const profiles = new WeakMap<TokenClaims, UserProfile>();
     return {
         async authenticate(request: UserinfoRequest): Promise<TokenClaims> {
             const verified = await deps.tokens.verifyAccessToken(deps.db, presentedToken(request));
@@ -77,7 +84,8 @@ export function createUserinfoEndpoint(deps: UserinfoDeps) {
                 // spec Limits: only a token this deployment did not sign counts as a failed authentication
                 throw verified.unsigned ? failedAuthentication(error) : error;
             }
-            const claims = verified.claims;
+            const claims = { ...verified.claims };
+            if (verified.profile) profiles.set(claims, verified.profile);
             if (claims.sub_kind !== 'user') throw bearerError(401, ErrorCode.INVALID_TOKEN, 'The access token does not name a user.', 'invalid_token');
             if (!hasScope(claims.scope, OPENID_SCOPE)) {
                 throw bearerError(403, ErrorCode.PERMISSION_DENIED, 'The access token lacks the openid scope.', 'insufficient_scope', `, scope="${OPENID_SCOPE}"`);
@@ -85,7 +93,8 @@ export function createUserinfoEndpoint(deps: UserinfoDeps) {
             return claims;
         },
         async claims(token: TokenClaims): Promise<UserinfoResponse> {
-            const found = await userClaims(deps.db, token.sub);
+            const profile = profiles.get(token);
+            const found = profile ? claimsOfProfile(profile) : await userClaims(deps.db, token.sub);
             // verified a moment ago: a user deleted since is a token that no longer names anyone
             if (!found) throw bearerError(401, ErrorCode.INVALID_TOKEN, 'The user does not exist.', 'invalid_token');
             // the profile claims first, so none of them can replace `sub`

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, IdentityProviderTable } from '../db/schema.js';
 import { fromDbBool, toDbBool, toDbDate, type DialectName } from '../db/values.js';
+import { grantsChangedAfterCommit } from './write-transaction.js';
 
 /*
  * The queries of identity providers beyond the resource engine's (issue 16): the providers a sign-in
@@ -130,6 +131,8 @@ export async function syncMappedRoles(db: Kysely<Database>, dialect: DialectName
     if (added.length > 0) {
         await db.insertInto('auth_user_roles').values(added.map((roleId) => ({ id: randomUUID(), user_id: userId, role_id: roleId, created_at: at, updated_at: at }))).execute();
     }
+    // no entity event tells of these bindings: the remembered grants are emptied once committed (issue 19)
+    if (removed.length > 0 || added.length > 0) grantsChangedAfterCommit(db);
 }
 
 /** Finds or creates the folder path (names from the root) in a realm; its id. */

@@ -4,6 +4,7 @@ import type { Database, SessionTable } from '../db/schema.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
 import { revokeSessionsCascading, type EndedSession } from './session-revocation.js';
 import type { SubjectKind } from './subjects.js';
+import type { UserProfile } from './users.js';
 
 /** A new auth_sessions row (API.md §3): created_at is the authentication time. */
 export interface NewSessionRecord {
@@ -120,7 +121,26 @@ function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
         ])
         .where('auth_sessions.id', '=', param(2)));
 }
-const STATE_OF_USER_TOKEN = stateQuery('auth_users');
+/**
+ * A user token's state with the user's profile columns from the row the query joins anyway
+ * (issue 19 item 2): userinfo and introspection answer the OpenID claims without a second round
+ * trip, and nothing is cached — the claims are as fresh as the session they come with.
+ */
+const STATE_OF_USER_TOKEN = prepareQuery((db, param) => db.selectFrom('auth_sessions')
+    .leftJoin('auth_clients as session_client', 'session_client.id', 'auth_sessions.client_id')
+    .leftJoin('auth_users as subject', (join) => join.on('subject.id', '=', param(0)))
+    .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
+    .select([
+        'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
+        'auth_sessions.revoked_at', 'session_client.active as client_active',
+        'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
+        'signing_key.status as key_status', 'signing_key.id as key_id',
+        'signing_key.realm_id as key_realm_id', 'signing_key.created_at as key_created_at',
+        'subject.name as subject_name', 'subject.email as subject_email', 'subject.email_verified as subject_email_verified',
+        'subject.first_name as subject_first_name', 'subject.last_name as subject_last_name',
+        'subject.display_name as subject_display_name', 'subject.updated_at as subject_updated_at',
+    ])
+    .where('auth_sessions.id', '=', param(2)));
 const STATE_OF_CLIENT_TOKEN = stateQuery('auth_clients');
 
 /** Everything that can end a token after it was signed, as one row. */
@@ -142,6 +162,8 @@ export interface TokenState {
     /** the signing key row's realm and creation stamp (ms): which row the kid names today */
     keyRealmId: string | null;
     keyCreatedAt: number | null;
+    /** a user subject's profile (the OpenID claims' source), read in the same query; null for a client or a missing user */
+    profile: UserProfile | null;
 }
 
 /**
@@ -153,10 +175,25 @@ export async function findTokenState(
     db: Kysely<Database>,
     token: { subjectKind: SubjectKind; subjectId: string; sessionId: string; kid: string | null },
 ): Promise<TokenState | undefined> {
-    const query = token.subjectKind === 'user' ? STATE_OF_USER_TOKEN : STATE_OF_CLIENT_TOKEN;
-    const row = await query.first(db, [token.subjectId, token.kid ?? '', token.sessionId]);
+    const parameters = [token.subjectId, token.kid ?? '', token.sessionId];
+    let profile: UserProfile | null = null;
+    let row;
+    if (token.subjectKind === 'user') {
+        const user = await STATE_OF_USER_TOKEN.first(db, parameters);
+        if (user?.subject_name != null) {
+            profile = {
+                name: user.subject_name, email: user.subject_email, emailVerified: fromDbBool(user.subject_email_verified ?? false),
+                firstName: user.subject_first_name, lastName: user.subject_last_name, displayName: user.subject_display_name,
+                updatedAt: fromDbDateOrNull(user.subject_updated_at),
+            };
+        }
+        row = user;
+    } else {
+        row = await STATE_OF_CLIENT_TOKEN.first(db, parameters);
+    }
     if (!row) return undefined;
     return {
+        profile,
         sub: row.sub,
         realmId: row.realm_id,
         clientId: row.client_id,

@@ -16,8 +16,11 @@ export interface WriteTransactionDeps {
     handle: { dialect: DialectName };
     db: Kysely<Database>;
     catalog: { invalidate(): void };
-    /** hears the entity events a committed write recorded (the realtime bus); never of a rollback */
-    announce?: (events: readonly CommittedEvent[]) => void;
+    /**
+     * hears the entity events a committed write recorded (the realtime bus); never of a rollback.
+     * Awaited: the write answers once every replica heard them and emptied its caches (issue 19)
+     */
+    announce?: (events: readonly CommittedEvent[]) => void | Promise<void>;
 }
 
 /** An entity event as recorded in the write's transaction (domains/events.ts), announced once committed. */
@@ -47,7 +50,26 @@ export interface WriteTransactionOptions {
 }
 
 /** The transactions writeTransaction runs, with the work each defers to its commit. */
-const committing = new WeakMap<Kysely<Database>, Array<() => void>>();
+const committing = new WeakMap<Kysely<Database>, Array<() => void | Promise<void>>>();
+/** The database handle each of those transactions was opened on. */
+const roots = new WeakMap<Kysely<Database>, Kysely<Database>>();
+/** Per database handle: who hears that grants changed by a write outside the API's ritual (wire.ts: the bus). */
+const grantSignals = new WeakMap<Kysely<Database>, () => Promise<void>>();
+
+/**
+ * Issue 19: `signal` runs (and is awaited) after the commit of any write that changed an identity's
+ * grants without an entity event — an upstream login's role mappings (storage/identity-providers.ts)
+ * — so the grants every replica remembers are emptied before that request answers.
+ */
+export function onGrantsChanged(db: Kysely<Database>, signal: () => Promise<void>): void {
+    grantSignals.set(db, signal);
+}
+
+/** Called by a write that changed grants outside writeTransaction's entity events: signalled once committed. */
+export function grantsChangedAfterCommit(db: Kysely<Database>): void {
+    const signal = grantSignals.get(roots.get(db) ?? db);
+    if (signal) afterCommit(db, signal);
+}
 /** The entity events each of those transactions recorded, announced after its commit. */
 const announcing = new WeakMap<Kysely<Database>, CommittedEvent[]>();
 
@@ -65,10 +87,10 @@ export function announceAfterCommit(db: Kysely<Database>, event: CommittedEvent)
  * database (a back-channel logout must not announce a revocation that is rolled back). A
  * transaction opened elsewhere is not followed: the effect runs at once (best effort).
  */
-export function afterCommit(db: Kysely<Database>, effect: () => void): void {
+export function afterCommit(db: Kysely<Database>, effect: () => void | Promise<void>): void {
     const pending = db.isTransaction ? committing.get(db) : undefined;
     if (pending) pending.push(effect);
-    else effect();
+    else void effect();
 }
 
 /** Unique and foreign-key violations are the client's doing: 409 and 400, on every dialect. */
@@ -126,11 +148,12 @@ export async function writeTransaction<T>(
     const lock: RowLock = { forUpdate: deps.handle.dialect !== 'sqlite' };
     if (deps.db.isTransaction && committing.has(deps.db)) return joinTransaction(deps, options, deps.db as WriteTx, lock, work);
     let result: T;
-    const effects: Array<() => void> = [];
+    const effects: Array<() => void | Promise<void>> = [];
     const events: CommittedEvent[] = [];
     try {
         result = await deps.db.transaction().execute((tx) => {
             committing.set(tx, effects);
+            roots.set(tx, deps.db);
             announcing.set(tx, events);
             return work(tx, lock);
         });
@@ -139,8 +162,8 @@ export async function writeTransaction<T>(
         return mapWriteError(error);
     }
     if (options.invalidatesCatalog) deps.catalog.invalidate();
-    for (const effect of effects) effect();
-    if (events.length > 0) deps.announce?.(events);
+    for (const effect of effects) await effect();
+    if (events.length > 0) await deps.announce?.(events);
     return result;
 }
 
@@ -154,11 +177,12 @@ export async function writeTransaction<T>(
  */
 export async function protocolTransaction<T>(db: Kysely<Database>, work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
     if (db.isTransaction) return work(db);
-    const effects: Array<() => void> = [];
+    const effects: Array<() => void | Promise<void>> = [];
     const result = await db.transaction().execute((tx) => {
         committing.set(tx, effects);
+        roots.set(tx, db);
         return work(tx);
     });
-    for (const effect of effects) effect();
+    for (const effect of effects) await effect();
     return result;
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { findUserProfile } from '../storage/users.js';
+import { findUserProfile, type UserProfile } from '../storage/users.js';
 
 /** The profile claims of a user (OpenID Connect Core §5.1); each is omitted when unavailable, never null. */
 export interface ProfileClaims {
@@ -23,7 +23,11 @@ export interface EmailClaims {
  */
 export async function userClaims(db: Kysely<Database>, userId: string): Promise<{ profile: ProfileClaims; email: EmailClaims } | undefined> {
     const user = await findUserProfile(db, userId);
-    if (!user) return undefined;
+    return user && claimsOfProfile(user);
+}
+
+/** The OpenID claims of a user's profile row (read by userClaims, or with a token's state). */
+export function claimsOfProfile(user: UserProfile): { profile: ProfileClaims; email: EmailClaims } {
     const profile: ProfileClaims = { preferred_username: user.name };
     if (user.displayName) profile.nickname = user.displayName;
     if (user.firstName) profile.given_name = user.firstName;

@@ -1,3 +1,4 @@
+import type { UserProfile } from '../storage/users.js';
 import type { TokenClaims } from './claims.js';
 
 /** Why a token is refused; the codes are the API.md §1 401 codes. */
@@ -17,7 +18,8 @@ export type TokenFailure = {
     keyReplaced?: true;
 };
 
-export type Verification = { ok: true; claims: TokenClaims } | TokenFailure;
+/** `profile`: a user subject's profile, read with the token's state (no second round trip) */
+export type Verification = { ok: true; claims: TokenClaims; profile?: UserProfile } | TokenFailure;
 
 export const tokenFailure = (code: TokenFailure['code'], message: string): TokenFailure => ({ ok: false, code, message });
 

@@ -3,6 +3,7 @@ import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { SigningAlgorithm } from '../keys/material.js';
+import type { UserProfile } from '../storage/users.js';
 import { findKeyTombstone, findSigningKeyMaterial, findSigningKeyStatus } from '../storage/keys.js';
 import { refreshTokenExists } from '../storage/session-tokens.js';
 import { claimsOf, TOKEN_KIND, type TokenClaims, type TokenKind } from './claims.js';
@@ -27,9 +28,10 @@ export interface TokenVerifier {
      * RFC 7662 §2.2 and the spec's Introspection response: the claims of an access or refresh token
      * whose signature verifies, with the reason it is inactive (null: active). A refresh token is
      * active while its auth_session_tokens row exists and its session is live. Null for anything
-     * else — a token that does not verify, an id_token or a multi-factor ticket.
+     * else — a token that does not verify, an id_token or a multi-factor ticket. `profile`: a user
+     * subject's profile, read with the token's state.
      */
-    inspect(db: Kysely<Database>, token: string): Promise<{ claims: TokenClaims; failure: TokenFailure | null } | null>;
+    inspect(db: Kysely<Database>, token: string): Promise<{ claims: TokenClaims; failure: TokenFailure | null; profile?: UserProfile } | null>;
 }
 
 /** Verified tokens remembered per process: a few MB at most, more than the live tokens of a busy minute. */
@@ -176,8 +178,9 @@ export function createTokenVerifier(): TokenVerifier {
             if (claims.kind !== TOKEN_KIND.ACCESS) return fail('invalid_token', 'The token is not an access token.');
             if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');
             // key status and row, session and subject in one query (spec States, Authentication rule 2)
-            const failure = await verifySubjectAndSession(db, claims, key);
-            return failure ?? { ok: true, claims };
+            const seen: { profile?: UserProfile } = {};
+            const failure = await verifySubjectAndSession(db, claims, key, seen);
+            return failure ?? (seen.profile ? { ok: true, claims, profile: seen.profile } : { ok: true, claims });
         }),
         verifyRefreshToken: (db, token) => verifySigned(db, token, TOKEN_KIND.REFRESH),
         verifyMfaToken: (db, token) => verifySigned(db, token, TOKEN_KIND.MFA),
@@ -189,7 +192,7 @@ export function createTokenVerifier(): TokenVerifier {
             return claims.exp * 1000 > Date.now() ? claims : null;
         },
         async inspect(db, token) {
-            type Inspected = { ok: true; claims: TokenClaims; failure: TokenFailure | null };
+            type Inspected = { ok: true; claims: TokenClaims; failure: TokenFailure | null; profile?: UserProfile };
             const inspected = await withLiveKey<Inspected | null>(db, token, async ({ claims, key }) => {
                 if (claims.kind !== TOKEN_KIND.ACCESS && claims.kind !== TOKEN_KIND.REFRESH) return null;
                 if (claims.exp * 1000 <= Date.now()) return { ok: true, claims, failure: fail('expired_token', 'The token has expired.') };
@@ -197,10 +200,14 @@ export function createTokenVerifier(): TokenVerifier {
                     return { ok: true, claims, failure: fail('inactive_token', 'The refresh token was used or revoked.') };
                 }
                 // the key's mark and row, session and subject in one query, as for a bearer
-                const failure = await verifySubjectAndSession(db, claims, key);
-                return failure?.keyReplaced ? failure : { ok: true, claims, failure };
+                const seen: { profile?: UserProfile } = {};
+                const failure = await verifySubjectAndSession(db, claims, key, seen);
+                if (failure?.keyReplaced) return failure;
+                return seen.profile ? { ok: true, claims, failure, profile: seen.profile } : { ok: true, claims, failure };
             });
-            return inspected?.ok ? { claims: inspected.claims, failure: inspected.failure } : null;
+            if (!inspected?.ok) return null;
+            const { claims, failure, profile } = inspected;
+            return profile ? { claims, failure, profile } : { claims, failure };
         },
     };
 }

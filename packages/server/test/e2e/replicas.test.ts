@@ -134,6 +134,71 @@ describeEachDialect('two replicas on one database', (dialect) => {
         await login(replicas.b, 'replicated-resetter', 'changed-password');
     });
 
+    /*
+     * Issue 19: every cache (active signing keys, grants, realms, clients that authenticated) is
+     * warmed on replica B, the change is made through replica A, and B's very next request sees it.
+     * With Redis the write answers only after B emptied its caches; without Redis, PostgreSQL and
+     * MySQL replicas cache nothing (CACHES=auto), and these hold as well.
+     */
+    const issueTo = (replica: ServerProcess, header: string) => post(replica, '/token', { grant_type: 'client_credentials', realm_id: realm.id }, header);
+    const cachedClient = async (name: string) => {
+        const created = await replicas.json<{ data: { id: string } }>(replicas.a, 'POST', '/clients', { name, secret: `${name}-secret`, realmId: realm.id }, 201);
+        const header = basicHeader(created.data.id, `${name}-secret`);
+        // twice on each replica: authenticated, then remembered
+        for (const replica of [replicas.a, replicas.b, replicas.b]) expect((await issueTo(replica, header)).status).toBe(200);
+        return { id: created.data.id, header };
+    };
+
+    it('a key disabled on one replica never signs on the other, and its tokens are refused there', async () => {
+        const client = await cachedClient('replicated-signer');
+        const issued = await (await issueTo(replicas.b, client.header)).json() as { access_token: string };
+        const { kid } = decodeProtectedHeader(issued.access_token);
+        expect((await call(replicas.b, '/clients/@me', { headers: { authorization: `Bearer ${issued.access_token}` } })).status).toBe(200);
+        await replicas.json(replicas.a, 'POST', `/keys/${kid}`, { status: 'disabled' }, 200);
+        expect((await call(replicas.b, '/clients/@me', { headers: { authorization: `Bearer ${issued.access_token}` } })).status).toBe(401);
+        const next = await issueTo(replicas.b, client.header);
+        expect(next.status).toBe(200);
+        const renewed = (await next.json() as { access_token: string }).access_token;
+        expect(decodeProtectedHeader(renewed).kid).not.toBe(kid);
+        expect((await call(replicas.b, '/clients/@me', { headers: { authorization: `Bearer ${renewed}` } })).status).toBe(200);
+    });
+
+    it("a client secret rotated on one replica is refused on the other's next request; so is a deactivated client", async () => {
+        const client = await cachedClient('replicated-rotator');
+        const rotated = await replicas.json<{ meta: { secret: string } }>(replicas.a, 'POST', `/clients/${client.id}/secret`, {}, 200);
+        expect((await issueTo(replicas.b, client.header)).status).toBe(401);
+        const renewed = basicHeader(client.id, rotated.meta.secret);
+        for (const replica of [replicas.b, replicas.b, replicas.a]) expect((await issueTo(replica, renewed)).status).toBe(200);
+        await replicas.json(replicas.a, 'POST', `/clients/${client.id}`, { active: false }, 200);
+        expect((await issueTo(replicas.b, renewed)).status).toBe(401);
+        await replicas.json(replicas.a, 'DELETE', `/clients/${client.id}`, undefined, 200);
+        expect((await issueTo(replicas.b, renewed)).status).toBe(401);
+    });
+
+    it("a role's permission removed on one replica changes the other's next decision, and added back as well", async () => {
+        const role = await replicas.json<{ data: { id: string } }>(replicas.a, 'POST', '/roles', { name: 'replicated-reader', realmId: realm.id }, 201);
+        const userRead = await replicas.json<{ data: { id: string } }>(replicas.a, 'GET', '/permissions/user_read', undefined, 200);
+        const user = await createUser('replicated-reader-user');
+        await replicas.json(replicas.a, 'POST', '/user-roles', { userId: user.id, roleId: role.data.id }, 201);
+        const binding = await replicas.json<{ data: { id: string } }>(replicas.a, 'POST', '/role-permissions', { roleId: role.data.id, permissionId: userRead.data.id, realmScope: 'own' }, 201);
+        const tokens = await login(replicas.b, 'replicated-reader-user');
+        const seen = async (replica: ServerProcess) => {
+            const response = await call(replica, `/users?filter[realmId]=${realm.id}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+            expect(response.status).toBe(200);
+            return (await response.json() as { data: unknown[] }).data.length;
+        };
+        // decided twice on each replica: the grants are remembered
+        for (const replica of [replicas.a, replicas.b, replicas.a, replicas.b]) expect(await seen(replica)).toBeGreaterThan(0);
+        await replicas.json(replicas.a, 'DELETE', `/role-permissions/${binding.data.id}`, undefined, 200);
+        expect(await seen(replicas.b)).toBe(0);
+        expect(await seen(replicas.b)).toBe(0);
+        await replicas.json(replicas.a, 'POST', '/role-permissions', { roleId: role.data.id, permissionId: userRead.data.id, realmScope: 'own' }, 201);
+        expect(await seen(replicas.b)).toBeGreaterThan(0);
+        // the user deactivated on A: refused on B's next request, grants remembered or not
+        await replicas.json(replicas.a, 'POST', `/users/${user.id}`, { active: false }, 200);
+        expect((await call(replicas.b, `/users?filter[realmId]=${realm.id}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    });
+
     it('one refresh token presented to both replicas at once: exactly one winner, and the session ends', async () => {
         await createUser('replicated-racer');
         for (let round = 0; round < 5; round++) {

@@ -1,17 +1,28 @@
 /*
- * Where the time of the hot protocol paths goes (issue 6 profiling): client_credentials with a
- * plain, encrypted and hashed secret, introspection, and a bearer GET /users/@me, in-process
- * through app.inject on SQLite. Prints the mean time per request and the SQL each request sends.
+ * Where the time of the hot protocol paths goes (issue 6 profiling, issue 19 item 2): client_credentials
+ * with a plain, encrypted and hashed secret, authorization_code redemption, refresh rotation,
+ * introspection of a token whose user holds 50 grants, a bearer GET /users/@me and GET /userinfo,
+ * in-process through app.inject. Prints per request the CPU time, the SQL statements it sends (its
+ * database round trips: a statement is one round trip on every driver) and the time awaiting each.
+ * The wall-clock figure is meaningless on a shared machine; CPU and statement counts are not.
  *
- *   node --conditions=source --import tsx packages/server/test/measure/hot-paths.ts [iterations]
+ *   node --conditions=source --import tsx packages/server/test/measure/hot-paths.ts [iterations] [sqlite|postgres|mysql]
+ *
+ * postgres and mysql need TEST_POSTGRES_URL / TEST_MYSQL_URL (test/databases.ts). With TEST_REDIS_URL
+ * the app shares its bus over Redis, as a replicated deployment does: the caches are on (CACHES=auto;
+ * README "Caches"); without it, PostgreSQL and MySQL cache nothing unless CACHES=on is exported.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
+import type { DialectName } from '../../src/db/values.js';
 import { startTestApp, type TestApp } from '../app.js';
 
 const iterations = Number(process.argv[2] ?? 2000);
+const dialect = (process.argv[3] ?? 'sqlite') as DialectName;
 // budgets far above the loop's request count: the figures are about the work, not the limiter
-const app = await startTestApp('sqlite', { rateLimit: { userMax: 10_000_000, clientMax: 10_000_000, anonymousMax: 10_000_000 } });
+const app = await startTestApp(dialect, {
+    ...(process.env.TEST_REDIS_URL ? { redisUrl: process.env.TEST_REDIS_URL } : {}),
+    ...(process.env.CACHES === 'on' || process.env.CACHES === 'off' ? { caches: process.env.CACHES } : {}), rateLimit: { userMax: 10_000_000, clientMax: 10_000_000, anonymousMax: 10_000_000 } });
 const statements: string[] = [];
 let recording = false;
 /** time spent awaiting each statement during the timed loop, by SQL text */
@@ -52,7 +63,7 @@ async function measure(label: string, send: () => Promise<{ statusCode: number; 
     const cpu = process.cpuUsage(cpuStart);
     const cpuMicros = (cpu.user + cpu.system) / iterations;
     timing = false;
-    console.log(`${label}: ${micros.toFixed(0)} µs/request (${cpuMicros.toFixed(0)} µs CPU), ${sql.length} statements`);
+    console.log(`${label} [${dialect}]: ${micros.toFixed(0)} µs/request (${cpuMicros.toFixed(0)} µs CPU), ${sql.length} statements`);
     for (const line of sql) console.log(`  ${((spent.get(line) ?? 0) / iterations).toFixed(0).padStart(4)} µs  ${line}`);
 }
 
@@ -71,8 +82,27 @@ try {
     for (const client of ['plain', 'encrypted', 'hashed']) await measure(`client_credentials ${client}`, cc(client));
     const login = await app.request({ method: 'POST', url: '/token', headers: form, payload: `grant_type=password&realm_name=hot&username=hot-user&password=${password}`, as: null });
     const token = (login.json() as { access_token: string }).access_token;
-    await measure('introspection', () => app.request({ method: 'POST', url: '/token/introspect', headers: form, payload: `token=${token}`, as: clients.plain! }));
+    // bench/lib/seed.ts's user: 50 grants through one role (user_read and 49 realm definitions)
+    const roleId = await create('/roles', { realmId, name: 'hot-role' });
+    const userRead = (await app.json<{ data: { id: string }[] }>({ method: 'GET', url: '/permissions?filter[name]=user_read' }, 200)).data[0]!.id;
+    const granted = [userRead];
+    for (let i = 0; i < 49; i++) granted.push(await create('/permissions', { realmId, name: `hot_resource_${i}` }));
+    for (const permissionId of granted) await create('/role-permissions', { roleId, permissionId, realmScope: 'own' });
+    const grantedPassword = randomBytes(16).toString('hex');
+    const grantedUser = await create('/users', { realmId, name: 'hot-granted', password: grantedPassword, email: 'granted@hot.example' });
+    await create('/user-roles', { userId: grantedUser, roleId });
+    const grantedLogin = await app.request({ method: 'POST', url: '/token', headers: form, payload: `grant_type=password&realm_name=hot&username=hot-granted&password=${grantedPassword}&scope=openid%20profile%20email`, as: null });
+    const grantedTokens = grantedLogin.json() as { access_token: string; refresh_token: string };
+    await measure('introspection, 50 grants', () => app.request({ method: 'POST', url: '/token/introspect', headers: form, payload: `token=${grantedTokens.access_token}`, as: clients.plain! }));
     await measure('GET /users/@me', () => app.request({ method: 'GET', url: '/users/@me', as: `Bearer ${token}` }));
+    await measure('GET /users/@me, 50 grants', () => app.request({ method: 'GET', url: '/users/@me', as: `Bearer ${grantedTokens.access_token}` }));
+    // refresh rotation: every answer carries the next refresh token (RFC 6749 §6, rotation)
+    let refreshToken = grantedTokens.refresh_token;
+    await measure('refresh rotation', async () => {
+        const response = await app.request({ method: 'POST', url: '/token', headers: form, as: null, payload: `grant_type=refresh_token&realm_name=hot&refresh_token=${refreshToken}` });
+        if (response.statusCode === 200) refreshToken = (response.json() as { refresh_token: string }).refresh_token;
+        return response;
+    });
     // issue 13: authorization_code redemption (public client, PKCE S256, access + refresh + ID token),
     // codes minted beforehand through POST /authorize, the API form
     const redirectUri = 'https://spa.hot.example/cb';
@@ -91,6 +121,15 @@ try {
                 },
             });
             codes.push((minted.json() as { code: string }).code);
+        }
+        if (alg === 'RS256') {
+            // userinfo (OIDC Core §5.3) with an access token of the code flow: scope openid profile email
+            const redeemed = await app.request({
+                method: 'POST', url: '/token', headers: form, as: null,
+                payload: new URLSearchParams({ grant_type: 'authorization_code', client_id: spa, redirect_uri: redirectUri, code: codes.pop()!, code_verifier: verifier }).toString(),
+            });
+            const openidToken = (redeemed.json() as { access_token: string }).access_token;
+            await measure('GET /userinfo', () => app.request({ method: 'GET', url: '/userinfo', as: `Bearer ${openidToken}` }));
         }
         await measure(`authorization_code redemption, ${alg} ID token`, () => app.request({
             method: 'POST', url: '/token', headers: form, as: null,

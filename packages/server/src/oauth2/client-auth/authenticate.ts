@@ -9,6 +9,7 @@ import type { ClientSecretVerifier } from '../../secrets/client-secret-verifier.
 import { failedAuthentication } from '../../limits/failed-authentication.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../../secrets/passwords.js';
 import { invalidClient, invalidRequest } from '../errors.js';
+import { provesRemembered, type ProtocolLookups } from '../lookups.js';
 
 /** RFC 6749 §2.3.1 Basic that does not decode: the client failed to authenticate. */
 function malformedBasic(): never {
@@ -24,6 +25,8 @@ export interface ClientAuthDeps {
     /** Basic user credentials may be verified by an LDAP directory (issue 16): its bind password is sealed */
     secrets: SecretBox;
     handle: { dialect: DialectName };
+    /** realms and clients that authenticated, remembered (oauth2/lookups.ts); absent: every lookup reads */
+    lookups?: ProtocolLookups;
 }
 
 /** A client the token request named: `authenticated` when it proved its secret (a confidential client). */
@@ -57,11 +60,24 @@ export async function authenticateClient(
         if (body.client_secret !== undefined) throw invalidRequest('client_secret needs client_id.');
         return null;
     }
+    const lookups = deps.lookups;
+    const cacheKey = `${realmId}/${credentials.id}`;
+    // issue 19 item 2: a client that authenticated before answers from memory when it presents the
+    // same proof (its secret's keyed digest, or again no secret for a public client); anything
+    // else — another secret included — takes the full path below, failures counted as before
+    const known = lookups?.clients.get(cacheKey);
+    if (known) {
+        if (credentials.secret === undefined ? known.digest === null : provesRemembered(lookups!, known, credentials.secret)) {
+            return { row: known.row, authenticated: credentials.secret !== undefined };
+        }
+    }
+    const generation = lookups?.clients.mark();
     const row = await findClientInRealm(deps.db, realmId, credentials.id);
     if (credentials.secret === undefined) {
         // a public client: identified, not authenticated
         if (!row?.active) throw invalidClient();
         if (row.secret) throw invalidClient('The client must authenticate with its secret.');
+        lookups?.clients.set(cacheKey, { row, digest: null }, generation);
         return { row, authenticated: false };
     }
     // spec Limits: a wrong client secret counts toward the address's failures; the right secret
@@ -77,6 +93,8 @@ export async function authenticateClient(
         throw failedAuthentication(invalidClient(), { realmId, refType: 'client', refId: row.id });
     }
     if (!row.active) throw invalidClient();
+    // remembered without its secret: '' marks it confidential and verifies nothing
+    lookups?.clients.set(cacheKey, { row: { ...row, secret: '' }, digest: lookups.digest(credentials.secret) }, generation);
     return { row, authenticated: true };
 }
 

@@ -26,7 +26,7 @@ export async function authenticateCaller(deps: ClientAuthDeps, params: Record<st
     if (!basic && body.client_id === undefined && body.client_secret === undefined && authorization === undefined) {
         throw invalidClient('Client authentication is required (RFC 7009 §2.1).');
     }
-    const realm = await realmOfRequest(deps.db, params, { credentialId: presentedClientId(params, authorization), users: true });
+    const realm = await realmOfRequest(deps.db, params, { credentialId: presentedClientId(params, authorization), users: true }, deps.lookups);
     try {
         const client = await authenticateClient(deps, realm.id, authorization, body);
         if (client) return { kind: 'client', id: client.row.id, realmId: client.row.realmId, authenticated: client.authenticated };

@@ -61,7 +61,7 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     const base = deps.publicUrl.replace(/\/+$/, '');
 
     const resolveRealm: Step<DeviceRequestState> = step('resolve realm', async (state) => {
-        state.realm = await realmOfRequest(deps.db, state.params, { credentialId: presentedClientId(state.params, state.request.authorization) });
+        state.realm = await realmOfRequest(deps.db, state.params, { credentialId: presentedClientId(state.params, state.request.authorization) }, deps.lookups);
     });
 
     /** RFC 8628 §3.1: the client authenticates as at the token endpoint; a public one names itself with client_id */

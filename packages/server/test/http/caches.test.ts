@@ -1,0 +1,163 @@
+import type { CompiledQuery } from 'kysely';
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../app.js';
+import { describeEachDialect } from '../databases.js';
+import { createClient, createUser } from '../identities.js';
+import { syncMappedRoles } from '../../src/storage/identity-providers.js';
+import { protocolTransaction } from '../../src/storage/write-transaction.js';
+
+/**
+ * Issue 19 item 2: the caches of one process (active signing keys, grants, realms, clients that
+ * authenticated) answer the hot paths without the database, and every write through the API
+ * empties what it changes before it answers — the next request sees the change. In process here
+ * (CACHES=on: one process on PostgreSQL/MySQL too); across two replicas in e2e/replicas.test.ts.
+ */
+describeEachDialect('caches: served from memory, emptied by every write before it answers', (dialect) => {
+    const app = useTestApp(dialect, { caches: 'on' });
+
+    /** the SQL statements (database round trips) `work` sends */
+    let recording: string[] | null = null;
+    let restore: (() => void) | undefined;
+    beforeAll(() => {
+        const executor = Object.getPrototypeOf(Object.getPrototypeOf(app.deps.db.getExecutor())) as { executeQuery: (query: CompiledQuery, id: unknown) => Promise<unknown> };
+        const execute = executor.executeQuery;
+        executor.executeQuery = function (this: unknown, query: CompiledQuery, id: unknown) {
+            recording?.push(query.sql);
+            return execute.call(this, query, id);
+        };
+        restore = () => {
+            executor.executeQuery = execute;
+        };
+    });
+    afterAll(() => restore?.());
+    const statementsOf = async (work: () => Promise<unknown>): Promise<string[]> => {
+        recording = [];
+        try {
+            await work();
+            return recording;
+        } finally {
+            recording = null;
+        }
+    };
+    const reading = (statements: string[], table: string) => statements.filter((sql) => /^\s*select/i.test(sql) && sql.includes(`"${table}"`) || sql.includes(`\`${table}\``));
+
+    let realmId: string;
+    beforeAll(async () => {
+        realmId = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: `cached-${dialect}` } }, 201)).data.id;
+    });
+    const issue = (a: TestApp, header: string) => a.request({
+        method: 'POST', url: '/token', as: header, payload: { grant_type: 'client_credentials', realm_id: realmId },
+    });
+
+    it('a known client authenticates, its realm resolves and the realm key signs without reading auth_clients, auth_realms or auth_keys', async () => {
+        const client = await createClient(app, realmId);
+        expect((await issue(app, client.header)).statusCode).toBe(200);
+        let status = 0;
+        const statements = await statementsOf(async () => {
+            status = (await issue(app, client.header)).statusCode;
+        });
+        expect(status).toBe(200);
+        for (const table of ['auth_clients', 'auth_realms', 'auth_keys']) expect(reading(statements, table), table).toEqual([]);
+        // a wrong secret is never answered from memory: refused, whatever was remembered
+        expect((await issue(app, app.basic(client.id, 'not-the-secret'))).statusCode).toBe(401);
+        expect((await issue(app, client.header)).statusCode).toBe(200);
+    });
+
+    it('a rotated secret, a deactivated and a deleted client are refused on the next request', async () => {
+        const client = await createClient(app, realmId);
+        expect((await issue(app, client.header)).statusCode).toBe(200);
+        const rotated = await app.json<{ meta: { secret: string } }>({ method: 'POST', url: `/clients/${client.id}/secret`, payload: {} }, 200);
+        expect((await issue(app, client.header)).statusCode).toBe(401);
+        const renewed = app.basic(client.id, rotated.meta.secret);
+        expect((await issue(app, renewed)).statusCode).toBe(200);
+        await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { active: false } }, 200);
+        expect((await issue(app, renewed)).statusCode).toBe(401);
+        await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { active: true } }, 200);
+        expect((await issue(app, renewed)).statusCode).toBe(200);
+        await app.json({ method: 'DELETE', url: `/clients/${client.id}` }, 200);
+        expect((await issue(app, renewed)).statusCode).toBe(401);
+    });
+
+    it('a disabled or deleted signing key never signs the next token', async () => {
+        const client = await createClient(app, realmId);
+        const kidOf = async () => {
+            const response = await issue(app, client.header);
+            expect(response.statusCode, response.body).toBe(200);
+            return decodeProtectedHeader((response.json() as { access_token: string }).access_token).kid!;
+        };
+        const first = await kidOf();
+        expect(await kidOf()).toBe(first);
+        await app.json({ method: 'POST', url: `/keys/${first}`, payload: { status: 'disabled' } }, 200);
+        const second = await kidOf();
+        expect(second).not.toBe(first);
+        // a newer key of higher priority takes over at once
+        const third = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/keys', payload: { realmId, use: 'sig', algorithm: 'ES256', priority: 5 } }, 201)).data.id;
+        expect(await kidOf()).toBe(third);
+        await app.json({ method: 'DELETE', url: `/keys/${third}?force=true` }, 200);
+        expect(await kidOf()).toBe(second);
+    });
+
+    it("a role's permission removed or added changes the holder's next decision", async () => {
+        const role = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: `cached-role-${dialect}`, realmId } }, 201)).data;
+        const userRead = (await app.json<{ data: { id: string } }>({ method: 'GET', url: '/permissions/user_read' }, 200)).data;
+        const user = await createUser(app, realmId);
+        await app.json({ method: 'POST', url: '/user-roles', payload: { userId: user.id, roleId: role.id } }, 201);
+        await createUser(app, realmId);
+        const users = () => app.request({ method: 'GET', url: `/users?filter[realmId]=${realmId}`, as: user.header });
+        // without user_read a user lists nobody; with it, every user of its realm
+        const seen = async () => {
+            const response = await users();
+            expect(response.statusCode, response.body).toBe(200);
+            return (response.json() as { data: unknown[] }).data.length;
+        };
+        expect(await seen()).toBe(0);
+        expect(await seen()).toBe(0);
+        const binding = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/role-permissions', payload: { roleId: role.id, permissionId: userRead.id, realmScope: 'own' } }, 201)).data;
+        expect(await seen()).toBeGreaterThan(1);
+        // remembered now: the second decision reads no grant table
+        const statements = await statementsOf(users);
+        expect(statements.filter((sql) => sql.includes('auth_role_permissions') || sql.includes('auth_user_permissions'))).toEqual([]);
+        await app.json({ method: 'DELETE', url: `/role-permissions/${binding.id}` }, 200);
+        expect(await seen()).toBe(0);
+        // and the role taken from the user, with the permission back on the role
+        await app.json({ method: 'POST', url: '/role-permissions', payload: { roleId: role.id, permissionId: userRead.id, realmScope: 'own' } }, 201);
+        expect(await seen()).toBeGreaterThan(1);
+        const held = (await app.json<{ data: { id: string }[] }>({ method: 'GET', url: `/user-roles?filter[userId]=${user.id}` }, 200)).data;
+        for (const row of held) await app.json({ method: 'DELETE', url: `/user-roles/${row.id}` }, 200);
+        expect(await seen()).toBe(0);
+    });
+
+    it("an upstream login's role mappings (no entity event) change the user's next decision too", async () => {
+        const role = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: `mapped-role-${dialect}`, realmId } }, 201)).data;
+        const userRead = (await app.json<{ data: { id: string } }>({ method: 'GET', url: '/permissions/user_read' }, 200)).data;
+        await app.json({ method: 'POST', url: '/role-permissions', payload: { roleId: role.id, permissionId: userRead.id, realmScope: 'own' } }, 201);
+        const user = await createUser(app, realmId);
+        const seen = async () => {
+            const response = await app.request({ method: 'GET', url: `/users?filter[realmId]=${realmId}`, as: user.header });
+            expect(response.statusCode, response.body).toBe(200);
+            return (response.json() as { data: unknown[] }).data.length;
+        };
+        // what federation/provision.ts does on every login: the mapped roles synced in a protocol transaction
+        const sync = (matched: string[]) => protocolTransaction(app.deps.db, (tx) =>
+            syncMappedRoles(tx, app.deps.handle.dialect, user.id, [role.id], new Set(matched), new Date()));
+        expect(await seen()).toBe(0);
+        expect(await seen()).toBe(0);
+        await sync([role.id]);
+        expect(await seen()).toBeGreaterThan(0);
+        expect(await seen()).toBeGreaterThan(0);
+        await sync([]);
+        expect(await seen()).toBe(0);
+    });
+
+    it('reports every cache with its entries, bound and counters in /metrics', async () => {
+        const metrics = await app.request({ method: 'GET', url: '/metrics', as: null, remoteAddress: '127.0.0.1' });
+        expect(metrics.statusCode).toBe(200);
+        for (const cache of ['active_signing_keys', 'grants', 'realms', 'clients']) {
+            expect(metrics.body).toMatch(new RegExp(`realmgate_cache_bound\\{cache="${cache}"\\} [1-9]`));
+            expect(metrics.body).toMatch(new RegExp(`realmgate_cache_entries\\{cache="${cache}"\\} \\d+`));
+            expect(metrics.body).toMatch(new RegExp(`realmgate_cache_hits_total\\{cache="${cache}"\\} [1-9]`));
+        }
+        expect(metrics.body).toContain('realmgate_cache_invalidations_total{cache="grants"}');
+    });
+});
