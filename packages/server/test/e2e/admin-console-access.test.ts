@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CONSOLE_DIST } from '../../src/http/consoles.js';
 import { ADMIN, startTestApp, type TestApp } from '../app.js';
+import { ensureConsoleBuilt } from './console-harness.js';
 import { describeEachDialect } from '../databases.js';
 import { freePort } from '../network.js';
 
@@ -20,23 +18,6 @@ import { freePort } from '../network.js';
 const TIMEOUT = 120_000;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** The newest modification time under a directory (the console's sources). */
-function newest(directory: string): number {
-    let latest = 0;
-    for (const entry of readdirSync(directory, { withFileTypes: true })) {
-        const path = join(directory, entry.name);
-        latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-    }
-    return latest;
-}
-
-/** `npm run build -w @realmgate/console` unless the build is there and newer than every source file. */
-function buildConsoleIfStale(): void {
-    const index = join(CONSOLE_DIST, 'admin', 'index.html');
-    if (existsSync(index) && statSync(index).mtimeMs >= newest(join(CONSOLE_DIST, '..', 'src'))) return;
-    execFileSync('npm', ['run', 'build', '-w', '@realmgate/console'], { stdio: 'ignore' });
-}
-
 describeEachDialect('admin console: clients, roles, permissions, policies and scopes in chromium', (dialect) => {
     let app: TestApp;
     let publicUrl: string;
@@ -46,7 +27,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
     const problems: string[] = [];
 
     beforeAll(async () => {
-        buildConsoleIfStale();
+        ensureConsoleBuilt();
         // the app serves the built admin console in session mode, as `npm start` does
         const port = await freePort();
         publicUrl = `http://127.0.0.1:${port}`;

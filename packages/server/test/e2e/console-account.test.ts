@@ -1,16 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MASTER_REALM } from '@realmgate/core';
 import { generate } from 'otplib';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page, type Request, type Response } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CONSOLE_DIST } from '../../src/http/consoles.js';
 import { recordConsent } from '../../src/storage/consents.js';
 import { insertIdentityLink } from '../../src/storage/identity-providers.js';
 import { startTestApp, type TestApp } from '../app.js';
+import { axeViolations, ensureConsoleBuilt } from './console-harness.js';
 import { nextTotpCode } from '../browser.js';
 import { describeEachDialect } from '../databases.js';
 import { startMailServer, type MailServer } from '../mail-server.js';
@@ -23,7 +19,6 @@ import { freePort } from '../network.js';
  * page loads clean (no console error, no failed request, no serious axe-core violation at 360 px
  * and on a desktop), and the scenarios run through the pages as a person would. One browser.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PAGES = [
     { nav: 'Profile', heading: 'Your profile' },
     { nav: 'Password', heading: 'Password' },
@@ -32,21 +27,6 @@ const PAGES = [
     { nav: 'Linked accounts', heading: 'Linked accounts' },
     { nav: 'Applications', heading: 'Applications' },
 ] as const;
-
-const CONSOLE_SOURCES = fileURLToPath(new URL('../../../../apps/console/src', import.meta.url));
-
-/** The newest modification time under a folder. */
-function newest(folder: string): number {
-    return Math.max(0, ...readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
-        .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs));
-}
-
-/** The console as built by `npm run build -w @realmgate/console`: built first when missing or older than its sources. */
-function ensureConsoleBuild(): void {
-    const index = join(CONSOLE_DIST, 'account', 'index.html');
-    if (existsSync(index) && statSync(index).mtimeMs >= newest(CONSOLE_SOURCES)) return;
-    execFileSync('npm', ['run', 'build', '-w', '@realmgate/console'], { cwd: fileURLToPath(new URL('../../../..', import.meta.url)), stdio: 'ignore' });
-}
 
 /** CONSOLE_SCREENSHOTS=<folder>: the main pages are saved there as PNG (the README's pictures come from docs/screenshots). */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -70,16 +50,6 @@ function watch(page: Page): Watch {
     };
 }
 
-/** axe-core's serious and critical violations of the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-    // page.evaluate runs outside the page's Content-Security-Policy, which refuses any injected script
-    await page.evaluate(AXE);
-    // a string: it runs in the page, where `axe` and `document` are
-    return page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map((violation) => violation.id + ': ' + JSON.stringify(violation.nodes.map((node) => node.target))))`);
-}
-
 describeEachDialect('end to end: the account console in chromium', (dialect) => {
     let app: TestApp;
     let mail: MailServer;
@@ -90,7 +60,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
     const carol = { id: '', name: 'carol', password: 'carol-password-1', email: 'carol@example.test' };
 
     beforeAll(async () => {
-        ensureConsoleBuild();
+        ensureConsoleBuilt();
         mail = await startMailServer();
         const port = await freePort();
         publicUrl = `http://127.0.0.1:${port}`;
@@ -146,7 +116,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await page.setViewportSize(viewport);
             for (const { nav, heading } of PAGES) {
                 await open(page, nav, heading);
-                const violations = await seriousViolations(page);
+                const violations = await axeViolations(page);
                 expect(violations, `${heading} at ${viewport.width} px`).toEqual([]);
                 // nothing wider than the window at 360 px (issue 18 item 5)
                 expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), `${heading} at ${viewport.width} px`).toBe(true);
@@ -222,7 +192,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
         await open(page, 'Applications', 'Applications');
         const item = page.getByRole('listitem').filter({ hasText: 'Photo app' });
         await expect.poll(() => item.getByRole('list', { name: 'Scopes granted to Photo app' }).innerText()).toMatch(/openid\s+email/);
-        expect(await seriousViolations(page)).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
         await screenshot(page, 'applications');
         await item.getByRole('button', { name: 'Revoke access of Photo app' }).click();
         await page.getByRole('dialog', { name: 'Revoke access of Photo app?' }).getByRole('button', { name: 'Revoke access' }).click();
@@ -241,7 +211,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
         await insertIdentityLink(app.deps.db, dialect, { providerId: provider.id, userId: carol.id, realmId: master.id, subject: 'carol-upstream' }, new Date());
         await open(page, 'Linked accounts', 'Linked accounts');
         await page.getByText('your identity there: carol-upstream').waitFor();
-        expect(await seriousViolations(page)).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
         await page.getByRole('button', { name: 'Unlink Upstream ID' }).click();
         await page.getByRole('dialog', { name: 'Unlink Upstream ID?' }).getByRole('button', { name: 'Unlink' }).click();
         await page.getByText('Upstream ID is unlinked.').waitFor();
@@ -260,13 +230,13 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await expect.poll(() => page.evaluate<boolean>("document.querySelector('img.qr').complete && document.querySelector('img.qr').naturalWidth > 0")).toBe(true);
             const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
             expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
-            expect(await seriousViolations(page)).toEqual([]);
+            expect(await axeViolations(page)).toEqual([]);
             await screenshot(page, 'two-factor');
             await page.getByLabel('Code from the app').fill(await generate({ secret }));
             await page.getByRole('button', { name: 'Confirm', exact: true }).click();
             await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
             await expect.poll(() => page.locator('.codes li').count()).toBeGreaterThan(0);
-            expect(await seriousViolations(page)).toEqual([]);
+            expect(await axeViolations(page)).toEqual([]);
             await expect(page.getByText('Confirmed', { exact: true }).isVisible()).resolves.toBe(true);
 
             // a new browser: the password, then the authentication code
