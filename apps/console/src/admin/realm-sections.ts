@@ -11,4 +11,5 @@ export const REALM_SECTIONS: RealmSection[] = [
     { label: 'Permissions', path: 'permissions', permission: 'permission_read' },
     { label: 'Policies', path: 'policies', permission: 'policy_read' },
     { label: 'Scopes', path: 'scopes', permission: 'scope_read' },
+    { label: 'Sessions', path: 'sessions', permission: 'session_read' },
 ];

@@ -7,6 +7,7 @@ import { ROLE_ROUTES } from './areas/roles/routes.js';
 import { PERMISSION_ROUTES } from './areas/permissions/routes.js';
 import { POLICY_ROUTES } from './areas/policies/routes.js';
 import { SCOPE_ROUTES } from './areas/scopes/routes.js';
+import { SESSION_ROUTES } from './areas/sessions/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -22,6 +23,7 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...PERMISSION_ROUTES,
     ...POLICY_ROUTES,
     ...SCOPE_ROUTES,
+    ...SESSION_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
