@@ -12,4 +12,5 @@ export const REALM_SECTIONS: RealmSection[] = [
     { label: 'Policies', path: 'policies', permission: 'policy_read' },
     { label: 'Scopes', path: 'scopes', permission: 'scope_read' },
     { label: 'Sessions', path: 'sessions', permission: 'session_read' },
+    { label: 'Keys', path: 'keys', permission: 'key_read' },
 ];

@@ -8,6 +8,7 @@ import { PERMISSION_ROUTES } from './areas/permissions/routes.js';
 import { POLICY_ROUTES } from './areas/policies/routes.js';
 import { SCOPE_ROUTES } from './areas/scopes/routes.js';
 import { SESSION_ROUTES } from './areas/sessions/routes.js';
+import { KEY_ROUTES } from './areas/keys/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -24,6 +25,7 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...POLICY_ROUTES,
     ...SCOPE_ROUTES,
     ...SESSION_ROUTES,
+    ...KEY_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
