@@ -13,4 +13,5 @@ export const REALM_SECTIONS: RealmSection[] = [
     { label: 'Scopes', path: 'scopes', permission: 'scope_read' },
     { label: 'Sessions', path: 'sessions', permission: 'session_read' },
     { label: 'Keys', path: 'keys', permission: 'key_read' },
+    { label: 'Identity providers', path: 'identity-providers', permission: 'identity_provider_read' },
 ];

@@ -9,6 +9,7 @@ import { POLICY_ROUTES } from './areas/policies/routes.js';
 import { SCOPE_ROUTES } from './areas/scopes/routes.js';
 import { SESSION_ROUTES } from './areas/sessions/routes.js';
 import { KEY_ROUTES } from './areas/keys/routes.js';
+import { IDENTITY_PROVIDER_ROUTES } from './areas/identity-providers/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -26,6 +27,7 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...SCOPE_ROUTES,
     ...SESSION_ROUTES,
     ...KEY_ROUTES,
+    ...IDENTITY_PROVIDER_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
