@@ -14,4 +14,5 @@ export const REALM_SECTIONS: RealmSection[] = [
     { label: 'Sessions', path: 'sessions', permission: 'session_read' },
     { label: 'Keys', path: 'keys', permission: 'key_read' },
     { label: 'Identity providers', path: 'identity-providers', permission: 'identity_provider_read' },
+    { label: 'Folders', path: 'folders', permission: 'path_read' },
 ];

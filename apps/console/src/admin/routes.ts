@@ -10,6 +10,7 @@ import { SCOPE_ROUTES } from './areas/scopes/routes.js';
 import { SESSION_ROUTES } from './areas/sessions/routes.js';
 import { KEY_ROUTES } from './areas/keys/routes.js';
 import { IDENTITY_PROVIDER_ROUTES } from './areas/identity-providers/routes.js';
+import { FOLDER_ROUTES } from './areas/folders/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -28,6 +29,7 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...SESSION_ROUTES,
     ...KEY_ROUTES,
     ...IDENTITY_PROVIDER_ROUTES,
+    ...FOLDER_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
