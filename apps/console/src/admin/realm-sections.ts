@@ -15,4 +15,5 @@ export const REALM_SECTIONS: RealmSection[] = [
     { label: 'Keys', path: 'keys', permission: 'key_read' },
     { label: 'Identity providers', path: 'identity-providers', permission: 'identity_provider_read' },
     { label: 'Folders', path: 'folders', permission: 'path_read' },
+    { label: 'Events', path: 'events', permission: 'event_read' },
 ];

@@ -11,6 +11,7 @@ import { SESSION_ROUTES } from './areas/sessions/routes.js';
 import { KEY_ROUTES } from './areas/keys/routes.js';
 import { IDENTITY_PROVIDER_ROUTES } from './areas/identity-providers/routes.js';
 import { FOLDER_ROUTES } from './areas/folders/routes.js';
+import { EVENT_ROUTES } from './areas/events/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -30,6 +31,7 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...KEY_ROUTES,
     ...IDENTITY_PROVIDER_ROUTES,
     ...FOLDER_ROUTES,
+    ...EVENT_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
