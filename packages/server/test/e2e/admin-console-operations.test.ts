@@ -140,6 +140,17 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
         }
         expect(findings).toEqual([]);
 
+        // 360 px wide (issue 18 item 5): nothing wider than the screen, the chart and the key ids included
+        await page.setViewportSize({ width: 360, height: 800 });
+        const overflowing: string[] = [];
+        for (const path of ['/sessions', '/keys', `/identity-providers/${provider.id}`, `/folders/${folder.id}`, '/events', `/clients/${client.id}/permissions`]) {
+            await open(path);
+            const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+            if (width > 360) overflowing.push(`${path}: ${width}px`);
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+        expect(overflowing).toEqual([]);
+
         // what lives in a folder: its subfolder, its user and its client
         await open(`/folders/${folder.id}`);
         await page.getByRole('link', { name: 'staff/berlin' }).waitFor();
