@@ -11,4 +11,9 @@ export const REALM_SECTIONS: RealmSection[] = [
     { label: 'Permissions', path: 'permissions', permission: 'permission_read' },
     { label: 'Policies', path: 'policies', permission: 'policy_read' },
     { label: 'Scopes', path: 'scopes', permission: 'scope_read' },
+    { label: 'Sessions', path: 'sessions', permission: 'session_read' },
+    { label: 'Keys', path: 'keys', permission: 'key_read' },
+    { label: 'Identity providers', path: 'identity-providers', permission: 'identity_provider_read' },
+    { label: 'Folders', path: 'folders', permission: 'path_read' },
+    { label: 'Events', path: 'events', permission: 'event_read' },
 ];

@@ -7,6 +7,11 @@ import { ROLE_ROUTES } from './areas/roles/routes.js';
 import { PERMISSION_ROUTES } from './areas/permissions/routes.js';
 import { POLICY_ROUTES } from './areas/policies/routes.js';
 import { SCOPE_ROUTES } from './areas/scopes/routes.js';
+import { SESSION_ROUTES } from './areas/sessions/routes.js';
+import { KEY_ROUTES } from './areas/keys/routes.js';
+import { IDENTITY_PROVIDER_ROUTES } from './areas/identity-providers/routes.js';
+import { FOLDER_ROUTES } from './areas/folders/routes.js';
+import { EVENT_ROUTES } from './areas/events/routes.js';
 
 /**
  * The admin console's route table: one table per area (areas/<area>/routes.ts), listed here. A new
@@ -22,6 +27,11 @@ export const ADMIN_ROUTES: RouteRecordRaw[] = [
     ...PERMISSION_ROUTES,
     ...POLICY_ROUTES,
     ...SCOPE_ROUTES,
+    ...SESSION_ROUTES,
+    ...KEY_ROUTES,
+    ...IDENTITY_PROVIDER_ROUTES,
+    ...FOLDER_ROUTES,
+    ...EVENT_ROUTES,
     { path: '/:missing(.*)*', component: () => import('./NotFound.vue') },
 ];
 
