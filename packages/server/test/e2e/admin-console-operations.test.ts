@@ -1,18 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { RealmScope } from '@realmgate/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fillEventAggregates } from '../../src/domains/event-log/maintenance.js';
-import { CONSOLE_DIST } from '../../src/http/consoles.js';
 import { createActor } from '../actors.js';
 import { ADMIN, startTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { freePort } from '../network.js';
 import { login, probe } from '../sessions.js';
+import { ensureConsoleBuilt } from './console-harness.js';
 
 /**
  * The admin console's operations areas (issue 18 item 3: sessions, keys, identity providers,
@@ -27,23 +25,6 @@ const TIMEOUT = 120_000;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 
-/** The newest modification time under a directory (the console's sources). */
-function newest(directory: string): number {
-    let latest = 0;
-    for (const entry of readdirSync(directory, { withFileTypes: true })) {
-        const path = join(directory, entry.name);
-        latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-    }
-    return latest;
-}
-
-/** `npm run build -w @realmgate/console` unless the build is there and newer than every source file. */
-function buildConsoleIfStale(): void {
-    const index = join(CONSOLE_DIST, 'admin', 'index.html');
-    if (existsSync(index) && statSync(index).mtimeMs >= newest(join(CONSOLE_DIST, '..', 'src'))) return;
-    execFileSync('npm', ['run', 'build', '-w', '@realmgate/console'], { stdio: 'ignore' });
-}
-
 describeEachDialect('admin console: sessions, keys, identity providers, folders, grants and events in chromium', (dialect) => {
     let app: TestApp;
     let publicUrl: string;
@@ -53,7 +34,7 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
     const problems: string[] = [];
 
     beforeAll(async () => {
-        buildConsoleIfStale();
+        ensureConsoleBuilt();
         const port = await freePort();
         publicUrl = `http://127.0.0.1:${port}`;
         // startTestApp hands its options to createApp, which takes the consoles (AppOptions) beside the wiring
