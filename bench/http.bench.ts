@@ -99,8 +99,8 @@ async function startRealmgate(args: string[], database: BenchDatabase, instrumen
         args: instrument ? [...INSTRUMENT_ARGS, ...args] : args,
         ipc: instrument,
         port,
-        // three servers boot at once per database, from source in quick runs: a shared host needs the margin
-        timeoutMs: 120_000,
+        // three servers boot at once per database, from source in quick runs: a shared, loaded host needs the margin
+        timeoutMs: 300_000,
         // the master realm's discovery document: the first answer that needs a migrated, bootstrapped database
         readyPath: '/.well-known/openid-configuration',
         env: {
