@@ -368,11 +368,11 @@ async function prepareDatabase(
     // `small` serves the bench scenarios; the scaling scenarios run on twins with the same
     // history, one with the bench realm only and one with the bulk realms beside it, so the
     // sessions and caches the other scenarios leave behind weigh on neither side
-    const [small, one, large] = await Promise.all([
-        startSeeded(args, dialect, services, databases),
-        startSeeded(args, dialect, services, databases),
-        startSeeded(args, dialect, services, databases),
-    ]);
+    // settled, not raced: a server that boots after its sibling failed is still in `services` when the run stops them
+    const started = await Promise.allSettled([0, 1, 2].map(() => startSeeded(args, dialect, services, databases)));
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [small, one, large] = started.map((result) => (result as PromiseFulfilledResult<Seeded>).value) as [Seeded, Seeded, Seeded];
 
     // issue 17: the example resource server, the same route with no authorization and through the adapter
     const resourceServers = {
