@@ -102,7 +102,7 @@ export function distSourceMaps(): PositionResolver {
 
 const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 
-export function profileHeadline(summary: ProfileSummary): string {
+function profileHeadline(summary: ProfileSummary): string {
     return `${summary.samples.toLocaleString('en-US')} samples, idle ${percent(summary.idle)} (shares below are of the busy samples)`;
 }
 
