@@ -2,6 +2,9 @@
  * The HTTP benchmark (issue 6): the Realmgate server in its own process on a fresh database, the
  * references (bare Fastify, oidc-provider) each in theirs, load from autocannon in this process,
  * one scenario at a time. Every ratio is taken against a figure measured in the same run.
+ * With several databases (issue 19) every Realmgate scenario runs on each of them in the same
+ * rounds, side by side, while the references run once; the servers count their database
+ * statements per request and, after the rounds, give a CPU profile of each protocol scenario.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,10 +16,13 @@ import { benchDecisions } from './access.bench.js';
 import { Api, basic, type TokenAnswer } from './lib/api.js';
 import { seedBulk, type BulkPlan } from './lib/bulk.js';
 import { createBenchDatabase, type BenchDialect, type BenchDatabase } from './lib/database.js';
-import { loadOnce, loadPlan, probe, type LoadPlan, type LoadRequest, type RoundResult } from './lib/load.js';
+import { INSTRUMENT_ARGS, INSTRUMENT_ENV } from './lib/instrument.js';
+import { loadPlan, type LoadPlan, type LoadRequest } from './lib/load.js';
 import { bcryptVerifyRate, jwsRates } from './lib/micro.js';
 import { rssOf, startService, type Service } from './lib/processes.js';
-import type { Row, Section } from './lib/report.js';
+import { distSourceMaps, summarizeProfile, type ProfileSummary } from './lib/profile.js';
+import { compareWithSqlite, type Row, type Section } from './lib/report.js';
+import { codeScenario, httpScenario, inProcessScenario, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
 import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
 
@@ -27,12 +33,23 @@ const FORM = 'application/x-www-form-urlencoded';
 const MB = 2 ** 20;
 /** above the cold password-grant rate on this class of host (bcrypt cost 10, 2 cores), so the pool lasts */
 const COLD_LOGINS_PER_SECOND = 40;
+/** longer than any run: the scenarios' bearer tokens are issued once, at seeding */
+const ACCESS_TOKEN_SECONDS = 6 * 3600;
 
 export interface HttpOptions {
     quick: boolean;
-    db: BenchDialect;
+    /** every Realmgate scenario runs on each, in this order (SQLite first is the comparison's base) */
+    dbs: readonly BenchDialect[];
     /** run the server from TypeScript source through tsx instead of the built dist */
     source: boolean;
+    /** a CPU profile of each protocol scenario after the rounds (`--no-profile` turns it off) */
+    profile: boolean;
+}
+
+export interface ProfileEntry {
+    /** the scenario and its database, e.g. `client_credentials (postgres)` */
+    title: string;
+    summary: ProfileSummary;
 }
 
 export interface HttpReport {
@@ -40,6 +57,7 @@ export interface HttpReport {
     notes: string[];
     /** the figures the issue's targets name, for the summary */
     targets: Row[];
+    profiles: ProfileEntry[];
 }
 
 async function freePort(): Promise<number> {
@@ -70,12 +88,19 @@ function serverCommand(options: HttpOptions, notes: string[]): string[] {
     return ['--conditions=source', '--import', 'tsx', join(ROOT, 'packages/server/src/cli.ts'), 'start'];
 }
 
-async function startRealmgate(args: string[], database: BenchDatabase): Promise<Service> {
+/**
+ * A Realmgate server on `database`. `instrument` preloads the bench's counters and profiler
+ * (bench/lib/instrument-child.mjs) and opens the IPC channel they answer on.
+ */
+async function startRealmgate(args: string[], database: BenchDatabase, instrument = true): Promise<Service> {
     const port = await freePort();
     return startService({
-        name: 'realmgate',
-        args,
+        name: `realmgate (${database.dialect})`,
+        args: instrument ? [...INSTRUMENT_ARGS, ...args] : args,
+        ipc: instrument,
         port,
+        // three servers boot at once per database, from source in quick runs: a shared, loaded host needs the margin
+        timeoutMs: 300_000,
         // the master realm's discovery document: the first answer that needs a migrated, bootstrapped database
         readyPath: '/.well-known/openid-configuration',
         env: {
@@ -92,7 +117,11 @@ async function startRealmgate(args: string[], database: BenchDatabase): Promise<
             RATE_LIMIT_USER_MAX: '1000000000',
             RATE_LIMIT_CLIENT_MAX: '1000000000',
             RATE_LIMIT_ANONYMOUS_MAX: '1000000000',
+            // the bearer tokens are issued at seeding and used to the end: with several databases a run
+            // outlasts the default 15 minutes (the lifetime changes no work a request does)
+            TOKEN_ACCESS_MAX_AGE: String(ACCESS_TOKEN_SECONDS),
             LOG_LEVEL: 'warn',
+            ...(instrument ? INSTRUMENT_ENV : {}),
         },
     });
 }
@@ -103,7 +132,8 @@ async function measureBoots(args: string[], count: number): Promise<{ median: nu
     for (let i = 0; i < count; i++) {
         const database = await createBenchDatabase('sqlite');
         try {
-            const service = await startRealmgate(args, database);
+            // without the bench's preload: the boot as a deployment sees it
+            const service = await startRealmgate(args, database, false);
             times.push(service.bootMs);
             await service.stop();
         } finally {
@@ -150,115 +180,6 @@ const get = (path: string, authorization?: string): LoadRequest =>
     ({ method: 'GET', path, headers: authorization ? { authorization } : {} });
 const bearer = (token: TokenAnswer) => `Bearer ${token.access_token}`;
 
-/** A scenario's figures over all rounds. */
-interface Measured {
-    rps: number;
-    p50: number;
-    p99: number;
-    errors: number;
-    firstFailure?: string;
-    skipped?: string;
-}
-
-/** One line of load: warmed once, then run once per round. */
-interface Scenario {
-    key: string;
-    warm(seconds: number, settleMs: number): Promise<void>;
-    round(seconds: number, settleMs: number): Promise<RoundResult>;
-    skipped?: string;
-    failure?: string;
-}
-
-/**
- * An HTTP scenario, probed first: a route that answers 404 while `skipOn404` (being built by
- * others) is skipped and says so; another failure is loaded anyway and reported.
- */
-async function httpScenario(
-    key: string, service: Service, request: LoadRequest, connections: number, skipOn404 = false, before: () => Promise<void> = async () => undefined,
-): Promise<Scenario> {
-    let failure: string | undefined;
-    if (!request.setupRequest) {
-        const answer = await probe(service.url, request);
-        if (answer.status === 404 && skipOn404) {
-            return { key, skipped: 'route answers 404 (not built yet): skipped', warm: async () => undefined, round: async () => ({ requests: 0, seconds: 0, p50: 0, p99: 0, errors: 0 }) };
-        }
-        if (answer.status >= 300) failure = `${answer.status} ${answer.body.slice(0, 200)}`;
-    }
-    return {
-        key,
-        ...(failure ? { failure } : {}),
-        async warm(seconds, settleMs) {
-            await before();
-            await loadOnce(service.url, request, connections, seconds, settleMs);
-        },
-        async round(seconds, settleMs) {
-            await before();
-            return loadOnce(service.url, request, connections, seconds, settleMs);
-        },
-    };
-}
-
-/**
- * Code redemption (issue 13): every round first mints the codes it will spend through
- * `POST /authorize` (the API form, untimed), then loads `POST /token` with them. Skipped, and
- * said so, while `POST /authorize` does not answer.
- */
-async function codeScenario(key: string, service: Service, codes: ReturnType<typeof codePool>, connections: number): Promise<Scenario> {
-    const unavailable = await codes.probe();
-    if (unavailable) {
-        return { key, skipped: `${unavailable}: skipped`, warm: async () => undefined, round: async () => ({ requests: 0, seconds: 0, p50: 0, p99: 0, errors: 0 }) };
-    }
-    const request = codes.request();
-    const run = async (seconds: number, settleMs: number) => {
-        await codes.fill(seconds);
-        const result = await loadOnce(service.url, request, connections, seconds, settleMs);
-        // successful redemptions only: a refused replay is fast and would inflate the next pool
-        codes.observe((result.requests - result.errors) / result.seconds);
-        return result;
-    };
-    return { key, warm: async (seconds, settleMs) => void await run(seconds, settleMs), round: run };
-}
-
-/** An in-process rate (calls per second for `seconds`) taking its turn in the rounds like a scenario. */
-function inProcessScenario(key: string, rate: (seconds: number) => Promise<number>): Scenario {
-    return {
-        key,
-        warm: async () => undefined,
-        round: async (seconds) => ({ requests: (await rate(seconds)) * seconds, seconds, p50: Number.NaN, p99: Number.NaN, errors: 0 }),
-    };
-}
-
-async function runRounds(scenarios: readonly Scenario[], plan: LoadPlan, log: (line: string) => void): Promise<Map<string, Measured>> {
-    const rounds = new Map<string, RoundResult[]>(scenarios.map((scenario) => [scenario.key, []]));
-    for (let round = 0; round < plan.rounds; round++) {
-        log(`round ${round + 1} of ${plan.rounds} over ${scenarios.length} scenarios`);
-        for (const scenario of scenarios) {
-            if (scenario.skipped) continue;
-            if (round === 0 && plan.warmup > 0) await scenario.warm(plan.warmup, plan.settleMs);
-            rounds.get(scenario.key)!.push(await scenario.round(plan.roundSeconds, plan.settleMs));
-        }
-    }
-    const measured = new Map<string, Measured>();
-    for (const scenario of scenarios) {
-        const results = rounds.get(scenario.key)!;
-        if (scenario.skipped) {
-            measured.set(scenario.key, { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, errors: 0, skipped: scenario.skipped });
-            continue;
-        }
-        const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-        const failure = scenario.failure ?? results.find((result) => result.firstFailure)?.firstFailure;
-        measured.set(scenario.key, {
-            rps: results.reduce((sum, result) => sum + result.requests, 0) / results.reduce((sum, result) => sum + result.seconds, 0),
-            // latency: the mean of the rounds' percentiles (autocannon keeps no merged histogram)
-            p50: mean(results.map((result) => result.p50)),
-            p99: mean(results.map((result) => result.p99)),
-            errors: results.reduce((sum, result) => sum + result.errors, 0),
-            ...(failure ? { firstFailure: failure } : {}),
-        });
-    }
-    return measured;
-}
-
 function row(scenario: string, result: Measured, reference?: { name: string; rps: number }, target?: { ratio: number; text?: string }): Row {
     if (result.skipped) return { scenario, note: result.skipped };
     const ratio = reference ? result.rps / reference.rps : undefined;
@@ -267,6 +188,7 @@ function row(scenario: string, result: Measured, reference?: { name: string; rps
         ...(reference ? { reference: reference.name, ratio } : {}),
         ...(target && ratio !== undefined ? { target: target.text ?? `≥ ${target.ratio} ×`, met: ratio >= target.ratio && result.errors === 0 } : {}),
         ...(result.firstFailure ? { note: `first failure: ${result.firstFailure.replace(/\s+/g, ' ').slice(0, 120)}` } : {}),
+        ...(result.roundTrips !== undefined ? { roundTrips: result.roundTrips } : {}),
     };
 }
 
@@ -370,6 +292,311 @@ async function startSeeded(args: string[], dialect: BenchDialect, services: Serv
     return { service, database, fixtures, adminApi, rssBoot };
 }
 
+/** The protocol scenarios profiled after the rounds (issue 19), by key, with their titles. */
+const PROFILED: Readonly<Record<string, string>> = {
+    cc: 'client_credentials, plain secret',
+    refresh: 'refresh_token (rotation)',
+    redeem: 'authorization_code redemption',
+    introspect: 'introspection, 50 grants',
+    me: 'bearer GET /users/@me',
+    userinfo: 'GET /userinfo',
+    catalog: 'GET /authorization, 1,000 definitions',
+};
+/** V8's default is 1,000 µs; finer gives enough samples from a short window */
+const PROFILE_INTERVAL_MICROS = 500;
+const profileSeconds = (quick: boolean) => (quick ? 1 : 2);
+
+/** The references every database's figures are compared with, measured once per pass. */
+interface References {
+    fastify: Service;
+    oidc: Service;
+    scenarios: Scenario[];
+}
+
+async function startReferences(plan: LoadPlan, services: Service[], hashCost: () => number): Promise<References> {
+    const c = plan.connections;
+    const fastify = await startReference('fastify', 'fastify.mjs');
+    services.push(fastify);
+    const oidc = await startReference('oidc-provider', 'oidc-provider.mjs');
+    services.push(oidc);
+    const opaque = await (await fetch(`${oidc.url}/token`, {
+        method: 'POST', headers: { 'content-type': FORM, authorization: OIDC_CLIENT }, body: form({ grant_type: 'client_credentials', scope: 'api' }),
+    })).json() as TokenAnswer;
+    // oidc-provider's development adapter keeps 1,000 entries: a fresh token before each round
+    const oidcUserinfo = get('/me', `Bearer ${await oidcUserinfoToken(oidc.url)}`);
+    const freshOidcToken = async () => {
+        oidcUserinfo.headers!.authorization = `Bearer ${await oidcUserinfoToken(oidc.url)}`;
+    };
+    const scenarios = await Promise.all([
+        httpScenario('fastifyGet', fastify, get('/'), c),
+        httpScenario('fastifyPost', fastify, post('/echo', JSON.stringify({ name: 'bench', value: 42 }), {}, 'application/json'), c),
+        httpScenario('oidcJwt', oidc, post('/token', form({ grant_type: 'client_credentials', scope: 'api', resource: 'urn:bench:api' }), { authorization: OIDC_CLIENT }), c),
+        httpScenario('oidcOpaque', oidc, post('/token', form({ grant_type: 'client_credentials', scope: 'api' }), { authorization: OIDC_CLIENT }), c),
+        httpScenario('oidcIntrospect', oidc, post('/token/introspection', form({ token: opaque.access_token }), { authorization: OIDC_CLIENT }), c),
+        httpScenario('oidcUserinfo', oidc, oidcUserinfo, c, { before: freshOidcToken }),
+        // the password grant's ceiling, at the cost the server's stored hashes use
+        inProcessScenario('bcrypt', (seconds) => bcryptVerifyRate(hashCost(), c, seconds)),
+    ]);
+    return { fastify, oidc, scenarios };
+}
+
+/** Everything one database contributes to the pass: its servers, fixtures and scenarios. */
+interface DatabaseRun {
+    dialect: BenchDialect;
+    small: Seeded;
+    one: Seeded;
+    large: Seeded;
+    resourceServers: Record<'none' | 'local' | 'remote' | 'remoteCached', Service>;
+    fixtures: Fixtures;
+    bulk: BulkPlan;
+    seedSeconds: number;
+    hashCost: number;
+    coldReused: { count: number };
+    codes: ReturnType<typeof codePool>;
+    rs256Codes: ReturnType<typeof codePool>;
+    /** the same list, in the same order, on every database */
+    scenarios: Scenario[];
+}
+
+/** The scenario key of `key` on `dialect`: the rounds hold every database's scenarios at once. */
+const keyOn = (dialect: BenchDialect, key: string) => `${dialect}:${key}`;
+
+async function prepareDatabase(
+    dialect: BenchDialect, args: string[], plan: LoadPlan, options: HttpOptions, services: Service[], databases: BenchDatabase[], log: (line: string) => void,
+): Promise<DatabaseRun> {
+    log(`starting three realmgate servers (${dialect}); seeding the bench realm through the API`);
+    // `small` serves the bench scenarios; the scaling scenarios run on twins with the same
+    // history, one with the bench realm only and one with the bulk realms beside it, so the
+    // sessions and caches the other scenarios leave behind weigh on neither side
+    // settled, not raced: a server that boots after its sibling failed is still in `services` when the run stops them
+    const started = await Promise.allSettled([0, 1, 2].map(() => startSeeded(args, dialect, services, databases)));
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [small, one, large] = started.map((result) => (result as PromiseFulfilledResult<Seeded>).value) as [Seeded, Seeded, Seeded];
+
+    // issue 17: the example resource server, the same route with no authorization and through the adapter
+    const resourceServers = {
+        none: await startResourceServer('none', small.service, small.fixtures.plain, options),
+        local: await startResourceServer('local', small.service, small.fixtures.plain, options),
+        remote: await startResourceServer('remote', small.service, small.fixtures.plain, options),
+        remoteCached: await startResourceServer('remote', small.service, small.fixtures.plain, options, 30),
+    };
+    services.push(...Object.values(resourceServers));
+
+    const bulk = bulkPlan(options.quick);
+    log(`bulk seeding ${bulk.realms} realms × ${bulk.clients} clients × ${bulk.users} users × ${bulk.roles} roles into the third server (${dialect})`);
+    const seedStart = Date.now();
+    await seedBulk(await large.adminApi(), large.database, bulk);
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+
+    const { fixtures } = small;
+    const api = await small.adminApi();
+    const tokens = await issueTokens(api, fixtures);
+    const oneTokens = await issueTokens(await one.adminApi(), one.fixtures);
+    const largeTokens = await issueTokens(await large.adminApi(), large.fixtures);
+    // one session per pooled token (refreshing one chain twice would be a replay); topped up
+    // before every run, since the rotations in flight when autocannon stops are lost
+    const pool: string[] = [];
+    const fillPool = async () => {
+        while (pool.length < plan.connections * 2) {
+            pool.push((await api.token({ grant_type: 'password', username: fixtures.user.name, password: fixtures.user.password, realm_name: fixtures.realmName })).refresh_token!);
+        }
+    };
+    // accounts signed in once each by the cold password-grant scenario (and its profile window)
+    // autocannon builds each connection's next request ahead and drops it when it stops: a margin per run
+    const coldCount = Math.ceil(COLD_LOGINS_PER_SECOND * (plan.warmup + plan.rounds * plan.roundSeconds)) + 3 * plan.connections * (plan.rounds + 1);
+    log(`creating ${coldCount} accounts for the cold password grant (${dialect})`);
+    const coldPool = await seedLogins(api, fixtures.realmId, coldCount);
+    const coldReused = { count: 0 };
+    const signIn = await seedSignIn(api, fixtures);
+    const codes = codePool(small.service.url, signIn, signIn.clientId);
+    const rs256Codes = codePool(small.service.url, signIn, signIn.rs256ClientId);
+    const hashCost = Number(/^\$2[abxy]\$(\d{2})\$/.exec(await adminHash(small.database))?.[1] ?? 10);
+
+    const c = plan.connections;
+    const server = small.service;
+    const k = (key: string) => keyOn(dialect, key);
+    const realmgate = { server: true };
+    const scaling = (key: string, request: (seeded: Seeded, own: Tokens) => LoadRequest) => [
+        httpScenario(k(key), one.service, request(one, oneTokens), c, realmgate),
+        httpScenario(k(`${key}@large`), large.service, request(large, largeTokens), c, realmgate),
+    ];
+    const scenarios = await Promise.all([
+        httpScenario(k('encrypted'), server, ccRequest(fixtures, fixtures.encrypted), c, realmgate),
+        httpScenario(k('hashed'), server, ccRequest(fixtures, fixtures.hashed), c, realmgate),
+        // the password grant beside its ceiling (the bcrypt reference)
+        httpScenario(k('passwordCold'), server, coldLoginRequest(fixtures, coldPool, coldReused), c, realmgate),
+        httpScenario(k('password'), server, loginRequest(fixtures), c, realmgate),
+        httpScenario(k('refresh'), server, refreshRequest(pool), c, { ...realmgate, before: fillPool }),
+        httpScenario(k('check'), server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), c, { ...realmgate, skipOn404: true }),
+        httpScenario(k('catalog'), server, get('/authorization', bearer(tokens.admin)), c, { ...realmgate, skipOn404: true }),
+        // latency as one caller sees it: one request in flight, so no time is spent queued behind others
+        httpScenario(k('checkSolo'), server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), 1, { ...realmgate, skipOn404: true }),
+        httpScenario(k('catalogSolo'), server, get('/authorization', bearer(tokens.admin)), 1, { ...realmgate, skipOn404: true }),
+        httpScenario(k('rsCc'), server, ccRequest(fixtures, fixtures.rs256.client, fixtures.rs256.realmName), c, realmgate),
+        // issue 13, each beside its reference on the same server: redemption and client_credentials,
+        // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
+        httpScenario(k('ccSmall'), server, ccRequest(fixtures, fixtures.plain), c, realmgate),
+        codeScenario(k('redeem'), server, codes, c),
+        codeScenario(k('redeemRs256'), server, rs256Codes, c),
+        httpScenario(k('userinfo'), server, get('/userinfo', bearer(signIn.openid)), c, { ...realmgate, skipOn404: true }),
+        // one request in flight: the page as one person's browser sees it
+        httpScenario(k('signInPage'), server, get(signInPagePath(signIn)), 1, realmgate),
+        httpScenario(k('meOpenid'), server, get('/users/@me', bearer(signIn.openid)), c, realmgate),
+        httpScenario(k('rsMe'), server, get('/users/@me', bearer(tokens.rsUser)), c, realmgate),
+        // issue 17: GET /profile of the example resource server, one token throughout (the cache's best case)
+        httpScenario(k('rsNone'), resourceServers.none, get('/profile', bearer(tokens.user)), c),
+        httpScenario(k('rsLocal'), resourceServers.local, get('/profile', bearer(tokens.user)), c),
+        httpScenario(k('rsRemote'), resourceServers.remote, get('/profile', bearer(tokens.user)), c),
+        httpScenario(k('rsRemoteCached'), resourceServers.remoteCached, get('/profile', bearer(tokens.user)), c),
+        // 1 realm and many realms adjacent in every round
+        ...scaling('cc', ({ fixtures: own }) => ccRequest(own, own.plain)),
+        ...scaling('introspect', ({ fixtures: own }, own_tokens) => introspectRequest(own, own_tokens.user)),
+        ...scaling('me', (_seeded, own) => get('/users/@me', bearer(own.user))),
+        ...scaling('list', (_seeded, own) => get(LIST_PATH, bearer(own.user))),
+    ]);
+    return { dialect, small, one, large, resourceServers, fixtures, bulk, seedSeconds, hashCost, coldReused, codes, rs256Codes, scenarios };
+}
+
+/** the keys of databaseSections' sections, in the report's order */
+const TOPICS = ['realmgate', 'sign-in', 'resource', 'scaling', 'process'];
+
+const DIALECT_NAMES: Record<BenchDialect, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL' };
+
+const memory = (label: string, bytes: number | undefined, target?: number): Row => ({
+    scenario: label,
+    note: bytes === undefined ? 'unavailable (no /proc)' : `${(bytes / MB).toFixed(0)} MB`,
+    ...(target !== undefined && bytes !== undefined ? { target: `< ${target} MB`, met: bytes / MB < target } : {}),
+});
+
+/** The figures of the references a database's rows are compared with. */
+interface ReferenceFigures {
+    bareGet: { name: string; rps: number };
+    barePost: { name: string; rps: number };
+    oidcCc: { name: string; rps: number };
+    oidcUserinfo: { name: string; rps: number };
+    bcrypt: { name: string; rps: number };
+}
+
+/** RSS of every server of a database run, read right after the rounds. */
+interface RunMemory {
+    small: number | undefined;
+    one: number | undefined;
+    large: number | undefined;
+    resourceServers: Record<keyof DatabaseRun['resourceServers'], number | undefined>;
+}
+
+function readRunMemory(run: DatabaseRun): RunMemory {
+    const rs = run.resourceServers;
+    return {
+        small: rssOf(run.small.service.child.pid),
+        one: rssOf(run.one.service.child.pid),
+        large: rssOf(run.large.service.child.pid),
+        resourceServers: { none: rssOf(rs.none.child.pid), local: rssOf(rs.local.child.pid), remote: rssOf(rs.remote.child.pid), remoteCached: rssOf(rs.remoteCached.child.pid) },
+    };
+}
+
+function databaseSections(
+    run: DatabaseRun, measured: (key: string) => Measured, refs: ReferenceFigures, memoryAfter: RunMemory, boot: Row[], connections: number,
+): Section[] {
+    const { dialect, fixtures } = run;
+    const m = (key: string) => measured(keyOn(dialect, key));
+    const c = connections;
+    const many = `${run.bulk.realms.toLocaleString('en-US')} realms`;
+    const scaled = (name: string, key: string): Row => {
+        const one = m(key);
+        return row(`${name} @ ${many}`, m(`${key}@large`), { name: `same @ 1 realm (${Math.round(one.rps).toLocaleString('en-US')}/s)`, rps: one.rps }, { ratio: 0.9 });
+    };
+    const checkSolo = m('checkSolo');
+    const checkSoloRow = row('POST /authorization/check, 256 names, 1 connection', checkSolo, refs.barePost);
+    if (!checkSolo.skipped) Object.assign(checkSoloRow, { target: 'p50 < 5 ms', met: checkSolo.p50 < 5 && checkSolo.errors === 0 });
+    const ccSmall = { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps };
+    const dry = (state: { dry: number }) => (state.dry > 0 ? { note: `${state.dry} requests found the code pool dry and replayed a code` } : {});
+    const unauthorized = { name: 'same route, no authorization', rps: m('rsNone').rps };
+    const rss = memoryAfter.resourceServers;
+    return [
+        {
+            key: 'realmgate', dialect,
+            title: `realmgate (${dialect}, the bench realm; client_credentials plain, introspection and the /users rows from the 1-realm twin)`,
+            rows: [
+                row('client_credentials, plain secret', m('cc'), refs.oidcCc, { ratio: 1 }),
+                row('client_credentials, encrypted secret', m('encrypted'), refs.oidcCc, { ratio: 1 }),
+                row('client_credentials, bcrypt-hashed secret', m('hashed'), refs.oidcCc, { ratio: 0.5 }),
+                {
+                    ...row('password grant, every login a first bcrypt verification', m('passwordCold'), refs.bcrypt, { ratio: 0.9 }),
+                    ...(run.coldReused.count > 0 ? { note: `${run.coldReused.count} requests reused an account (pool ran dry)` } : {}),
+                },
+                row(`password grant, ${fixtures.logins.length} accounts signing in again (remembered verification)`, m('password'), refs.bcrypt),
+                row('refresh_token (rotation)', m('refresh'), refs.barePost),
+                row('introspection, 50 grants', m('introspect'), refs.barePost, { ratio: 0.5 }),
+                row('bearer GET /users/@me', m('me'), refs.bareGet, { ratio: 0.5 }),
+                row('bearer GET /users?page[limit]=50', m('list'), refs.bareGet),
+                row(`POST /authorization/check, 256 names, ${c} connections`, m('check'), refs.barePost),
+                checkSoloRow,
+                row(`GET /authorization, 1,000 definitions, ${c} connections`, m('catalog'), refs.bareGet),
+                row('GET /authorization, 1,000 definitions, 1 connection', m('catalogSolo'), refs.bareGet),
+                row('client_credentials, plain, RS256 realm', m('rsCc'), { name: 'same, ES256 (twin)', rps: m('cc').rps }),
+                row('bearer GET /users/@me, RS256 realm', m('rsMe'), { name: 'same, ES256 (twin)', rps: m('me').rps }),
+            ],
+        },
+        {
+            key: 'sign-in', dialect,
+            title: `browser sign-in (issue 13; the bench realm server, ${dialect})`,
+            rows: [
+                row('client_credentials, plain secret (this server)', m('ccSmall'), refs.oidcCc),
+                {
+                    ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ES256 ID token)', m('redeem'), ccSmall, { ratio: 0.8 }),
+                    ...dry(run.codes.state),
+                },
+                {
+                    // the default ID token algorithm: an RSA-2048 signature costs about 15 ES256 ones (the JWS rows)
+                    ...row('same, RS256 ID token (the default when a client registers no algorithm)', m('redeemRs256'), ccSmall),
+                    ...dry(run.rs256Codes.state),
+                },
+                { ...row('sign-in page: GET /authorize to the form, 1 connection', m('signInPage'), refs.bareGet), note: 'target: p50 < 5 ms' },
+                row('bearer GET /users/@me (token with openid profile email global)', m('meOpenid'), refs.bareGet),
+                row('GET /userinfo (the same token)', m('userinfo'), { name: 'bearer GET /users/@me, same token', rps: m('meOpenid').rps }, { ratio: 0.9 }),
+                row('GET /userinfo against oidc-provider\'s', m('userinfo'), refs.oidcUserinfo),
+            ],
+        },
+        {
+            key: 'resource', dialect,
+            title: `resource server (examples/resource-server on Fastify through @realmgate/adapter, GET /profile, one bearer; Realmgate on ${dialect})`,
+            rows: [
+                row('no authorization (the same route, adapter off)', m('rsNone'), refs.bareGet),
+                row('adapter, local mode (JWT verified with the realm key, cached by kid)', m('rsLocal'), unauthorized, { ratio: 0.7 }),
+                row('adapter, remote mode (introspection per request)', m('rsRemote'), unauthorized),
+                row('adapter, remote mode, 30 s introspection cache', m('rsRemoteCached'), unauthorized),
+                memory('RSS after the load: resource server, no authorization', rss.none),
+                memory('RSS after the load: resource server, local mode', rss.local),
+                memory('RSS after the load: resource server, remote mode', rss.remote),
+                memory('RSS after the load: resource server, remote mode, 30 s cache', rss.remoteCached),
+            ],
+        },
+        {
+            key: 'scaling', dialect,
+            title: `realm-count scaling (${dialect}; twin servers: the bench realm alone, and beside ${many} × ${run.bulk.clients} clients × ${run.bulk.users} users × ${run.bulk.roles} roles)`,
+            rows: [
+                scaled('client_credentials, plain secret', 'cc'),
+                scaled('introspection, 50 grants', 'introspect'),
+                scaled('bearer GET /users/@me', 'me'),
+                scaled('bearer GET /users?page[limit]=50', 'list'),
+            ],
+        },
+        {
+            key: 'process', dialect,
+            title: `server process (${dialect})`,
+            rows: [
+                ...boot,
+                memory('RSS after boot', run.small.rssBoot),
+                memory('RSS after the load (bench realm server)', memoryAfter.small, 200),
+                memory('RSS after the load (1-realm twin)', memoryAfter.one, 200),
+                memory(`RSS after the load (${many} twin)`, memoryAfter.large, 200),
+            ],
+        },
+    ];
+}
+
 export async function runHttp(options: HttpOptions, log: (line: string) => void): Promise<HttpReport> {
     const plan = loadPlan(options.quick);
     const notes: string[] = [];
@@ -379,136 +606,37 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
     const services: Service[] = [];
     const databases: BenchDatabase[] = [];
     try {
-        log(`starting three realmgate servers (${options.db}) and the references; seeding the bench realm through the API`);
-        // `small` serves the bench scenarios; the scaling scenarios run on twins with the same
-        // history, one with the bench realm only and one with the bulk realms beside it, so the
-        // sessions and caches the other scenarios leave behind weigh on neither side
-        const [small, one, large] = await Promise.all([
-            startSeeded(args, options.db, services, databases),
-            startSeeded(args, options.db, services, databases),
-            startSeeded(args, options.db, services, databases),
-        ]);
-        const fastify = await startReference('fastify', 'fastify.mjs');
-        services.push(fastify);
-        const oidc = await startReference('oidc-provider', 'oidc-provider.mjs');
-        services.push(oidc);
+        const runs: DatabaseRun[] = [];
+        for (const dialect of options.dbs) runs.push(await prepareDatabase(dialect, args, plan, options, services, databases, log));
+        log('starting the references (once for every database)');
+        const references = await startReferences(plan, services, () => runs[0]!.hashCost);
 
-        // issue 17: the example resource server, the same route with no authorization and through the adapter
-        const resourceServers = {
-            none: await startResourceServer('none', small.service, small.fixtures.plain, options),
-            local: await startResourceServer('local', small.service, small.fixtures.plain, options),
-            remote: await startResourceServer('remote', small.service, small.fixtures.plain, options),
-            remoteCached: await startResourceServer('remote', small.service, small.fixtures.plain, options, 30),
-        };
-        services.push(...Object.values(resourceServers));
-
-        const bulk = bulkPlan(options.quick);
-        log(`bulk seeding ${bulk.realms} realms × ${bulk.clients} clients × ${bulk.users} users × ${bulk.roles} roles into the third server`);
-        const seedStart = Date.now();
-        await seedBulk(await large.adminApi(), large.database, bulk);
-        const seedSeconds = (Date.now() - seedStart) / 1000;
-
-        const { fixtures } = small;
-        const api = await small.adminApi();
-        const tokens = await issueTokens(api, fixtures);
-        const oneTokens = await issueTokens(await one.adminApi(), one.fixtures);
-        const largeTokens = await issueTokens(await large.adminApi(), large.fixtures);
-        // one session per pooled token (refreshing one chain twice would be a replay); topped up
-        // before every run, since the rotations in flight when autocannon stops are lost
-        const pool: string[] = [];
-        const fillPool = async () => {
-            while (pool.length < plan.connections * 2) {
-                pool.push((await api.token({ grant_type: 'password', username: fixtures.user.name, password: fixtures.user.password, realm_name: fixtures.realmName })).refresh_token!);
-            }
-        };
-        // accounts signed in once each by the cold password-grant scenario
-        // autocannon builds each connection's next request ahead and drops it when it stops: a margin per run
-        const coldCount = Math.ceil(COLD_LOGINS_PER_SECOND * (plan.warmup + plan.rounds * plan.roundSeconds)) + 3 * plan.connections * (plan.rounds + 1);
-        log(`creating ${coldCount} accounts for the cold password grant`);
-        const coldPool = await seedLogins(api, fixtures.realmId, coldCount);
-        const coldReused = { count: 0 };
-        const opaque = await (await fetch(`${oidc.url}/token`, {
-            method: 'POST', headers: { 'content-type': FORM, authorization: OIDC_CLIENT }, body: form({ grant_type: 'client_credentials', scope: 'api' }),
-        })).json() as TokenAnswer;
-        const signIn = await seedSignIn(api, fixtures);
-        const codes = codePool(small.service.url, signIn, signIn.clientId);
-        const rs256Codes = codePool(small.service.url, signIn, signIn.rs256ClientId);
-        // oidc-provider's development adapter keeps 1,000 entries: a fresh token before each round
-        const oidcUserinfo = get('/me', `Bearer ${await oidcUserinfoToken(oidc.url)}`);
-        const freshOidcToken = async () => {
-            oidcUserinfo.headers!.authorization = `Bearer ${await oidcUserinfoToken(oidc.url)}`;
-        };
-        const hashCost = Number(/^\$2[abxy]\$(\d{2})\$/.exec(await adminHash(small.database))?.[1] ?? 10);
-
-        const c = plan.connections;
-        const server = small.service;
-        const scaling = (key: string, request: (seeded: Seeded, own: Tokens) => LoadRequest) => [
-            httpScenario(key, one.service, request(one, oneTokens), c),
-            httpScenario(`${key}@large`, large.service, request(large, largeTokens), c),
-        ];
-        const scenarios = await Promise.all([
-            httpScenario('fastifyGet', fastify, get('/'), c),
-            httpScenario('fastifyPost', fastify, post('/echo', JSON.stringify({ name: 'bench', value: 42 }), {}, 'application/json'), c),
-            httpScenario('oidcJwt', oidc, post('/token', form({ grant_type: 'client_credentials', scope: 'api', resource: 'urn:bench:api' }), { authorization: OIDC_CLIENT }), c),
-            httpScenario('oidcOpaque', oidc, post('/token', form({ grant_type: 'client_credentials', scope: 'api' }), { authorization: OIDC_CLIENT }), c),
-            httpScenario('oidcIntrospect', oidc, post('/token/introspection', form({ token: opaque.access_token }), { authorization: OIDC_CLIENT }), c),
-            httpScenario('encrypted', server, ccRequest(fixtures, fixtures.encrypted), c),
-            httpScenario('hashed', server, ccRequest(fixtures, fixtures.hashed), c),
-            // the password grant and its ceiling side by side
-            httpScenario('passwordCold', server, coldLoginRequest(fixtures, coldPool, coldReused), c),
-            inProcessScenario('bcrypt', (seconds) => bcryptVerifyRate(hashCost, c, seconds)),
-            httpScenario('password', server, loginRequest(fixtures), c),
-            httpScenario('refresh', server, refreshRequest(pool), c, false, fillPool),
-            httpScenario('check', server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), c, true),
-            httpScenario('catalog', server, get('/authorization', bearer(tokens.admin)), c, true),
-            // latency as one caller sees it: one request in flight, so no time is spent queued behind others
-            httpScenario('checkSolo', server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), 1, true),
-            httpScenario('catalogSolo', server, get('/authorization', bearer(tokens.admin)), 1, true),
-            httpScenario('rsCc', server, ccRequest(fixtures, fixtures.rs256.client, fixtures.rs256.realmName), c),
-            // issue 13, each beside its reference on the same server: redemption and client_credentials,
-            // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
-            httpScenario('ccSmall', server, ccRequest(fixtures, fixtures.plain), c),
-            codeScenario('redeem', server, codes, c),
-            codeScenario('redeemRs256', server, rs256Codes, c),
-            httpScenario('userinfo', server, get('/userinfo', bearer(signIn.openid)), c, true),
-            // one request in flight: the page as one person's browser sees it
-            httpScenario('signInPage', server, get(signInPagePath(signIn)), 1),
-            httpScenario('meOpenid', server, get('/users/@me', bearer(signIn.openid)), c),
-            httpScenario('oidcUserinfo', oidc, oidcUserinfo, c, false, freshOidcToken),
-            httpScenario('rsMe', server, get('/users/@me', bearer(tokens.rsUser)), c),
-            // issue 17: GET /profile of the example resource server, one token throughout (the cache's best case)
-            httpScenario('rsNone', resourceServers.none, get('/profile', bearer(tokens.user)), c),
-            httpScenario('rsLocal', resourceServers.local, get('/profile', bearer(tokens.user)), c),
-            httpScenario('rsRemote', resourceServers.remote, get('/profile', bearer(tokens.user)), c),
-            httpScenario('rsRemoteCached', resourceServers.remoteCached, get('/profile', bearer(tokens.user)), c),
-            // 1 realm and many realms adjacent in every round
-            ...scaling('cc', ({ fixtures: own }) => ccRequest(own, own.plain)),
-            ...scaling('introspect', ({ fixtures: own }, own_tokens) => introspectRequest(own, own_tokens.user)),
-            ...scaling('me', (_seeded, own) => get('/users/@me', bearer(own.user))),
-            ...scaling('list', (_seeded, own) => get(LIST_PATH, bearer(own.user))),
-        ]);
-        const measured = await runRounds(scenarios, plan, log);
+        // each Realmgate scenario on every database back to back, so drift in the host's load
+        // touches the databases alike and their ratio stays honest
+        const interleaved = runs[0]!.scenarios.flatMap((_, index) => runs.map((run) => run.scenarios[index]!));
+        const measured = await runRounds([...references.scenarios, ...interleaved], plan, log);
         const m = (key: string) => measured.get(key)!;
-        const rssLoad = rssOf(server.child.pid);
-        const rssOne = rssOf(one.service.child.pid);
-        const rssLarge = rssOf(large.service.child.pid);
+        const referenceMemory = { fastify: rssOf(references.fastify.child.pid), oidc: rssOf(references.oidc.child.pid) };
+        const runMemory = runs.map(readRunMemory);
+
+        const profiles: ProfileEntry[] = [];
+        if (options.profile) {
+            const seconds = profileSeconds(options.quick);
+            const profiled = Object.keys(PROFILED).flatMap((key) => runs.map((run) => ({ key, run, scenario: interleaved.find((scenario) => scenario.key === keyOn(run.dialect, key))! })));
+            const started = Date.now();
+            const raw = await profileScenarios(profiled.map(({ scenario }) => scenario), seconds, plan.settleMs, PROFILE_INTERVAL_MICROS, log);
+            const resolve = options.source ? undefined : distSourceMaps();
+            for (const { key, run, scenario } of profiled) {
+                const profile = raw.get(scenario.key);
+                if (profile) profiles.push({ title: `${PROFILED[key]} (${run.dialect})`, summary: summarizeProfile(profile, ROOT, 10, resolve) });
+            }
+            notes.push(`CPU profiles: one extra load of ${seconds} s per protocol scenario and database after the rounds, sampled every ${PROFILE_INTERVAL_MICROS} µs by the server's own inspector; the measured figures carry no profiler. They took ${((Date.now() - started) / 1000).toFixed(0)} s of the run (\`--no-profile\` skips them).`);
+        }
 
         log('in-process micro-benchmarks');
         const evaluate = (await benchDecisions({ quick: options.quick })).find((result) => result.scenario.startsWith('await evaluate()'))!;
         const es256 = await jwsRates('ES256', { quick: options.quick });
         const rs256 = await jwsRates('RS256', { quick: options.quick });
-
-        const bareGet = { name: 'bare Fastify GET', rps: m('fastifyGet').rps };
-        const barePost = { name: 'bare Fastify POST', rps: m('fastifyPost').rps };
-        const oidcCc = { name: 'oidc-provider client_credentials', rps: m('oidcJwt').rps };
-        const many = `${bulk.realms.toLocaleString('en-US')} realms`;
-        const scaled = (name: string, key: string): Row => {
-            const one = m(key);
-            return row(`${name} @ ${many}`, m(`${key}@large`), { name: `same @ 1 realm (${Math.round(one.rps).toLocaleString('en-US')}/s)`, rps: one.rps }, { ratio: 0.9 });
-        };
-        const checkSolo = m('checkSolo');
-        const checkSoloRow = row('POST /authorization/check, 256 names, 1 connection', checkSolo, barePost);
-        if (!checkSolo.skipped) Object.assign(checkSoloRow, { target: 'p50 < 5 ms', met: checkSolo.p50 < 5 && checkSolo.errors === 0 });
         const jws = (rates: typeof es256): Row => ({
             scenario: `${rates.algorithm} sign (in-process, calls/s)`,
             rps: rates.signPerSecond,
@@ -516,15 +644,31 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             ratio: rates.signPerSecond / es256.signPerSecond,
             note: `verify ${Math.round(rates.verifyPerSecond).toLocaleString('en-US')}/s (${(rates.verifyPerSecond / es256.verifyPerSecond).toFixed(2)} × ES256 verify)`,
         });
-        const memory = (label: string, bytes: number | undefined, target?: number): Row => ({
-            scenario: label,
-            note: bytes === undefined ? 'unavailable (no /proc)' : `${(bytes / MB).toFixed(0)} MB`,
-            ...(target !== undefined && bytes !== undefined ? { target: `< ${target} MB`, met: bytes / MB < target } : {}),
-        });
 
+        const hashCost = runs[0]!.hashCost;
+        const refs: ReferenceFigures = {
+            bareGet: { name: 'bare Fastify GET', rps: m('fastifyGet').rps },
+            barePost: { name: 'bare Fastify POST', rps: m('fastifyPost').rps },
+            oidcCc: { name: 'oidc-provider client_credentials', rps: m('oidcJwt').rps },
+            oidcUserinfo: { name: 'oidc-provider GET /me', rps: m('oidcUserinfo').rps },
+            bcrypt: { name: `bcrypt verify, cost ${hashCost}`, rps: m('bcrypt').rps },
+        };
+        const sqliteBoot: Row = {
+            scenario: 'boot to first 200, empty SQLite (median of 3)',
+            note: `${Math.round(boots.median)} ms (best ${Math.round(boots.best)} ms)`,
+            target: '< 2000 ms',
+            met: boots.median < 2000,
+        };
+        const bootRows = (run: DatabaseRun, index: number): Row[] => {
+            if (run.dialect === 'sqlite') return [sqliteBoot];
+            const own = { scenario: `boot to first 200, empty ${run.dialect} database`, note: `${Math.round(run.small.service.bootMs)} ms` };
+            // the SQLite median is measured in every pass: it goes with the first database when SQLite is not benched
+            return index === 0 && !options.dbs.includes('sqlite') ? [sqliteBoot, own] : [own];
+        };
+        const perRun = runs.map((run, index) => databaseSections(run, m, refs, runMemory[index]!, bootRows(run, index), plan.connections));
         const sections: Section[] = [
             {
-                title: 'references (each in its own process)',
+                title: 'references (each in its own process, measured once for every database)',
                 rows: [
                     row('bare Fastify GET', m('fastifyGet')),
                     row('bare Fastify POST (small JSON)', m('fastifyPost')),
@@ -532,100 +676,35 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                     row('oidc-provider client_credentials (opaque)', m('oidcOpaque')),
                     row('oidc-provider introspection (opaque)', m('oidcIntrospect')),
                     row('oidc-provider userinfo GET /me (opaque token)', m('oidcUserinfo')),
-                    { scenario: `bcrypt verify, cost ${hashCost} (in-process, ${c} in flight)`, rps: m('bcrypt').rps },
+                    { scenario: `bcrypt verify, cost ${hashCost} (in-process, ${plan.connections} in flight)`, rps: m('bcrypt').rps },
+                    memory('RSS after the load: bare Fastify', referenceMemory.fastify),
+                    memory('RSS after the load: oidc-provider', referenceMemory.oidc),
                 ],
             },
+            // the sections of one topic side by side, database after database
+            ...TOPICS.flatMap((topic) => perRun.flatMap((own) => own.filter((section) => section.key === topic))),
             {
-                title: `realmgate (${options.db}, the bench realm; client_credentials plain, introspection and the /users rows from the 1-realm twin)`,
+                title: 'in-process (no database)',
                 rows: [
-                    row('client_credentials, plain secret', m('cc'), oidcCc, { ratio: 1 }),
-                    row('client_credentials, encrypted secret', m('encrypted'), oidcCc, { ratio: 1 }),
-                    row('client_credentials, bcrypt-hashed secret', m('hashed'), oidcCc, { ratio: 0.5 }),
-                    {
-                        ...row('password grant, every login a first bcrypt verification', m('passwordCold'), { name: `bcrypt verify, cost ${hashCost}`, rps: m('bcrypt').rps }, { ratio: 0.9 }),
-                        ...(coldReused.count > 0 ? { note: `${coldReused.count} requests reused an account (pool ran dry)` } : {}),
-                    },
-                    row(`password grant, ${fixtures.logins.length} accounts signing in again (remembered verification)`, m('password'), { name: `bcrypt verify, cost ${hashCost}`, rps: m('bcrypt').rps }),
-                    row('refresh_token (rotation)', m('refresh'), barePost),
-                    row('introspection, 50 grants', m('introspect'), barePost, { ratio: 0.5 }),
-                    row('bearer GET /users/@me', m('me'), bareGet, { ratio: 0.5 }),
-                    row('bearer GET /users?page[limit]=50', m('list'), bareGet),
-                    row(`POST /authorization/check, 256 names, ${c} connections`, m('check'), barePost),
-                    checkSoloRow,
-                    row(`GET /authorization, 1,000 definitions, ${c} connections`, m('catalog'), bareGet),
-                    row('GET /authorization, 1,000 definitions, 1 connection', m('catalogSolo'), bareGet),
-                    row('client_credentials, plain, RS256 realm', m('rsCc'), { name: 'same, ES256 (twin)', rps: m('cc').rps }),
-                    row('bearer GET /users/@me, RS256 realm', m('rsMe'), { name: 'same, ES256 (twin)', rps: m('me').rps }),
                     { scenario: 'in-process evaluate() calls/s (1 grant)', rps: evaluate.median, note: 'packages/access; `npm run bench -- access` for the rest' },
                     jws(es256),
                     jws(rs256),
                 ],
             },
-            {
-                title: 'browser sign-in (issue 13; the bench realm server)',
-                rows: [
-                    row('client_credentials, plain secret (this server)', m('ccSmall'), oidcCc),
-                    {
-                        ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ES256 ID token)', m('redeem'),
-                            { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps }, { ratio: 0.8 }),
-                        ...(codes.state.dry > 0 ? { note: `${codes.state.dry} requests found the code pool dry and replayed a code` } : {}),
-                    },
-                    {
-                        // the default ID token algorithm: an RSA-2048 signature costs about 15 ES256 ones (the JWS rows above)
-                        ...row('same, RS256 ID token (the default when a client registers no algorithm)', m('redeemRs256'),
-                            { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps }),
-                        ...(rs256Codes.state.dry > 0 ? { note: `${rs256Codes.state.dry} requests found the code pool dry and replayed a code` } : {}),
-                    },
-                    {
-                        ...row('sign-in page: GET /authorize to the form, 1 connection', m('signInPage'), bareGet),
-                        note: 'target: p50 < 5 ms',
-                    },
-                    row('bearer GET /users/@me (token with openid profile email global)', m('meOpenid'), bareGet),
-                    row('GET /userinfo (the same token)', m('userinfo'), { name: 'bearer GET /users/@me, same token', rps: m('meOpenid').rps }, { ratio: 0.9 }),
-                    row('GET /userinfo against oidc-provider\'s', m('userinfo'), { name: 'oidc-provider GET /me', rps: m('oidcUserinfo').rps }),
-                ],
-            },
-            {
-                title: 'resource server (examples/resource-server on Fastify through @realmgate/adapter, GET /profile, one bearer)',
-                rows: [
-                    row('no authorization (the same route, adapter off)', m('rsNone'), bareGet),
-                    row('adapter, local mode (JWT verified with the realm key, cached by kid)', m('rsLocal'), { name: 'same route, no authorization', rps: m('rsNone').rps }, { ratio: 0.7 }),
-                    row('adapter, remote mode (introspection per request)', m('rsRemote'), { name: 'same route, no authorization', rps: m('rsNone').rps }),
-                    row('adapter, remote mode, 30 s introspection cache', m('rsRemoteCached'), { name: 'same route, no authorization', rps: m('rsNone').rps }),
-                ],
-            },
-            {
-                title: `realm-count scaling (twin servers: the bench realm alone, and beside ${many} × ${bulk.clients} clients × ${bulk.users} users × ${bulk.roles} roles)`,
-                rows: [
-                    scaled('client_credentials, plain secret', 'cc'),
-                    scaled('introspection, 50 grants', 'introspect'),
-                    scaled('bearer GET /users/@me', 'me'),
-                    scaled('bearer GET /users?page[limit]=50', 'list'),
-                ],
-            },
-            {
-                title: 'server process',
-                rows: [
-                    {
-                        scenario: 'boot to first 200, empty SQLite (median of 3)',
-                        note: `${Math.round(boots.median)} ms (best ${Math.round(boots.best)} ms)`,
-                        target: '< 2000 ms',
-                        met: boots.median < 2000,
-                    },
-                    ...(options.db !== 'sqlite' ? [{ scenario: `boot to first 200, empty ${options.db} database`, note: `${Math.round(small.service.bootMs)} ms` }] : []),
-                    memory('RSS after boot', small.rssBoot),
-                    memory('RSS after the load (bench realm server)', rssLoad, 200),
-                    memory('RSS after the load (1-realm twin)', rssOne, 200),
-                    memory(`RSS after the load (${many} twin)`, rssLarge, 200),
-                ],
-            },
         ];
-        notes.push(`${plan.rounds} rounds of ${plan.roundSeconds} s per scenario after ${plan.warmup} s of warm-up, ${c} connections; every scenario runs once per round, so drift in the host's load touches all figures alike. Latency columns are the mean of the rounds' percentiles (whole milliseconds, as autocannon records them).`);
-        if (options.quick) notes.push(`quick mode: ${many} instead of 1,000 for the scaling rows.`);
-        notes.push(`bulk seeding took ${seedSeconds.toFixed(0)} s: realms through POST /realms, their clients, users and roles cloned in SQL batches from rows the API wrote.`);
+        const compared = compareWithSqlite(sections);
+
+        notes.push(`${plan.rounds} rounds of ${plan.roundSeconds} s per scenario after ${plan.warmup} s of warm-up, ${plan.connections} connections; every scenario runs once per round, so drift in the host's load touches all figures alike. Latency columns are the mean of the rounds' percentiles (whole milliseconds, as autocannon records them).`);
+        if (runs.length > 1) {
+            notes.push(`databases: ${runs.map((run) => DIALECT_NAMES[run.dialect]).join(', ')}, each with its own three servers, every Realmgate scenario run on each back to back within a round; the references run once.${compared.length > 0 ? ` ${compared.map((dialect) => `"${DIALECT_NAMES[dialect]} ÷ SQLite"`).join(' and ')}: the row's req/s over the same row's on SQLite.` : ''}`);
+        }
+        notes.push('db trips/req: statements the server handed to its database driver during the measured loads ÷ HTTP responses it finished in them (counted inside the server process by a preload, bench/lib/instrument-child.mjs; background work in the window, such as batched session writes, is included). On PostgreSQL and MySQL each is a network round trip; on SQLite a call into the library.');
+        if (options.quick) notes.push(`quick mode: ${runs[0]!.bulk.realms.toLocaleString('en-US')} realms instead of 1,000 for the scaling rows.`);
+        for (const run of runs) notes.push(`bulk seeding (${run.dialect}) took ${run.seedSeconds.toFixed(0)} s: realms through POST /realms, their clients, users and roles cloned in SQL batches from rows the API wrote.`);
         notes.push('the rate limits (RATE_LIMIT_*_MAX) are raised for the run: one address and a few identities would otherwise measure the limiter.');
+        notes.push(`access tokens live ${ACCESS_TOKEN_SECONDS / 3600} h (TOKEN_ACCESS_MAX_AGE) instead of 15 min: the scenarios' bearers are issued at seeding, and a run over several databases outlasts the default.`);
         const targets = sections.flatMap((section) => section.rows).filter((entry) => entry.target !== undefined);
-        return { sections, notes, targets };
+        return { sections, notes, targets, profiles };
     } finally {
         for (const service of services.reverse()) await service.stop().catch(() => undefined);
         for (const database of databases) await database.drop().catch((error: unknown) => console.error(`could not drop a bench database: ${String(error)}`));

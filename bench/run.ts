@@ -1,7 +1,8 @@
 /**
- * Benchmark dispatcher: `npm run bench [-- [--quick] [--db sqlite|postgres|mysql] [--source|--dist] [suite...]]`.
+ * Benchmark dispatcher: `npm run bench [-- [--quick] [--db sqlite,postgres,mysql] [--no-profile] [--source|--dist] [--no-write] [suite...]]`.
  * `http` (the default) is the issue-6 report: the server and its references in their own
- * processes, one table, written to BENCHMARKS.md. `access` is the detailed in-process table of
+ * processes, one table, written to BENCHMARKS.md; `--db` takes one database or a comma-separated
+ * list (issue 19), each benched in the same pass. `access` is the detailed in-process table of
  * the access library. Suites load lazily so one suite's setup never runs when another is picked.
  */
 import { writeFileSync } from 'node:fs';
@@ -9,16 +10,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { environmentLines, formatTable } from './harness.js';
-import type { BenchDialect } from './lib/database.js';
+import { BENCH_DIALECTS, parseDatabases } from './lib/dialects.js';
+import { profileMarkdown, profileText } from './lib/profile.js';
 import { formatMarkdown, formatText, machineLines } from './lib/report.js';
 
 const SUITES = ['http', 'access'] as const;
 type SuiteName = (typeof SUITES)[number];
-const DIALECTS: readonly BenchDialect[] = ['sqlite', 'postgres', 'mysql'];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function usage(): string {
-    return `usage: npm run bench -- [--quick] [--db ${DIALECTS.join('|')}] [--source|--dist] [--no-write] [${SUITES.join('|')} ...]`;
+    return `usage: npm run bench -- [--quick] [--db ${BENCH_DIALECTS.join('|')}[,…]] [--no-profile] [--source|--dist] [--no-write] [${SUITES.join('|')} ...]`;
 }
 
 function readArguments() {
@@ -29,6 +30,7 @@ function readArguments() {
             source: { type: 'boolean', default: false },
             dist: { type: 'boolean', default: false },
             'no-write': { type: 'boolean', default: false },
+            'no-profile': { type: 'boolean', default: false },
             help: { type: 'boolean', default: false },
         },
         allowPositionals: true,
@@ -39,10 +41,10 @@ function readArguments() {
     }
     const unknown = positionals.filter((name) => !(SUITES as readonly string[]).includes(name));
     if (unknown.length > 0) throw new Error(`unknown suite ${unknown.join(', ')}; ${usage()}`);
-    if (!DIALECTS.includes(values.db as BenchDialect)) throw new Error(`unknown database ${values.db}; ${usage()}`);
     return {
         quick: values.quick,
-        db: values.db as BenchDialect,
+        dbs: parseDatabases(values.db),
+        profile: !values['no-profile'],
         // the full run measures the built server as production runs it; the quick smoke run skips the build
         source: values.source || (values.quick && !values.dist),
         write: !values['no-write'],
@@ -66,6 +68,10 @@ async function runHttpSuite(args: ReturnType<typeof readArguments>): Promise<voi
     console.log(formatText(report.sections));
     console.log();
     for (const note of report.notes) console.log(`note: ${note}`);
+    if (report.profiles.length > 0) {
+        console.log();
+        for (const { title, summary } of report.profiles) console.log(profileText(title, summary).join('\n'));
+    }
     console.log(`finished in ${seconds.toFixed(0)} s`);
     if (!args.write) return;
     const flags = process.argv.slice(2).filter((flag) => flag !== '--no-write');
@@ -78,7 +84,7 @@ async function runHttpSuite(args: ReturnType<typeof readArguments>): Promise<voi
         'result. Load: autocannon on loopback, 10 connections, one scenario at a time; the server, bare',
         'Fastify and oidc-provider each run in their own process.',
         '',
-        `Command: \`${command}\` (${args.quick ? 'quick' : 'full'} mode, ${args.db}, server from ${args.source ? 'source through tsx' : 'the built dist'}, ${seconds.toFixed(0)} s)`,
+        `Command: \`${command}\` (${args.quick ? 'quick' : 'full'} mode, ${args.dbs.join(', ')}, server from ${args.source ? 'source through tsx' : 'the built dist'}, ${seconds.toFixed(0)} s)`,
         '',
         ...machineLines(),
         '',
@@ -87,6 +93,15 @@ async function runHttpSuite(args: ReturnType<typeof readArguments>): Promise<voi
         '',
         ...report.notes.map((note) => `- ${note}`),
         '',
+        ...(report.profiles.length > 0 ? [
+            '## CPU profiles',
+            '',
+            'The Realmgate server\'s own time per protocol scenario: the ten frames with the most self samples, as a share of',
+            'the samples in which the process was not idle, from a V8 CPU profile taken by the server\'s inspector over one extra',
+            'load after the rounds. Locations in the built dist are mapped to the TypeScript sources through their source maps.',
+            '',
+            ...report.profiles.flatMap(({ title, summary }) => profileMarkdown(title, summary)),
+        ] : []),
     ].join('\n');
     writeFileSync(join(ROOT, 'BENCHMARKS.md'), markdown);
     console.log('wrote BENCHMARKS.md');

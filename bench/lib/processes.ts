@@ -25,6 +25,8 @@ export interface StartOptions {
     readyPath: string;
     readyStatus?: number;
     timeoutMs?: number;
+    /** an IPC channel to the child (the bench's instrumentation preload answers on it) */
+    ipc?: boolean;
 }
 
 /** The resident set of a process in bytes (Linux /proc); undefined elsewhere. */
@@ -41,7 +43,7 @@ export function rssOf(pid: number | undefined): number | undefined {
 export async function startService(options: StartOptions): Promise<Service> {
     const url = `http://127.0.0.1:${options.port}`;
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, options.args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, options.args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe', ...(options.ipc ? ['ipc' as const] : [])] });
     // keep the tail of the output: it is the only clue when a boot fails
     let output = '';
     const keep = (chunk: Buffer) => {
