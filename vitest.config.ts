@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages resolve to their TypeScript sources in tests (package.json "source" condition).
@@ -19,7 +20,12 @@ export default defineConfig({
             ]),
             ...(process.env.TEST_REDIS_URL ? [] : ['packages/server/src/bus/redis-bus.test.ts']),
         ],
-        // server tests create a database per suite and run the production migrations
+        // vitest's default is one worker fewer than the cores: a single worker on the 2-core CI
+        // machine, where a test file mostly waits on its databases, browser or child processes
+        maxWorkers: Math.max(2, availableParallelism() - 1),
+        // names the run for its migrated database templates (packages/server/test/database-templates.ts)
+        globalSetup: ['packages/server/test/global-setup.ts'],
+        // server tests create a database per suite (a copy of the run's migrated template)
         testTimeout: 30_000,
         hookTimeout: 120_000,
     },

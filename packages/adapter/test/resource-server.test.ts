@@ -10,7 +10,8 @@ import { createExpressResourceServer } from '../../../examples/resource-server/e
 import { createFastifyResourceServer } from '../../../examples/resource-server/fastify.js';
 import { ORDER_READ, OrderStore } from '../../../examples/resource-server/orders.js';
 import { ADMIN } from '../../server/test/app.js';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../../server/test/databases.js';
+import { createMigratedTestDatabase } from '../../server/test/database-templates.js';
+import { describeEachDialect, type TestDatabase } from '../../server/test/databases.js';
 import { startServer, stopServer, type ServerProcess } from '../../server/test/server-process.js';
 import { createVerifier, type VerificationMode, type Verifier } from '../src/index.js';
 
@@ -43,7 +44,8 @@ describeEachDialect('example resource server through the adapter against a real 
 
     beforeAll(async () => {
         directory = await mkdtemp(join(tmpdir(), 'realmgate-adapter-'));
-        database = await createTestDatabase(dialect);
+        // a copy of the run's migrated template (server/test/database-templates.ts): the server's boot finds it up to date
+        database = await createMigratedTestDatabase(dialect);
         server = await startServer({ DB_TYPE: dialect, DB_URL: database.location, WRITABLE_DIRECTORY_PATH: directory });
         admin = createClient({ baseUrl: server.url, auth: basicAuth(ADMIN.name, ADMIN.password) });
         const realmOf = async (name: string) => ({ id: (await admin.postRealms({ body: { name } })).data.id as string, name });

@@ -55,6 +55,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             // unknown members answer 400 with issues instead of being dropped; no type coercion of bodies
             customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: false },
         },
+        ...(options.schemaController ? { schemaController: options.schemaController } : {}),
     };
     const app: FastifyInstance = options.logger ?
         Fastify({ ...serverOptions, loggerInstance: options.logger }) :

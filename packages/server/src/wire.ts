@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AppDeps } from './http/deps.js';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { CatalogCache } from './authz/catalog-cache.js';
 import type { Config } from './config/schema.js';
 import { createDatabase, type DatabaseHandle } from './db/connect.js';
@@ -47,6 +47,8 @@ export interface WireOptions {
     /** bcrypt cost; tests lower it (production default 10) */
     bcryptCost?: number;
     logger?: FastifyBaseLogger;
+    /** Fastify's schema controller (tests share compiled validators between their many apps) */
+    schemaController?: FastifyServerOptions['schemaController'];
     /** rate-limit key prefix, clock and thresholds (tests) */
     limits?: LimitOptions;
     /** the clock of the CORS origin lookups' short memory (tests) */

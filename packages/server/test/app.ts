@@ -6,7 +6,9 @@ import { createApp, type App, type AppOptions } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, DeepPartial } from '../src/config/schema.js';
 import type { DialectName } from '../src/db/values.js';
-import { createTestDatabase, type TestDatabase } from './databases.js';
+import type { TestDatabase } from './databases.js';
+import { createMigratedTestDatabase } from './database-templates.js';
+import { sharedSchemaController } from './shared-validators.js';
 
 /*
  * The test fixtures, one way each (every server test on every dialect: databases.ts):
@@ -44,7 +46,8 @@ export function basicHeader(name: string, password: string): string {
 
 /** The real app on a fresh, uniquely named database of one dialect, with the production migrations. */
 export async function startTestApp(dialect: DialectName, overrides: DeepPartial<Config> = {}, wireOptions: Omit<AppOptions, 'handle'> = {}): Promise<TestApp> {
-    const database = await createTestDatabase(dialect);
+    // a copy of the run's migrated template (database-templates.ts): the app's own migrateToLatest finds it up to date
+    const database = await createMigratedTestDatabase(dialect);
     const config = loadConfig({}, {
         logLevel: 'silent',
         env: 'test',
@@ -55,7 +58,7 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
     });
     let app: App;
     try {
-        app = await createApp(config, { handle: database, bcryptCost: 4, ...wireOptions });
+        app = await createApp(config, { handle: database, bcryptCost: 4, schemaController: sharedSchemaController, ...wireOptions });
     } catch (error) {
         await database.drop();
         throw error;

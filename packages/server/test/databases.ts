@@ -40,18 +40,18 @@ export function describeEachDialect(name: string, fn: (dialect: DialectName) => 
     }
 }
 
-function uniqueName(): string {
+export function uniqueName(): string {
     return `rg_${randomBytes(6).toString('hex')}`;
 }
 
-function requireEnv(name: 'TEST_POSTGRES_URL' | 'TEST_MYSQL_URL'): string {
+export function requireEnv(name: 'TEST_POSTGRES_URL' | 'TEST_MYSQL_URL'): string {
     const value = process.env[name];
     if (!value) throw new Error(`${name} is not set`);
     return value;
 }
 
 /** The admin URL with its database replaced (query parameters kept). */
-function withDatabase(url: string, database: string): string {
+export function withDatabase(url: string, database: string): string {
     const parsed = new URL(url);
     parsed.pathname = `/${database}`;
     return parsed.toString();
@@ -60,23 +60,32 @@ function withDatabase(url: string, database: string): string {
 /** A fresh, empty, uniquely named database; nothing is migrated (tests call migrateToLatest). */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
     const name = uniqueName();
+    if (dialect === 'sqlite') return openTestDatabase('sqlite', join(tmpdir(), 'realmgate-test', `${name}.sqlite`));
+    if (dialect === 'postgres') await postgresAdmin(requireEnv('TEST_POSTGRES_URL'), `CREATE DATABASE ${name}`);
+    else await mysqlAdmin(requireEnv('TEST_MYSQL_URL'), `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    return openTestDatabase(dialect, name);
+}
+
+/**
+ * Opens a test database that exists (server dialects: `name` on the TEST_*_URL server) or is
+ * created on open (SQLite: `name` is the file's path); its drop removes it. On the server
+ * dialects a failed open drops the database.
+ */
+export async function openTestDatabase(dialect: DialectName, name: string): Promise<TestDatabase> {
     if (dialect === 'sqlite') {
-        const path = join(tmpdir(), 'realmgate-test', `${name}.sqlite`);
-        const handle = await createDatabase({ type: 'sqlite', sqlitePath: path });
-        return withDrop(handle, path, async () => {
-            await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${path}${suffix}`, { force: true })));
+        const handle = await createDatabase({ type: 'sqlite', sqlitePath: name });
+        return withDrop(handle, name, async () => {
+            await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${name}${suffix}`, { force: true })));
         });
     }
     if (dialect === 'postgres') {
         const adminUrl = requireEnv('TEST_POSTGRES_URL');
-        await postgresAdmin(adminUrl, `CREATE DATABASE ${name}`);
         const url = withDatabase(adminUrl, name);
         const handle = await openOrDrop(() => createDatabase({ type: 'postgres', url }), () => postgresAdmin(adminUrl, `DROP DATABASE IF EXISTS ${name}`));
         // WITH (FORCE) ends sessions a failed test left behind (PostgreSQL >= 13).
         return withDrop(handle, url, () => postgresAdmin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     }
     const adminUrl = requireEnv('TEST_MYSQL_URL');
-    await mysqlAdmin(adminUrl, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     const url = withDatabase(adminUrl, name);
     const handle = await openOrDrop(() => createDatabase({ type: 'mysql', url }), () => mysqlAdmin(adminUrl, `DROP DATABASE IF EXISTS \`${name}\``));
     return withDrop(handle, url, () => mysqlAdmin(adminUrl, `DROP DATABASE IF EXISTS \`${name}\``));

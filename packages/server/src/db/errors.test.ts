@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, describeEachDialect } from '../../test/databases.js';
+import { createMigratedTestDatabase } from '../../test/database-templates.js';
+import { describeEachDialect } from '../../test/databases.js';
 import type { TestDatabase } from '../../test/databases.js';
 import { classifyDbError } from './errors.js';
-import { migrateToLatest } from './migrate.js';
 import type { DialectName } from './values.js';
 import { nowForDb, toDbBool } from './values.js';
 
@@ -56,8 +56,8 @@ describeEachDialect('db constraints', (dialect) => {
     let database: TestDatabase;
 
     beforeAll(async () => {
-        database = await createTestDatabase(dialect);
-        await migrateToLatest(database);
+        // a copy of the run's migrated template (test/database-templates.ts): the migrations are migrate.test.ts's
+        database = await createMigratedTestDatabase(dialect);
     }, TIMEOUT);
 
     afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../../test/databases.js';
-import { migrateToLatest } from './migrate.js';
+import { createMigratedTestDatabase } from '../../test/database-templates.js';
+import { describeEachDialect, type TestDatabase } from '../../test/databases.js';
 import { prepareQuery } from './prepared.js';
 import { toDbBool, toDbDate } from './values.js';
 
@@ -13,8 +13,8 @@ describeEachDialect('prepared queries', (dialect) => {
     let database: TestDatabase;
 
     beforeAll(async () => {
-        database = await createTestDatabase(dialect);
-        await migrateToLatest(database);
+        // a copy of the run's migrated template (test/database-templates.ts): the migrations are migrate.test.ts's
+        database = await createMigratedTestDatabase(dialect);
         const now = toDbDate(dialect, new Date());
         await database.db.insertInto('auth_realms').values(['prep-a', 'prep-b', 'prep-c', 'excluded'].map((name, index) => ({
             id: `00000000-0000-4000-8000-00000000000${index}`, name, display_name: null, description: null, built_in: toDbBool(dialect, false), created_at: now, updated_at: now,

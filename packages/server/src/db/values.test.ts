@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, describeEachDialect } from '../../test/databases.js';
+import { createMigratedTestDatabase } from '../../test/database-templates.js';
+import { describeEachDialect } from '../../test/databases.js';
 import type { TestDatabase } from '../../test/databases.js';
-import { migrateToLatest } from './migrate.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, nowForDb, toDbBool, toDbDate } from './values.js';
 
 const HOOK_TIMEOUT = 60_000;
@@ -46,8 +46,8 @@ describeEachDialect('db values round trip', (dialect) => {
     const originalTz = process.env.TZ;
 
     beforeAll(async () => {
-        database = await createTestDatabase(dialect);
-        await migrateToLatest(database);
+        // a copy of the run's migrated template (test/database-templates.ts): the migrations are migrate.test.ts's
+        database = await createMigratedTestDatabase(dialect);
     }, HOOK_TIMEOUT);
 
     afterAll(async () => {

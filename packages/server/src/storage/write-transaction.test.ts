@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '@realmgate/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrateToLatest } from '../db/migrate.js';
 import { toDbBool, toDbDate } from '../db/values.js';
 import { AppError } from '../errors/app-error.js';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../../test/databases.js';
+import { createMigratedTestDatabase } from '../../test/database-templates.js';
+import { describeEachDialect, type TestDatabase } from '../../test/databases.js';
 import { writeTransaction, type WriteTransactionDeps, type WriteTx } from './write-transaction.js';
 
 // The write ritual on real databases (DESIGN.md §7.5): the order of its steps is what keeps SQLite
@@ -15,8 +15,8 @@ describeEachDialect('writeTransaction', (dialect) => {
     let deps: WriteTransactionDeps;
 
     beforeAll(async () => {
-        database = await createTestDatabase(dialect);
-        await migrateToLatest(database);
+        // a copy of the run's migrated template (test/database-templates.ts): the migrations are migrate.test.ts's
+        database = await createMigratedTestDatabase(dialect);
     });
     afterAll(() => database?.drop());
 
