@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, EventTable } from '../db/schema.js';
 import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
-import { createInsertBatcher } from './insert-batcher.js';
+import { outsideRequestScope } from '../db/replication.js';
 
 export type EventRow = Insertable<EventTable>;
 
@@ -44,11 +44,58 @@ export async function insertEvents(db: Kysely<Database>, rows: EventRow[]): Prom
     if (rows.length > 0) await db.insertInto('auth_events').values(rows).execute();
 }
 
+/** The columns of an event row, in the order eventRowOf writes them and the prepared INSERT binds them. */
+const EVENT_COLUMNS = [
+    'id', 'name', 'scope', 'ref_type', 'ref_id', 'actor_type', 'actor_id', 'realm_id',
+    'request_ip', 'request_method', 'request_path', 'data', 'created_at',
+] as const satisfies readonly (keyof EventRow)[];
+
+/** rows per multi-row INSERT: 13 columns each, far below every dialect's bound-parameter limit */
+const MAX_EVENT_BATCH = 100;
+
+/** Stands in for a value while the INSERT is compiled; a NUL never reaches SQL from a request. */
+const SLOT = '\u0000event-slot';
+
+/**
+ * The multi-row INSERT of `count` event rows, compiled once per dialect adapter and row count
+ * (at most MAX_EVENT_BATCH texts each). Kysely builds and compiles an operation tree of every
+ * value on each call — 1,300 nodes for a full batch, more CPU than SQLite spends inserting the
+ * rows (issue 19: a client_credentials answer records three entries); only the values change.
+ */
+function createEventInserter() {
+    const texts = new Map<unknown, Map<number, { sql: string; query: CompiledQuery['query'] }>>();
+    const compiledFor = (db: Kysely<Database>, count: number) => {
+        const adapter = db.getExecutor().adapter.constructor;
+        let byCount = texts.get(adapter);
+        if (!byCount) texts.set(adapter, byCount = new Map());
+        let compiled = byCount.get(count);
+        if (!compiled) {
+            const row = Object.fromEntries(EVENT_COLUMNS.map((column) => [column, SLOT])) as unknown as EventRow;
+            const query = db.insertInto('auth_events').values(Array.from({ length: count }, () => row)).compile();
+            // the text binds exactly one value per column and row, row after row in EVENT_COLUMNS order
+            if (query.parameters.length !== count * EVENT_COLUMNS.length || query.parameters.some((value) => value !== SLOT)) {
+                throw new Error('the event INSERT does not bind one value per column');
+            }
+            compiled = { sql: query.sql, query: query.query };
+            byCount.set(count, compiled);
+        }
+        return compiled;
+    };
+    return async (db: Kysely<Database>, rows: readonly EventRow[]): Promise<void> => {
+        const { sql: text, query } = compiledFor(db, rows.length);
+        const parameters: unknown[] = new Array(rows.length * EVENT_COLUMNS.length);
+        let slot = 0;
+        for (const row of rows) for (const column of EVENT_COLUMNS) parameters[slot++] = row[column] ?? null;
+        await db.executeQuery({ ...CompiledQuery.raw(text, parameters), query });
+    };
+}
+
 /**
  * Events written beside a request rather than inside its transaction (sign-ins, failures, token
- * issuance): "writing an event never fails the request that caused it" (issue 15). They share the
- * multi-row INSERT batching of session rows, so a login does not wait on a commit of its own; the
- * request never awaits the write and an error is reported to `onError`, never thrown.
+ * issuance): "writing an event never fails the request that caused it" (issue 15). Entries
+ * recorded within DETACHED_EVENT_DELAY_MS of each other share one multi-row INSERT, so a login
+ * does not wait on a commit of its own; the request never awaits the write and an error is
+ * reported to `onError`, never thrown.
  */
 export interface DetachedEventLog {
     record(event: NewEvent): void;
@@ -65,19 +112,55 @@ export interface DetachedEventLog {
 const DETACHED_EVENT_DELAY_MS = 50;
 
 export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectName, onError: (error: unknown) => void): DetachedEventLog {
-    const batched = createInsertBatcher(insertEvents, { detached: true, delayMs: DETACHED_EVENT_DELAY_MS });
-    const pending = new Set<Promise<void>>();
+    const insert = createEventInserter();
+    // one queue and one timer for the log, not a promise per entry: a token answer records three
+    let queue: EventRow[] = [];
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const writing = new Set<Promise<void>>();
+    /** a batch, or when it fails, its rows one by one, so only the row at fault is reported */
+    const write = async (rows: EventRow[]): Promise<void> => {
+        try {
+            await insert(db, rows);
+        } catch (batchError) {
+            if (rows.length === 1) return onError(batchError);
+            for (const row of rows) {
+                try {
+                    await insert(db, [row]);
+                } catch (error) {
+                    onError(error);
+                }
+            }
+        }
+    };
+    const flush = () => {
+        if (timer !== null) clearTimeout(timer);
+        timer = null;
+        const taken = queue;
+        queue = [];
+        for (let start = 0; start < taken.length; start += MAX_EVENT_BATCH) {
+            const written: Promise<void> = write(taken.slice(start, start + MAX_EVENT_BATCH)).finally(() => writing.delete(written));
+            writing.add(written);
+        }
+    };
     return {
         record(event) {
             try {
-                const write: Promise<void> = batched(db, eventRowOf(dialect, event)).catch(onError).finally(() => pending.delete(write));
-                pending.add(write);
+                queue.push(eventRowOf(dialect, event));
             } catch (error) {
                 onError(error);
+                return;
             }
+            // the batch holds entries of several requests: it is written in none of their scopes
+            // (db/replication.ts: on the primary, without marking the request as a writer); a full
+            // batch goes at once, whatever the delay
+            if (queue.length >= MAX_EVENT_BATCH) outsideRequestScope(flush);
+            else if (timer === null) timer = outsideRequestScope(() => setTimeout(flush, DETACHED_EVENT_DELAY_MS));
         },
         async settled() {
-            while (pending.size > 0) await Promise.all([...pending]);
+            while (queue.length > 0 || writing.size > 0) {
+                if (queue.length > 0) outsideRequestScope(flush);
+                await Promise.all([...writing]);
+            }
         },
     };
 }
