@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { prepareInsert } from '../db/prepared.js';
 import type { Database, EventTable } from '../db/schema.js';
 import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
 import { outsideRequestScope } from '../db/replication.js';
@@ -44,51 +45,14 @@ export async function insertEvents(db: Kysely<Database>, rows: EventRow[]): Prom
     if (rows.length > 0) await db.insertInto('auth_events').values(rows).execute();
 }
 
-/** The columns of an event row, in the order eventRowOf writes them and the prepared INSERT binds them. */
-const EVENT_COLUMNS = [
-    'id', 'name', 'scope', 'ref_type', 'ref_id', 'actor_type', 'actor_id', 'realm_id',
-    'request_ip', 'request_method', 'request_path', 'data', 'created_at',
-] as const satisfies readonly (keyof EventRow)[];
-
 /** rows per multi-row INSERT: 13 columns each, far below every dialect's bound-parameter limit */
 const MAX_EVENT_BATCH = 100;
 
-/** Stands in for a value while the INSERT is compiled; a NUL never reaches SQL from a request. */
-const SLOT = '\u0000event-slot';
-
-/**
- * The multi-row INSERT of `count` event rows, compiled once per dialect adapter and row count
- * (at most MAX_EVENT_BATCH texts each). Kysely builds and compiles an operation tree of every
- * value on each call — 1,300 nodes for a full batch, more CPU than SQLite spends inserting the
- * rows (issue 19: a client_credentials answer records three entries); only the values change.
- */
-function createEventInserter() {
-    const texts = new Map<unknown, Map<number, { sql: string; query: CompiledQuery['query'] }>>();
-    const compiledFor = (db: Kysely<Database>, count: number) => {
-        const adapter = db.getExecutor().adapter.constructor;
-        let byCount = texts.get(adapter);
-        if (!byCount) texts.set(adapter, byCount = new Map());
-        let compiled = byCount.get(count);
-        if (!compiled) {
-            const row = Object.fromEntries(EVENT_COLUMNS.map((column) => [column, SLOT])) as unknown as EventRow;
-            const query = db.insertInto('auth_events').values(Array.from({ length: count }, () => row)).compile();
-            // the text binds exactly one value per column and row, row after row in EVENT_COLUMNS order
-            if (query.parameters.length !== count * EVENT_COLUMNS.length || query.parameters.some((value) => value !== SLOT)) {
-                throw new Error('the event INSERT does not bind one value per column');
-            }
-            compiled = { sql: query.sql, query: query.query };
-            byCount.set(count, compiled);
-        }
-        return compiled;
-    };
-    return async (db: Kysely<Database>, rows: readonly EventRow[]): Promise<void> => {
-        const { sql: text, query } = compiledFor(db, rows.length);
-        const parameters: unknown[] = new Array(rows.length * EVENT_COLUMNS.length);
-        let slot = 0;
-        for (const row of rows) for (const column of EVENT_COLUMNS) parameters[slot++] = row[column] ?? null;
-        await db.executeQuery({ ...CompiledQuery.raw(text, parameters), query });
-    };
-}
+/** The detached log's INSERT: compiled once per row count (db/prepared.ts), as a token answer records three entries. */
+const insertEventRows = prepareInsert('auth_events', [
+    'id', 'name', 'scope', 'ref_type', 'ref_id', 'actor_type', 'actor_id', 'realm_id',
+    'request_ip', 'request_method', 'request_path', 'data', 'created_at',
+]);
 
 /**
  * Events written beside a request rather than inside its transaction (sign-ins, failures, token
@@ -112,7 +76,7 @@ export interface DetachedEventLog {
 const DETACHED_EVENT_DELAY_MS = 50;
 
 export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectName, onError: (error: unknown) => void): DetachedEventLog {
-    const insert = createEventInserter();
+    const insert = insertEventRows;
     // one queue and one timer for the log, not a promise per entry: a token answer records three
     let queue: EventRow[] = [];
     let timer: ReturnType<typeof setTimeout> | null = null;
