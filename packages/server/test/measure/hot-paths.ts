@@ -1,6 +1,7 @@
 /*
  * Where the time of the hot protocol paths goes (issue 6 profiling): client_credentials with a
- * plain, encrypted and hashed secret, introspection, and a bearer GET /users/@me, in-process
+ * plain, encrypted and hashed secret, introspection, a bearer GET /users/@me, refresh rotation and
+ * code redemption, in-process
  * through app.inject on SQLite. Prints the mean time per request and the SQL each request sends.
  *
  *   node --conditions=source --import tsx packages/server/test/measure/hot-paths.ts [iterations]
@@ -77,6 +78,13 @@ try {
     const token = (login.json() as { access_token: string }).access_token;
     await measure('introspection', () => app.request({ method: 'POST', url: '/token/introspect', headers: form, payload: `token=${token}`, as: clients.plain! }));
     await measure('GET /users/@me', () => app.request({ method: 'GET', url: '/users/@me', as: `Bearer ${token}` }));
+    // refresh rotation (RFC 6749 §6): each request spends the refresh token the previous one issued
+    let refreshToken = (login.json() as { refresh_token: string }).refresh_token;
+    await measure('refresh_token rotation', async () => {
+        const answer = await app.request({ method: 'POST', url: '/token', headers: form, payload: `grant_type=refresh_token&refresh_token=${refreshToken}`, as: null });
+        if (answer.statusCode === 200) refreshToken = (answer.json() as { refresh_token: string }).refresh_token;
+        return answer;
+    });
     // issue 13: authorization_code redemption (public client, PKCE S256, access + refresh + ID token),
     // codes minted beforehand through POST /authorize, the API form
     const redirectUri = 'https://spa.hot.example/cb';
