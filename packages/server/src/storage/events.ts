@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
-import { prepareInsert } from '../db/prepared.js';
+import { prepareInsert } from './prepared-insert.js';
 import type { Database, EventTable } from '../db/schema.js';
 import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
 import { outsideRequestScope } from '../db/replication.js';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { prepareInsert, prepareQuery } from '../db/prepared.js';
+import { prepareQuery } from '../db/prepared.js';
+import { prepareInsert } from './prepared-insert.js';
 import type { Database } from '../db/schema.js';
 import { toDbDate, type DialectName } from '../db/values.js';
 

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import { prepareInsert, prepareQuery } from '../db/prepared.js';
+import { prepareQuery } from '../db/prepared.js';
+import { prepareInsert } from './prepared-insert.js';
 import type { Database, SessionTable } from '../db/schema.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
 import { revokeSessionsCascading, type EndedSession } from './session-revocation.js';
