@@ -16,6 +16,8 @@ export interface PreparedQuery<Row> {
     all(db: Kysely<Database>, values: readonly unknown[]): Promise<Row[]>;
     /** the first row, or undefined */
     first(db: Kysely<Database>, values: readonly unknown[]): Promise<Row | undefined>;
+    /** an UPDATE or DELETE: the rows it changed */
+    run(db: Kysely<Database>, values: readonly unknown[]): Promise<number>;
 }
 
 /**
@@ -43,16 +45,21 @@ export function prepareQuery<Row>(build: (db: Kysely<Database>, param: (index: n
         }
         return template;
     };
-    const all = async (db: Kysely<Database>, values: readonly unknown[]): Promise<Row[]> => {
+    const execute = (db: Kysely<Database>, values: readonly unknown[]) => {
         const template = templateFor(db);
         const parameters = template.slots.map((slot) => 'index' in slot ? values[slot.index] : slot.value);
         const compiled: CompiledQuery<Row> = { ...CompiledQuery.raw(template.sql, parameters), query: template.query };
-        return (await db.executeQuery(compiled)).rows;
+        return db.executeQuery(compiled);
     };
+    const all = async (db: Kysely<Database>, values: readonly unknown[]): Promise<Row[]> => (await execute(db, values)).rows;
     return {
         all,
         async first(db, values) {
             return (await all(db, values))[0];
+        },
+        async run(db, values) {
+            const result = await execute(db, values);
+            return Number(result.numAffectedRows ?? 0n);
         },
     };
 }

@@ -1,5 +1,5 @@
 import { ErrorCode } from '@realmgate/core';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../authn/actor.js';
 import { authenticateHeader, type HeaderAuthenticationDeps } from '../authn/authenticate-header.js';
@@ -113,7 +113,11 @@ async function authenticateRequest(deps: AuthenticationStepDeps, request: Fastif
     };
 }
 
-const authOf = (request: FastifyRequest): RouteAuth | undefined => request.routeOptions.config.auth;
+/** A route's own hooks of one kind, as a list (Fastify takes a function or an array). */
+function hooksOf<H>(hooks: H | H[] | undefined): H[] {
+    if (hooks === undefined) return [];
+    return Array.isArray(hooks) ? hooks : [hooks];
+}
 
 /**
  * The authentication step, run for every route by its declared `config.auth`:
@@ -133,25 +137,32 @@ const authOf = (request: FastifyRequest): RouteAuth | undefined => request.route
 export function registerAuthenticationStep(app: FastifyInstance, deps: AuthenticationStepDeps): void {
     const cookies = deps.config ? cookiePolicy(deps.config.publicUrl) : null;
     app.decorateRequest('context', null as unknown as RequestContext);
+    // the steps run as hooks of the routes that authenticate, not of every request: a protocol
+    // route (`none`: the token endpoint authenticates its client itself) pays for none of them
+    // (issue 19). Route hooks run after the global ones of the same kind, where these were
+    // registered anyway: after the limits' gate and the input guard.
+    const requireCredential = async (request: FastifyRequest) => {
+        if (!request.headers.authorization && sessionCookieOf(request, cookies) === undefined) throw credentialsMissing();
+    };
+    const authenticate = (auth: 'required' | 'optional') => async (request: FastifyRequest) => {
+        request.context = await authenticateRequest(deps, request, auth, cookies);
+    };
+    const noStore = async (_request: FastifyRequest, reply: FastifyReply) => {
+        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    };
     app.addHook('onRoute', (route: RouteOptions) => {
         // routes a plugin registers hidden from the document (the explorer's assets, the CORS
         // preflight) are public by nature
         if (route.config?.auth === undefined && (route.schema as { hide?: boolean } | undefined)?.hide === true) {
             route.config = { ...route.config, auth: 'none' };
         }
-        if (route.config?.auth === undefined) {
+        const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
+        if (auth === undefined) {
             throw new Error(`Route ${String(route.method)} ${route.url} does not declare config.auth (required, optional or none).`);
         }
-    });
-    app.addHook('onRequest', async (request) => {
-        if (authOf(request) === 'required' && !request.headers.authorization && sessionCookieOf(request, cookies) === undefined) throw credentialsMissing();
-    });
-    app.addHook('preValidation', async (request) => {
-        const auth = authOf(request);
-        if (auth === 'required' || auth === 'optional') request.context = await authenticateRequest(deps, request, auth, cookies);
-    });
-    app.addHook('onSend', async (request, reply) => {
-        const auth = authOf(request);
-        if ((auth === 'required' || auth === 'optional') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+        if (auth !== 'required' && auth !== 'optional') return;
+        if (auth === 'required') route.onRequest = [...hooksOf(route.onRequest), requireCredential];
+        route.preValidation = [...hooksOf(route.preValidation), authenticate(auth)];
+        route.onSend = [...hooksOf(route.onSend), noStore];
     });
 }

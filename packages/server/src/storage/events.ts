@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { prepareInsert } from './prepared-insert.js';
 import type { Database, EventTable } from '../db/schema.js';
 import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
-import { createInsertBatcher } from './insert-batcher.js';
+import { outsideRequestScope } from '../db/replication.js';
 
 export type EventRow = Insertable<EventTable>;
 
@@ -44,11 +45,21 @@ export async function insertEvents(db: Kysely<Database>, rows: EventRow[]): Prom
     if (rows.length > 0) await db.insertInto('auth_events').values(rows).execute();
 }
 
+/** rows per multi-row INSERT: 13 columns each, far below every dialect's bound-parameter limit */
+const MAX_EVENT_BATCH = 100;
+
+/** The detached log's INSERT: compiled once per row count (db/prepared.ts), as a token answer records three entries. */
+const insertEventRows = prepareInsert('auth_events', [
+    'id', 'name', 'scope', 'ref_type', 'ref_id', 'actor_type', 'actor_id', 'realm_id',
+    'request_ip', 'request_method', 'request_path', 'data', 'created_at',
+]);
+
 /**
  * Events written beside a request rather than inside its transaction (sign-ins, failures, token
- * issuance): "writing an event never fails the request that caused it" (issue 15). They share the
- * multi-row INSERT batching of session rows, so a login does not wait on a commit of its own; the
- * request never awaits the write and an error is reported to `onError`, never thrown.
+ * issuance): "writing an event never fails the request that caused it" (issue 15). Entries
+ * recorded within DETACHED_EVENT_DELAY_MS of each other share one multi-row INSERT, so a login
+ * does not wait on a commit of its own; the request never awaits the write and an error is
+ * reported to `onError`, never thrown.
  */
 export interface DetachedEventLog {
     record(event: NewEvent): void;
@@ -65,19 +76,55 @@ export interface DetachedEventLog {
 const DETACHED_EVENT_DELAY_MS = 50;
 
 export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectName, onError: (error: unknown) => void): DetachedEventLog {
-    const batched = createInsertBatcher(insertEvents, { detached: true, delayMs: DETACHED_EVENT_DELAY_MS });
-    const pending = new Set<Promise<void>>();
+    const insert = insertEventRows;
+    // one queue and one timer for the log, not a promise per entry: a token answer records three
+    let queue: EventRow[] = [];
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const writing = new Set<Promise<void>>();
+    /** a batch, or when it fails, its rows one by one, so only the row at fault is reported */
+    const write = async (rows: EventRow[]): Promise<void> => {
+        try {
+            await insert(db, rows);
+        } catch (batchError) {
+            if (rows.length === 1) return onError(batchError);
+            for (const row of rows) {
+                try {
+                    await insert(db, [row]);
+                } catch (error) {
+                    onError(error);
+                }
+            }
+        }
+    };
+    const flush = () => {
+        if (timer !== null) clearTimeout(timer);
+        timer = null;
+        const taken = queue;
+        queue = [];
+        for (let start = 0; start < taken.length; start += MAX_EVENT_BATCH) {
+            const written: Promise<void> = write(taken.slice(start, start + MAX_EVENT_BATCH)).finally(() => writing.delete(written));
+            writing.add(written);
+        }
+    };
     return {
         record(event) {
             try {
-                const write: Promise<void> = batched(db, eventRowOf(dialect, event)).catch(onError).finally(() => pending.delete(write));
-                pending.add(write);
+                queue.push(eventRowOf(dialect, event));
             } catch (error) {
                 onError(error);
+                return;
             }
+            // the batch holds entries of several requests: it is written in none of their scopes
+            // (db/replication.ts: on the primary, without marking the request as a writer); a full
+            // batch goes at once, whatever the delay
+            if (queue.length >= MAX_EVENT_BATCH) outsideRequestScope(flush);
+            else if (timer === null) timer = outsideRequestScope(() => setTimeout(flush, DETACHED_EVENT_DELAY_MS));
         },
         async settled() {
-            while (pending.size > 0) await Promise.all([...pending]);
+            while (queue.length > 0 || writing.size > 0) {
+                if (queue.length > 0) outsideRequestScope(flush);
+                await Promise.all([...writing]);
+            }
         },
     };
 }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.js';
+import { prepareInsert } from './prepared-insert.js';
 import type { Database } from '../db/schema.js';
 import { toDbDate, type DialectName } from '../db/values.js';
 
@@ -8,21 +10,24 @@ import { toDbDate, type DialectName } from '../db/values.js';
  */
 const REFRESH = 'refresh_token';
 
+/** Every refresh grant and code redemption writes one row and the refresh grant deletes one: compiled once (db/prepared.ts). */
+const INSERT_TOKEN = prepareInsert('auth_session_tokens', ['id', 'kind', 'session_id', 'expires_at', 'created_at']);
+const DELETE_REFRESH_TOKEN = prepareQuery((db, param) => db.deleteFrom('auth_session_tokens').where('id', '=', param(0)).where('kind', '=', REFRESH));
+
 export async function insertRefreshToken(
     db: Kysely<Database>,
     dialect: DialectName,
     token: { id: string; sessionId: string; expiresAt: Date; createdAt: Date },
 ): Promise<void> {
-    await db.insertInto('auth_session_tokens').values({
+    await INSERT_TOKEN(db, [{
         id: token.id, kind: REFRESH, session_id: token.sessionId,
         expires_at: toDbDate(dialect, token.expiresAt), created_at: toDbDate(dialect, token.createdAt),
-    }).execute();
+    }]);
 }
 
 /** Removes a refresh token's row; false when it was gone already. One DELETE decides between concurrent uses. */
 export async function deleteRefreshToken(db: Kysely<Database>, jti: string): Promise<boolean> {
-    const result = await db.deleteFrom('auth_session_tokens').where('id', '=', jti).where('kind', '=', REFRESH).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (await DELETE_REFRESH_TOKEN.run(db, [jti])) > 0;
 }
 
 /** Removes a refresh token's row when it belongs to the session (revocation). */

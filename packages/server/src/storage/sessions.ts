@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
+import { prepareInsert } from './prepared-insert.js';
 import type { Database, SessionTable } from '../db/schema.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
 import { revokeSessionsCascading, type EndedSession } from './session-revocation.js';
@@ -45,10 +46,11 @@ export function sessionRowOf(dialect: DialectName, session: NewSessionRecord): S
     };
 }
 
-/** One multi-row INSERT of sessions. */
-export async function insertSessionRows(db: Kysely<Database>, rows: SessionRow[]): Promise<void> {
-    await db.insertInto('auth_sessions').values(rows).execute();
-}
+/** One multi-row INSERT of sessions (the columns sessionRowOf writes, and a console session's cookie digest), compiled once per row count. */
+export const insertSessionRows: (db: Kysely<Database>, rows: SessionRow[]) => Promise<void> = prepareInsert('auth_sessions', [
+    'id', 'sub', 'sub_kind', 'user_id', 'client_id', 'realm_id', 'ip_address', 'user_agent',
+    'seen_at', 'expires_at', 'revoked_at', 'parent_id', 'cookie_digest', 'created_at', 'updated_at',
+]);
 
 /** Sets revoked_at on a live session and its children (spec States); the sessions it ended. */
 export function revokeSession(db: Kysely<Database>, dialect: DialectName, sessionId: string): Promise<EndedSession[]> {

@@ -5,6 +5,7 @@ import { useTestApp } from '../app.js';
 import { authorizeParams, browser, browserWorld, locationParams } from '../browser.js';
 import { describeEachDialect } from '../databases.js';
 import { createUser } from '../identities.js';
+import { createDetachedEventLog } from '../../src/storage/events.js';
 
 type Row = { name: string; scope: string; ref_type: string; ref_id: string | null; realm_id: string | null; data: string | null };
 
@@ -106,5 +107,23 @@ describeEachDialect('event log: sign-ins, token issuance and session ends', (dia
         await app.deps.events.settled();
         expect(await entries({ names: ['probe'] })).toEqual([]);
         expect(await entries({ realmId, names: ['signedIn'] })).toHaveLength(1);
+    });
+    it('writes a batch of detached entries in one INSERT; a row that fails is reported alone and the others are kept', async () => {
+        const realmId = await createRealm(app, `auth-events-${randomUUID().slice(0, 6)}`);
+        const errors: unknown[] = [];
+        const log = createDetachedEventLog(app.deps.db, app.deps.handle.dialect, (error) => errors.push(error));
+        const refIds = Array.from({ length: 5 }, () => randomUUID());
+        refIds.forEach((refId, index) => log.record({
+            name: 'tokenIssued', scope: 'auth', refType: 'session', refId,
+            // the third names a realm that does not exist: its foreign key fails, the batch with it
+            realmId: index === 2 ? randomUUID() : realmId, data: { index },
+        }));
+        await log.settled();
+        expect(errors).toHaveLength(1);
+        const rows = await app.deps.db.selectFrom('auth_events').select(['ref_id', 'data']).where('ref_id', 'in', refIds).execute();
+        expect(rows.map((row) => row.ref_id).sort()).toEqual(refIds.filter((_, index) => index !== 2).sort());
+        // settled() after settled(): nothing left to write
+        await log.settled();
+        expect(errors).toHaveLength(1);
     });
 });

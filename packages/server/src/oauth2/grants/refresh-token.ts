@@ -3,6 +3,7 @@ import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { unverifiedRealmOf } from '../../tokens/jws.js';
 import { findSessionLife } from '../../storage/sessions.js';
 import { findSubjectState } from '../../storage/subjects.js';
+import { protocolTransaction } from '../../storage/write-transaction.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
 import { scopeNames } from './scope.js';
@@ -51,20 +52,26 @@ export const refreshTokenGrant: Grant = {
             const tokenSubject = { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name };
             // the client's access policy is asked again at every issuance: set since the login, it ends the refreshes
             await assertClientAdmits(request, tokenSubject);
-            // consumed last: a request refused above leaves the token usable, so its honest retry
-            // is no replay (issue 12); from here on only the rotation itself can fail
-            if (!(await deps.tokens.consumeRefreshToken(request.db, claims.jti))) {
-                await deps.sessions.revoke(request.db, claims.session_id);
-                throw invalidGrant('The refresh token was already used; the session has been revoked.');
-            }
             const grant = {
                 subject: tokenSubject,
                 clientId: claims.client_id ?? null,
                 scope,
                 sessionId: claims.session_id,
             };
-            const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
-            await deps.sessions.touch(request.db, claims.session_id, issued.refreshExpiresAt!);
+            // consumed last: a request refused above leaves the token usable, so its honest retry
+            // is no replay (issue 12). The rotation's three writes (spent token, new token, session
+            // extended) commit together: one commit instead of three, and a rotation that fails
+            // half-way leaves the presented token usable rather than spent for nothing
+            const issued = await protocolTransaction(request.db, async (tx) => {
+                if (!(await deps.tokens.consumeRefreshToken(tx, claims.jti))) return null;
+                const rotated = await deps.tokens.issue(tx, { ...grant, refresh: true });
+                await deps.sessions.touch(tx, claims.session_id, rotated.refreshExpiresAt!);
+                return rotated;
+            });
+            if (!issued) {
+                await deps.sessions.revoke(request.db, claims.session_id);
+                throw invalidGrant('The refresh token was already used; the session has been revoked.');
+            }
             // OpenID Connect Core §12.2: a refreshed ID token keeps the original authentication time
             return tokenResponse(deps, request, { ...grant, authTime: session.createdAt }, issued);
         },
