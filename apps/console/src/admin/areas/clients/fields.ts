@@ -1,7 +1,7 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
 
 /** The client fields an administrator edits (API.md §3 and §7; spec client rules). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:device_code'];
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:device_code'];
 
 export const CLIENT_FIELDS: Field[] = [
     { name: 'displayName', label: 'Display name' },

@@ -5,9 +5,9 @@
  */
 export interface DayCount { day: string; count: number }
 
-export const CHART_DAYS = 30;
+const CHART_DAYS = 30;
 
-export const utcDay = (date: Date): string => date.toISOString().slice(0, 10);
+const utcDay = (date: Date): string => date.toISOString().slice(0, 10);
 
 /** The first instant of the chart's first day. */
 export function chartStart(now: Date, days = CHART_DAYS): Date {

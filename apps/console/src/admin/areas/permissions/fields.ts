@@ -1,7 +1,7 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
 
 /** The decision strategies of a permission's definition layer (API.md §3). */
-export const DECISION_STRATEGIES = [
+const DECISION_STRATEGIES = [
     { value: 'unanimous', label: 'unanimous (every policy passes)' },
     { value: 'affirmative', label: 'affirmative (one policy passes)' },
     { value: 'consensus', label: 'consensus (more pass than fail)' },

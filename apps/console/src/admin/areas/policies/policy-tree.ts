@@ -61,7 +61,7 @@ class FieldError extends Error {
 }
 
 /** The node's configuration members as the API takes them; an emptied key is sent as null (unset). */
-export function configBody(node: PolicyNode): Record<string, unknown> {
+function configBody(node: PolicyNode): Record<string, unknown> {
     const body: Record<string, unknown> = {};
     for (const field of typeOf(node.type)?.fields ?? []) {
         const value = node.config[field.key];
