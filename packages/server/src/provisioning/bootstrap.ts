@@ -14,7 +14,7 @@ import {
     insertRolePermission, rolePermissionIds, setMissingUserPasswordHash,
 } from '../storage/bootstrap.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
-import { consoleRedirectUris, ensureConsoleClient } from '../storage/console-clients.js';
+import { consoleRedirectUris, ensureConsoleClient, listRealmNames } from '../storage/console-clients.js';
 
 /** Attributes a user may not set on itself (spec: emailVerified is on this denylist). */
 const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
@@ -97,8 +97,7 @@ async function ensureAdmin(deps: BootstrapDeps, realmId: string, adminRoleId: st
 async function ensureConsoleClients(deps: BootstrapDeps): Promise<void> {
     const uris = consoleRedirectUris(deps.config);
     if (uris.length === 0) return;
-    const realms = await deps.db.selectFrom('auth_realms').select(['id', 'name']).orderBy('name').execute();
-    for (const realm of realms) await ensureConsoleClient(deps.db, deps.handle.dialect, realm, uris);
+    for (const realm of await listRealmNames(deps.db)) await ensureConsoleClient(deps.db, deps.handle.dialect, realm, uris);
 }
 
 /** The bootstrap state of API.md §5, idempotent at every boot. */

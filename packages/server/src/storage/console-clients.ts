@@ -50,3 +50,8 @@ export async function findConsoleClientId(db: Kysely<Database>, realmId: string)
         .where('realm_id', '=', realmId).where('name', '=', ADMIN_CONSOLE_CLIENT.name).executeTakeFirst();
     return found?.id ?? null;
 }
+
+/** Every realm's id and name (the boot ensures each one's console client). */
+export function listRealmNames(db: Kysely<Database>): Promise<{ id: string; name: string }[]> {
+    return db.selectFrom('auth_realms').select(['id', 'name']).orderBy('name').execute();
+}
