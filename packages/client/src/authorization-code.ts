@@ -32,6 +32,8 @@ export interface PendingAuthorization {
 /** The authorization URL to send the browser to, with fresh state, nonce and PKCE verifier. */
 export async function createAuthorizationRequest(input: {
     baseUrl: string;
+    /** the realm's `authorization_endpoint` from its discovery document; `<baseUrl>/authorize` when absent */
+    authorizationEndpoint?: string;
     clientId: string;
     redirectUri: string;
     scope?: string;
@@ -41,7 +43,7 @@ export async function createAuthorizationRequest(input: {
     const state = randomToken();
     const nonce = randomToken();
     const codeVerifier = randomToken();
-    const url = new URL(`${input.baseUrl.replace(/\/+$/, '')}/authorize`);
+    const url = new URL(input.authorizationEndpoint ?? `${input.baseUrl.replace(/\/+$/, '')}/authorize`);
     const parameters: Record<string, string> = {
         response_type: 'code',
         client_id: input.clientId,

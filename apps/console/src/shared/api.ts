@@ -45,3 +45,8 @@ export function issuesByField(error: unknown): Record<string, string> {
     }
     return byField;
 }
+
+/** A 403 of the API: the caller may not do this (the server decides; the gate is an upper bound). */
+export const isForbidden = (error: unknown): boolean => isRealmgateError(error) && error.statusCode === 403;
+/** A 401 of the API: the session or token has ended. */
+export const isUnauthenticated = (error: unknown): boolean => isRealmgateError(error) && error.statusCode === 401;

@@ -4,6 +4,7 @@ import { API, createApi } from './api.js';
 import { loadConsoleConfig, type ConsoleConfig, type ConsoleName } from './config.js';
 import { createGate, GATE } from './gate.js';
 import { createRealtime, REALTIME } from './realtime.js';
+import { chosenRealm, DEFAULT_REALM, discoverRealm, forgetRealm, rememberRealm, type RealmEndpoints } from './realm.js';
 import { completeSignIn, currentSignIn, signOut, startSignIn } from './session.js';
 import ConsoleShell from './components/ConsoleShell.vue';
 import './styles/base.css';
@@ -40,7 +41,79 @@ function fail(message: string): void {
 }
 
 /**
- * Starts a console: its configuration, the sign-in (session.ts), then the API client, the gate,
+ * The signed-out screen of a tab that has not chosen a realm (realm.ts): one field, the realm to
+ * sign in through (master by default), then that realm's sign-in page. `problem`: why the last
+ * choice did not work (no such realm), shown as an alert beside the field.
+ */
+function askRealm(title: string, value: string, problem: string | null): Promise<string> {
+    const root = document.getElementById('app')!;
+    root.replaceChildren();
+    const box = document.createElement('main');
+    box.className = 'boot';
+    const heading = document.createElement('h1');
+    heading.textContent = `Sign in to the ${title}`;
+    const form = document.createElement('form');
+    form.noValidate = true;
+    const field = document.createElement('div');
+    field.className = 'field';
+    const label = document.createElement('label');
+    label.htmlFor = 'sign-in-realm';
+    label.textContent = 'Realm';
+    const input = document.createElement('input');
+    Object.assign(input, { id: 'sign-in-realm', name: 'realm', value, required: true, autocomplete: 'organization', spellcheck: false });
+    const hint = document.createElement('p');
+    hint.id = 'sign-in-realm-hint';
+    hint.textContent = 'The realm your account belongs to; master for the server\'s own administrators.';
+    input.setAttribute('aria-describedby', hint.id);
+    field.append(label, input, hint);
+    if (problem) {
+        const error = document.createElement('p');
+        error.id = 'sign-in-realm-error';
+        error.className = 'field-error';
+        error.setAttribute('role', 'alert');
+        error.textContent = problem;
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', `${hint.id} ${error.id}`);
+        field.append(error);
+    }
+    const submit = document.createElement('button');
+    submit.type = 'submit';
+    submit.className = 'button primary';
+    submit.textContent = 'Continue';
+    form.append(field, submit);
+    box.append(heading, form);
+    root.append(box);
+    input.focus();
+    return new Promise((resolve) => {
+        form.addEventListener('submit', (event) => {
+            event.preventDefault();
+            const realm = input.value.trim();
+            if (realm) resolve(realm);
+        });
+    });
+}
+
+/** The tab's realm and its endpoints: `?realm=`, the tab's earlier choice, or asked for; asked again when it does not exist. */
+async function realmOfTab(config: ConsoleConfig, title: string): Promise<RealmEndpoints> {
+    let name = chosenRealm();
+    let problem: string | null = null;
+    for (;;) {
+        if (name) {
+            try {
+                const realm = await discoverRealm(config, name);
+                rememberRealm(name);
+                return realm;
+            } catch (error) {
+                forgetRealm();
+                problem = error instanceof Error ? error.message : String(error);
+            }
+        }
+        name = await askRealm(title, name ?? DEFAULT_REALM, problem);
+    }
+}
+
+/**
+ * Starts a console: its configuration, the realm of the tab (realm.ts), the sign-in (session.ts), then the API client, the gate,
  * the realtime socket and the router (history mode under /console/<name>/), all provided to every
  * page. A page file needs nothing of this: `useApi()`, `useGate()`, `useRealtime()`.
  */
@@ -49,16 +122,17 @@ export async function bootConsole(definition: ConsoleDefinition): Promise<void> 
     try {
         config = await loadConsoleConfig(definition.name);
         await completeSignIn(config);
-        const signedIn = await currentSignIn(config);
+        const realm = await realmOfTab(config, `${definition.name} console`);
+        const signedIn = await currentSignIn(config, realm);
         if (!signedIn) {
-            await startSignIn(config);
+            await startSignIn(config, realm);
             return;
         }
         const api = createApi(config, signedIn.auth);
         const router = createRouter({ history: createWebHistory(`${import.meta.env.BASE_URL}${definition.name}/`), routes: definition.routes });
         // the page's own heading is focused after a navigation, so a screen reader hears where it is
         router.afterEach(() => { setTimeout(() => document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: false }), 0); });
-        const app = createApp({ render: () => h(ConsoleShell, { title: definition.title, nav: definition.nav, signOut: () => signOut(config) }) });
+        const app = createApp({ render: () => h(ConsoleShell, { title: definition.title, nav: definition.nav, signOut: () => signOut(config, realm) }) });
         app.provide(API, api);
         app.provide(GATE, createGate(api));
         app.provide(REALTIME, createRealtime(config.apiUrl, signedIn.auth));

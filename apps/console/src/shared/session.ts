@@ -3,6 +3,7 @@ import {
     type AuthorizationSource, type PendingAuthorization, type TokenSet,
 } from '@realmgate/client';
 import type { ConsoleConfig } from './config.js';
+import { forgetSignedIn, markSignedIn, signedInRealm, type RealmEndpoints } from './realm.js';
 
 /**
  * Signing in (issue 18 item 2, spec beta.66 items 1 and 4). Both ways go through the realm's
@@ -12,6 +13,9 @@ import type { ConsoleConfig } from './config.js';
  *   cookie, not narrowed by any client (spec Authentication 8). The code it is sent back with is
  *   not needed and is left to expire (single use, 5 minutes: spec Authentication 12).
  * - standalone (`token`): the code is redeemed for tokens of admin-console, narrowed like any client.
+ * The realm is the tab's choice (realm.ts): its own admin-console client and its endpoints from its
+ * discovery document, so the session (cookie or tokens) is that realm's user's. A sign-in completed
+ * through another realm than the one now chosen counts as signed out here.
  */
 const PENDING = 'realmgate.console.pending';
 const TOKENS = 'realmgate.console.tokens';
@@ -19,6 +23,8 @@ const TOKENS = 'realmgate.console.tokens';
 interface Pending extends PendingAuthorization {
     /** where the person was going when the sign-in started */
     returnTo: string;
+    /** the realm signed in through */
+    realm: string;
 }
 
 export interface SignedIn {
@@ -27,12 +33,12 @@ export interface SignedIn {
 }
 
 /** Sends the browser to the sign-in page; it comes back to this console where it left. */
-export async function startSignIn(config: ConsoleConfig, extra: Record<string, string> = {}): Promise<never> {
+export async function startSignIn(config: ConsoleConfig, realm: RealmEndpoints, extra: Record<string, string> = {}): Promise<never> {
     const pending = await createAuthorizationRequest({
-        baseUrl: config.apiUrl, clientId: config.clientId, redirectUri: config.redirectUri, scope: 'openid global', extra,
+        baseUrl: config.apiUrl, authorizationEndpoint: realm.authorizationEndpoint, clientId: realm.clientId, redirectUri: config.redirectUri, scope: 'openid global', extra,
     });
     const here = `${location.pathname}${location.search}${location.hash}`;
-    sessionStorage.setItem(PENDING, JSON.stringify({ ...pending, returnTo: here } satisfies Pending));
+    sessionStorage.setItem(PENDING, JSON.stringify({ ...pending, returnTo: here, realm: realm.realm } satisfies Pending));
     location.assign(pending.url);
     return new Promise<never>(() => undefined);
 }
@@ -61,10 +67,10 @@ function restore(raw: string): TokenSet {
     return { ...stored, expires_in: Math.max(0, stored.expires_in - (Date.now() - stored.receivedAt) / 1000) };
 }
 
-function tokenSource(config: ConsoleConfig, tokens: TokenSet): AuthorizationSource {
+function tokenSource(config: ConsoleConfig, realm: RealmEndpoints, tokens: TokenSet): AuthorizationSource {
     const client = createClient({ baseUrl: config.apiUrl });
     return refreshingSession(client, tokens, {
-        credentials: { clientId: config.clientId },
+        credentials: { clientId: realm.clientId },
         onRotate: store,
     });
 }
@@ -88,10 +94,16 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
         const tokens = await handleAuthorizationCallback(createClient({ baseUrl: config.apiUrl }), `${location.origin}?${parameters.toString()}`, pending);
         store(tokens);
     }
+    markSignedIn(pending.realm);
 }
 
 /** The credential of this tab: the cookie (served) or the stored tokens (standalone); null when signed out. */
-export async function currentSignIn(config: ConsoleConfig): Promise<SignedIn | null> {
+export async function currentSignIn(config: ConsoleConfig, realm: RealmEndpoints): Promise<SignedIn | null> {
+    // the cookie or tokens of another realm's user are not this realm's sign-in
+    if (signedInRealm() !== realm.realm) {
+        sessionStorage.removeItem(TOKENS);
+        return null;
+    }
     if (config.mode === 'session') {
         // X-Requested-With: a 401 then challenges with Bearer, not Basic (no browser credentials dialog)
         const response = await fetch(`${config.apiUrl}/users/@me?fields=id`, { headers: { accept: 'application/json', 'x-requested-with': 'realmgate-console' } });
@@ -99,7 +111,7 @@ export async function currentSignIn(config: ConsoleConfig): Promise<SignedIn | n
     }
     const raw = sessionStorage.getItem(TOKENS);
     if (!raw) return null;
-    const auth = tokenSource(config, restore(raw));
+    const auth = tokenSource(config, realm, restore(raw));
     try {
         await auth.authorization();
         return { auth };
@@ -109,12 +121,17 @@ export async function currentSignIn(config: ConsoleConfig): Promise<SignedIn | n
     }
 }
 
-/** Forgets this tab's tokens and ends the session at the server (RP-initiated logout). */
-export function signOut(config: ConsoleConfig): void {
+/**
+ * Forgets this tab's tokens and ends the session at the realm's end-session endpoint (RP-initiated
+ * logout); the browser comes back to this console, whose tab still names the realm, so the next
+ * screen is that realm's sign-in.
+ */
+export function signOut(config: ConsoleConfig, realm: RealmEndpoints): void {
     const raw = sessionStorage.getItem(TOKENS);
     sessionStorage.removeItem(TOKENS);
-    const url = new URL(`${config.apiUrl}/logout`);
-    url.searchParams.set('client_id', config.clientId);
+    forgetSignedIn();
+    const url = new URL(realm.endSessionEndpoint);
+    url.searchParams.set('client_id', realm.clientId);
     url.searchParams.set('post_logout_redirect_uri', config.redirectUri);
     const idToken = raw ? (JSON.parse(raw) as TokenSet).id_token : undefined;
     if (idToken) url.searchParams.set('id_token_hint', idToken);

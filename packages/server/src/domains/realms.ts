@@ -4,6 +4,8 @@ import { commonFields, type FieldSpec, type ResourceSpec } from './resource/spec
 import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { KeyStore } from '../keys/store.js';
+import type { DialectName } from '../db/values.js';
+import { ensureConsoleClient } from '../storage/console-clients.js';
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -31,8 +33,11 @@ spec.fields = [
 
 export const realmSpec = spec;
 
-/** Realms: a realm's own id is the realm every decision about it is about. */
-export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDefinition {
+/**
+ * Realms: a realm's own id is the realm every decision about it is about. `consoleUris`: the
+ * consoles' redirect URIs (none without PUBLIC_URL), registered on each new realm's console client.
+ */
+export function realmsDefinition(secrets: SecretBox, keys: KeyStore, dialect: DialectName, consoleUris: readonly string[]): ResourceDefinition {
     return {
         spec,
         fields: spec.fields,
@@ -42,6 +47,9 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore): ResourceDe
             async afterCreate(_ctx, row, tx) {
                 await secrets.ensureRealmKey(tx, row.id);
                 await keys.ensureSigningKey(tx, row.id);
+                // and its console client (storage/console-clients.ts), so its users can sign in to the
+                // consoles through their own realm (/authorize signs in only the client's realm's users)
+                await ensureConsoleClient(tx, dialect, { id: row.id, name: String(row.name) }, consoleUris);
             },
             refuseDelete: (row) => (row.name === MASTER_REALM ? 'The master realm cannot be deleted.' : null),
         },

@@ -7,6 +7,7 @@ import type { ResourceDefinition } from './resource/context.js';
 import { pathsDefinition } from './paths.js';
 import { permissionsDefinition } from './permissions.js';
 import { realmsDefinition } from './realms.js';
+import { consoleRedirectUris, type ConsoleOrigins } from '../storage/console-clients.js';
 import { rolesDefinition } from './roles.js';
 import { scopesDefinition } from './scopes.js';
 import { usersDefinition } from './users/definition.js';
@@ -23,7 +24,7 @@ import { identityProviderAttributeMappingsDefinition, identityProviderRoleMappin
 
 /** What the administered resources need, beyond the engine's own deps. */
 export interface DomainDeps extends ResourceDeps {
-    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number; permissionsDefaultPolicyAssignment: boolean };
+    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number; permissionsDefaultPolicyAssignment: boolean } & ConsoleOrigins;
     passwords: PasswordHasher;
     secrets: SecretBox;
     keys: KeyStore;
@@ -33,7 +34,7 @@ export interface DomainDeps extends ResourceDeps {
 /** Every administered resource, explicitly listed. */
 export function resourceDefinitions(deps: DomainDeps): ResourceDefinition[] {
     return [
-        realmsDefinition(deps.secrets, deps.keys),
+        realmsDefinition(deps.secrets, deps.keys, deps.handle.dialect, consoleRedirectUris(deps.config)),
         rolesDefinition,
         permissionsDefinition(deps.handle.dialect, deps.config.permissionsDefaultPolicyAssignment),
         scopesDefinition,

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ADMIN_CONSOLE_CLIENT, consoleUrl, type ConsoleName } from '../config/consoles.js';
 
 /** Where `npm run build` writes the consoles: apps/console/dist, from src/http or dist/http alike. */
-const CONSOLE_DIST = fileURLToPath(new URL('../../../../apps/console/dist', import.meta.url));
+export const CONSOLE_DIST = fileURLToPath(new URL('../../../../apps/console/dist', import.meta.url));
 
 export interface ConsoleServing {
     names: readonly ConsoleName[];
@@ -83,7 +83,9 @@ export async function registerConsoles(app: FastifyInstance, serving: ConsoleSer
     await app.register(fastifyStatic, { root: dist, serve: false, decorateReply: true });
 
     const first = serving.names[0];
-    if (first) app.get('/', hidden, (_request, reply) => reply.redirect(`/console/${first}/`, 302));
+    // the query goes along: `/?realm=<name>` is the realm-scoped entry of the first console
+    const query = (url: string) => { const at = url.indexOf('?'); return at === -1 ? '' : url.slice(at); };
+    if (first) app.get('/', hidden, (request, reply) => reply.redirect(`/console/${first}/${query(request.url)}`, 302));
     for (const name of serving.names) {
         const base = `/console/${name}`;
         const index = join(dist, name, 'index.html');
@@ -98,7 +100,7 @@ export async function registerConsoles(app: FastifyInstance, serving: ConsoleSer
                 'referrer-policy': 'same-origin',
             }).sendFile(`${name}/index.html`, { cacheControl: false });
         };
-        app.get(base, hidden, (_request, reply) => reply.redirect(`${base}/`, 301));
+        app.get(base, hidden, (request, reply) => reply.redirect(`${base}/${query(request.url)}`, 301));
         app.get(`${base}/console-config.json`, hidden, (_request, reply) => reply.header('cache-control', 'no-cache').send(runtime));
         app.get(`${base}/`, hidden, (_request, reply) => page(reply));
         // every client-side route of the console (history fallback)

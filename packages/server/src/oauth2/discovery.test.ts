@@ -53,6 +53,8 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             backchannel_logout_supported: true,
             backchannel_logout_session_supported: true,
             authorization_response_iss_parameter_supported: true,
+            // the realm's admin-console client, created with the realm (storage/console-clients.ts)
+            realmgate_console_client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         });
         // nothing advertised that does not exist: no implicit flow, no registration, no device endpoint
         expect(document.registration_endpoint).toBeUndefined();

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
+import { findConsoleClientId } from '../storage/console-clients.js';
 import { supportedGrantTypes } from './grants/index.js';
 
 /**
@@ -35,6 +36,12 @@ export interface DiscoveryDocument {
     authorization_response_iss_parameter_supported: boolean;
     /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
     mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
+    /**
+     * Realmgate's own member (RFC 8414 §2 allows additional metadata): the client_id of the realm's
+     * `admin-console` public client, which the consoles sign in as for this realm's users; absent
+     * when the realm has none (no PUBLIC_URL at its creation). Client ids are public (RFC 6749 §2.2).
+     */
+    realmgate_console_client_id?: string;
 }
 
 /** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke` and `/token/introspect`. */
@@ -57,7 +64,7 @@ export async function discoveryDocument(
     db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }, mtlsPublicUrl?: string,
 ): Promise<DiscoveryDocument> {
     const base = publicUrl.replace(/\/+$/, '');
-    const scopes = await scopeNamesOfRealm(db, realm.id);
+    const [scopes, consoleClientId] = await Promise.all([scopeNamesOfRealm(db, realm.id), findConsoleClientId(db, realm.id)]);
     // RFC 8705 §5: the endpoints a client reaches through the mutual-TLS listener; the token and
     // device authorization endpoints are the ones a client authenticates at (spec Events 7)
     const mtls = mtlsPublicUrl === undefined ? undefined : mtlsPublicUrl.replace(/\/+$/, '');
@@ -100,5 +107,6 @@ export async function discoveryDocument(
         backchannel_logout_session_supported: true,
         // RFC 9207 §3: the authorization response carries `iss`
         authorization_response_iss_parameter_supported: true,
+        ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
     };
 }

@@ -10,11 +10,11 @@ import type { KeyStore } from '../keys/store.js';
 import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import {
-    deactivateUser, ensureBuiltInClient, ensureBuiltInGlobal, ensureClientScope, ensureBuiltInRealm, ensurePermissionPolicy, ensureUserRole, findBuiltInUser, insertBuiltInUser,
+    deactivateUser, ensureBuiltInGlobal, ensureBuiltInRealm, ensurePermissionPolicy, ensureUserRole, findBuiltInUser, insertBuiltInUser,
     insertRolePermission, rolePermissionIds, setMissingUserPasswordHash,
 } from '../storage/bootstrap.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
-import { ADMIN_CONSOLE_CLIENT, CONSOLE_NAMES, consoleUrl } from '../config/consoles.js';
+import { consoleRedirectUris, ensureConsoleClient, listRealmNames } from '../storage/console-clients.js';
 
 /** Attributes a user may not set on itself (spec: emailVerified is on this denylist). */
 const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
@@ -90,23 +90,14 @@ async function ensureAdmin(deps: BootstrapDeps, realmId: string, adminRoleId: st
 }
 
 /**
- * The public client `admin-console` (spec beta.66 item 4): the consoles sign in through it with
- * code + PKCE (RFC 7636; no secret, so PKCE S256 is required); first-party, so no consent is asked.
- * Its redirect URIs are the consoles served by the API (PUBLIC_URL) and standalone
- * (CONSOLE_PUBLIC_URL); they also allow those origins for CORS. A standalone console's token is
- * narrowed to this client like any client's (spec Authentication 8).
+ * The public client `admin-console` of every realm (storage/console-clients.ts): the master's under
+ * its fixed id, and one for each realm created before realms got theirs at creation (or whose
+ * redirect URIs changed with PUBLIC_URL or CONSOLE_PUBLIC_URL). Idempotent.
  */
-async function ensureConsoleClient(deps: BootstrapDeps, masterId: string, globalScopeId: string): Promise<void> {
-    const { publicUrl, console: standalone } = deps.config;
-    if (publicUrl === undefined) return;
-    const bases = [...new Set([publicUrl, standalone?.publicUrl ?? publicUrl])];
-    const uris = bases.flatMap((base) => CONSOLE_NAMES.map((name) => consoleUrl(base, name)));
-    const clientId = await ensureBuiltInClient(deps.db, deps.handle.dialect, {
-        id: ADMIN_CONSOLE_CLIENT.id, name: ADMIN_CONSOLE_CLIENT.name, displayName: 'Realmgate consoles', realmId: masterId,
-        redirectUri: uris.join(' '), postLogoutRedirectUri: uris.join(' '),
-    });
-    // the global scope: without it a bearer is evaluated without its identity (spec Authorization routes, check rule 1)
-    await ensureClientScope(deps.db, deps.handle.dialect, clientId, globalScopeId);
+async function ensureConsoleClients(deps: BootstrapDeps): Promise<void> {
+    const uris = consoleRedirectUris(deps.config);
+    if (uris.length === 0) return;
+    for (const realm of await listRealmNames(deps.db)) await ensureConsoleClient(deps.db, deps.handle.dialect, realm, uris);
 }
 
 /** The bootstrap state of API.md §5, idempotent at every boot. */
@@ -143,6 +134,6 @@ export async function bootstrap(deps: BootstrapDeps, logger?: FastifyBaseLogger)
         await ensureRoleGrants(db, dialect, role, id, permissionIds);
     }
     await ensureAdmin(deps, masterId, roleIds.get(SystemRoleName.ADMIN)!, logger);
-    await ensureConsoleClient(deps, masterId, scopeIds.get(ScopeName.GLOBAL)!);
+    await ensureConsoleClients(deps);
     deps.catalog.invalidate();
 }

@@ -50,7 +50,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         page.on('response', (response) => { if (response.status() >= 400) problems.push(`${response.status()}: ${response.request().method()} ${response.url()}`); });
 
         // the console session of the auth pages (session mode): the console sends the browser to sign in
-        await page.goto(`${publicUrl}/console/admin/`);
+        await page.goto(`${publicUrl}/console/admin/?realm=master`);
         await page.getByLabel('Username or email').fill(ADMIN.name, { timeout: 10_000 }).catch(async (error: unknown) => {
             throw new Error(`no sign-in form at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)} ${problems.join('; ')}`, { cause: error });
         });

@@ -87,8 +87,9 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
     });
 
     /** the console, the realm's sign-in page (and the second factor if `code` is given), back to the console */
-    async function signIn(target: Page, password = carol.password, code?: () => Promise<string>, name = carol.name): Promise<void> {
-        await target.goto(`${publicUrl}/console/account/`);
+    async function signIn(target: Page, password = carol.password, code?: () => Promise<string>, name = carol.name, realm = MASTER_REALM): Promise<void> {
+        // the realm-scoped entry: the tab signs in through that realm's admin-console client
+        await target.goto(`${publicUrl}/console/account/?realm=${realm}`);
         await target.getByLabel('Username or email').fill(name);
         await target.getByLabel('Password').fill(password);
         await target.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -269,6 +270,47 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await dave.getByText('This browser').waitFor();
             await open(dave, 'Applications', 'Applications');
             await dave.getByText('No application has your consent.').waitFor();
+        } finally {
+            await other.close();
+        }
+    });
+
+    it('a plain user of another realm signs in through that realm (chosen on the signed-out screen) and sees their profile; sign-out returns to that realm\'s sign-in', async () => {
+        const realm = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'tenant-a', displayName: 'Tenant A' } }, 201)).data;
+        await app.json({ method: 'POST', url: '/users', payload: { name: 'frank', password: 'frank-password-1', realmId: realm.id, email: 'frank@tenant-a.example' } }, 201);
+        const discovery = await app.json<{ authorization_endpoint: string; realmgate_console_client_id: string }>({ method: 'GET', url: '/realms/tenant-a/.well-known/openid-configuration', as: null }, 200);
+        const other = await browser.newContext();
+        try {
+            const frank = await other.newPage();
+            const watched = watch(frank);
+            // no ?realm=: the signed-out screen asks for the realm (master by default)
+            await frank.goto(`${publicUrl}/console/account/`);
+            const field = frank.getByLabel('Realm', { exact: true });
+            expect(await field.inputValue()).toBe(MASTER_REALM);
+            expect(await seriousViolations(frank)).toEqual([]);
+            await field.fill('tenant-a');
+            await frank.getByRole('button', { name: 'Continue' }).click();
+            await frank.getByLabel('Username or email').waitFor();
+            // that realm's authorization endpoint (from its discovery document) and its own console client
+            const authorize = new URL(frank.url());
+            expect(`${authorize.origin}${authorize.pathname}`).toBe(discovery.authorization_endpoint);
+            expect(authorize.searchParams.get('client_id')).toBe(discovery.realmgate_console_client_id);
+            await frank.getByLabel('Username or email').fill('frank');
+            await frank.getByLabel('Password').fill('frank-password-1');
+            await frank.getByRole('button', { name: 'Sign in', exact: true }).click();
+            await frank.getByRole('heading', { name: 'Your profile' }).waitFor();
+            await frank.getByText('frank@tenant-a.example').first().waitFor();
+            expect(watched.problems).toEqual([]);
+            watched.stop();
+            // the console session belongs to frank of tenant-a
+            const me = await frank.evaluate(async () => (await (await fetch('/users/@me?fields=name,realmId', { headers: { 'x-requested-with': 'test' } })).json()) as { data: { name: string; realmId: string } });
+            expect(me.data).toMatchObject({ name: 'frank', realmId: realm.id });
+            // signing out comes back to the same realm's sign-in page
+            await frank.getByRole('button', { name: 'Sign out' }).click();
+            const confirm = frank.getByRole('button', { name: /sign out|log out|yes/i });
+            await Promise.race([confirm.first().click().catch(() => undefined), frank.getByLabel('Username or email').waitFor()]);
+            await frank.getByLabel('Username or email').waitFor();
+            expect(new URL(frank.url()).searchParams.get('client_id')).toBe(discovery.realmgate_console_client_id);
         } finally {
             await other.close();
         }

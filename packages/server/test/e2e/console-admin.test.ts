@@ -84,9 +84,13 @@ describe('end to end: the admin console with chromium', () => {
         expect(config).toMatchObject({ mode: 'session', clientId: ADMIN_CONSOLE_CLIENT.id, redirectUri: `${publicUrl}/console/admin/` });
     });
 
-    it('GET / lands on the sign-in page of the admin-console client; the bootstrap admin comes back to the console', async () => {
+    it('GET / lands on the realm screen, then the sign-in page of master\'s admin-console client; the bootstrap admin comes back to the console', async () => {
         const { page } = watched;
         await page.goto(`${publicUrl}/`);
+        // the signed-out screen: the realm to sign in through, master by default
+        expect(await page.getByLabel('Realm', { exact: true }).inputValue()).toBe('master');
+        expect(await axeViolations(page)).toEqual([]);
+        await page.getByRole('button', { name: 'Continue' }).click();
         await page.getByLabel('Username or email').waitFor();
         const url = new URL(page.url());
         expect(url.pathname).toBe('/authorize');
@@ -158,7 +162,7 @@ describe('end to end: the admin console with chromium', () => {
         await page.setViewportSize({ width: 1280, height: 800 });
     });
 
-    it('a realm administrator of one realm is told plainly that another realm\'s pages are not theirs', async () => {
+    it('a realm administrator of one realm signs in through that realm, sees its users, and is told plainly that another realm\'s pages are not theirs', async () => {
         const other = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'console-b' } }, 201);
         await app.json({ method: 'POST', url: '/users', payload: { name: 'erin', realmId: other.data.id } }, 201);
         const own = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
@@ -167,24 +171,20 @@ describe('end to end: the admin console with chromium', () => {
             method: 'POST', url: '/users', payload: { name: 'ra', password: 'ra-password-1', realmId: own.data.id },
         }, 201);
         await app.json({ method: 'POST', url: '/user-roles', payload: { userId: admin.data.id, roleId: role.data[0]!.id } }, 201);
-        // the realm administrator signs in with the auth pages through an application of their realm
-        const application = await app.json<{ data: { id: string } }>({
-            method: 'POST', url: '/clients', payload: { name: 'portal', realmId: own.data.id, firstParty: true, redirectUri: `${publicUrl}/health` },
-        }, 201);
+        const discovery = await app.json<{ realmgate_console_client_id: string }>({ method: 'GET', url: '/realms/console-a/.well-known/openid-configuration', as: null }, 200);
         const second = await browser.newContext();
         try {
-            const watchedAdmin = await watchedPage(second);
+            // before the sign-in, the console's probe of the session answers 401 by design
+            const watchedAdmin = await watchedPage(second, { answers: [SIGNED_OUT_PROBE] });
             const { page } = watchedAdmin;
-            const authorize = new URL(`${publicUrl}/authorize`);
-            for (const [name, value] of Object.entries({
-                response_type: 'code', client_id: application.data.id, redirect_uri: `${publicUrl}/health`, scope: 'openid',
-                code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'x',
-            })) authorize.searchParams.set(name, value);
-            await page.goto(authorize.href);
+            // the realm-scoped entry of the admin console: realm console-a's own admin-console client
+            await page.goto(`${publicUrl}/console/admin/?realm=console-a`);
+            await page.getByLabel('Username or email').waitFor();
+            expect(new URL(page.url()).searchParams.get('client_id')).toBe(discovery.realmgate_console_client_id);
             await page.getByLabel('Username or email').fill('ra');
             await page.getByLabel('Password').fill('ra-password-1');
             await page.getByRole('button', { name: 'Sign in' }).click();
-            await page.waitForURL((url) => url.pathname === '/health');
+            await page.getByRole('heading', { name: 'Realms' }).waitFor();
 
             await page.goto(`${publicUrl}/console/admin/realms/${own.data.id}/users`);
             await page.getByRole('heading', { name: 'Users' }).waitFor();
@@ -215,7 +215,7 @@ describe('end to end: the admin console with chromium', () => {
         try {
             const watchedStandalone = await watchedPage(own);
             const { page } = watchedStandalone;
-            await page.goto(`${standaloneUrl}/`);
+            await page.goto(`${standaloneUrl}/?realm=master`);
             await page.getByLabel('Username or email').fill(ADMIN.name);
             await page.getByLabel('Password').fill(ADMIN.password);
             await page.getByRole('button', { name: 'Sign in' }).click();

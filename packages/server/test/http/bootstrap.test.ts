@@ -1,5 +1,6 @@
 import { PERMISSION_NAMES } from '@realmgate/core';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_CONSOLE_CLIENT } from '../../src/config/consoles.js';
 import { bootstrap } from '../../src/provisioning/bootstrap.js';
 import { ADMIN, basicHeader, useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
@@ -82,5 +83,58 @@ describeEachDialect('bootstrap', (dialect) => {
         const admin = await app.deps.db.selectFrom('auth_users').select('active').where('name', '=', ADMIN.name).executeTakeFirstOrThrow();
         expect(Boolean(admin.active)).toBe(false);
         await app.deps.db.updateTable('auth_users').set({ active: dialect === 'postgres' ? true : 1 }).where('name', '=', ADMIN.name).execute();
+    });
+
+    describe('the console client of every realm', () => {
+        const consoleUris = 'http://localhost:3000/console/admin/ http://localhost:3000/console/account/';
+        const consoleClients = (realmId: string) => app.deps.db.selectFrom('auth_clients').selectAll().where('realm_id', '=', realmId).where('name', '=', 'admin-console').execute();
+        const discovery = (realm: string) => app.json<{ realmgate_console_client_id?: string; authorization_endpoint: string }>({ method: 'GET', url: `/realms/${realm}/.well-known/openid-configuration`, as: null }, 200);
+
+        it('master\'s is under the fixed id a standalone console names, and its discovery document publishes it', async () => {
+            expect((await discovery('master')).realmgate_console_client_id).toBe(ADMIN_CONSOLE_CLIENT.id);
+        });
+
+        it('creating a realm creates its admin-console client (public, first-party, code + refresh, the consoles\' URIs, the global scope), published by its discovery document; deleting the realm removes it', async () => {
+            const realm = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'console-realm' } }, 201)).data;
+            const [client, ...more] = await consoleClients(realm.id);
+            expect(more).toEqual([]);
+            expect(client).toBeDefined();
+            expect(client!.id).not.toBe(ADMIN_CONSOLE_CLIENT.id);
+            expect(client!.secret).toBeNull();
+            expect(Boolean(client!.first_party)).toBe(true);
+            expect(Boolean(client!.active)).toBe(true);
+            expect(JSON.parse(client!.grant_types as string)).toEqual(['authorization_code', 'refresh_token']);
+            expect(client!.redirect_uri).toBe(consoleUris);
+            expect(client!.post_logout_redirect_uri).toBe(consoleUris);
+            const scopes = await app.deps.db.selectFrom('auth_client_scopes as b').innerJoin('auth_scopes as s', 's.id', 'b.scope_id')
+                .where('b.client_id', '=', client!.id).select('s.name').execute();
+            expect(scopes.map((scope) => scope.name)).toEqual(['global']);
+            expect((await discovery('console-realm')).realmgate_console_client_id).toBe(client!.id);
+            // the realm's own API view lists it like any client of the realm
+            const listed = await app.json<{ data: { id: string }[] }>({ method: 'GET', url: `/realms/${realm.id}/clients?filter[name]=admin-console` }, 200);
+            expect(listed.data.map((row) => row.id)).toEqual([client!.id]);
+
+            await app.json({ method: 'DELETE', url: `/realms/${realm.id}` }, 200);
+            expect(await consoleClients(realm.id)).toEqual([]);
+            expect(await app.deps.db.selectFrom('auth_clients').select('id').where('id', '=', client!.id).execute()).toEqual([]);
+        });
+
+        it('boot gives a realm created before realms got theirs its console client, once, and brings changed redirect URIs up to date', async () => {
+            const realm = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'older-realm' } }, 201)).data;
+            await app.deps.db.deleteFrom('auth_client_scopes').where('client_id', 'in', (await consoleClients(realm.id)).map((client) => client.id)).execute();
+            await app.deps.db.deleteFrom('auth_clients').where('realm_id', '=', realm.id).where('name', '=', 'admin-console').execute();
+            expect(await consoleClients(realm.id)).toEqual([]);
+            await bootstrap(app.deps);
+            await bootstrap(app.deps);
+            const [client, ...more] = await consoleClients(realm.id);
+            expect(more).toEqual([]);
+            expect(client!.redirect_uri).toBe(consoleUris);
+            expect((await app.deps.db.selectFrom('auth_client_scopes').select('id').where('client_id', '=', client!.id).execute())).toHaveLength(1);
+            await app.deps.db.updateTable('auth_clients').set({ redirect_uri: 'https://old.example/console/admin/' }).where('id', '=', client!.id).execute();
+            await bootstrap(app.deps);
+            const [updated] = await consoleClients(realm.id);
+            expect(updated!.id).toBe(client!.id);
+            expect(updated!.redirect_uri).toBe(consoleUris);
+        });
     });
 });

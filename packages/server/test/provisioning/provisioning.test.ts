@@ -111,6 +111,9 @@ describeEachDialect('provisioning files', (dialect) => {
         expect(await userRoleNames(app, alice.id)).toEqual(['support']);
         const service = await client(app, 'acme', 'ticket-service');
         expect(service.secret).not.toBe('ticket-service-secret');
+        // the realm the file creates gets its console client in the same transaction (domains/realms.ts)
+        const consoleClient = await client(app, 'acme', 'admin-console');
+        expect(consoleClient.secret).toBeNull();
         expect(await clientCredentials(app, service.id, 'ticket-service-secret')).toBe(200);
 
         const before = await snapshot(app);
