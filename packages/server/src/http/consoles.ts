@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ADMIN_CONSOLE_CLIENT, consoleUrl, type ConsoleName } from '../config/consoles.js';
 
 /** Where `npm run build` writes the consoles: apps/console/dist, from src/http or dist/http alike. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../../../apps/console/dist', import.meta.url));
+const CONSOLE_DIST = fileURLToPath(new URL('../../../../apps/console/dist', import.meta.url));
 
 export interface ConsoleServing {
     names: readonly ConsoleName[];
