@@ -4,6 +4,7 @@ import { createConnection } from 'mysql2/promise';
 import type { TestProject } from 'vitest/node';
 import { postgresAdmin } from './databases.js';
 import { sqliteTemplatePath, templateName } from './database-templates.js';
+import { ensureConsoleBuilt } from './e2e/console-build.js';
 
 /*
  * Once per `vitest run` (vitest.config.ts globalSetup): names the run, whose migrated templates
@@ -18,6 +19,8 @@ declare module 'vitest' {
 }
 
 export default function setup(project: TestProject): () => Promise<void> {
+    // the consoles the browser tests serve, built before any file runs (a no-op when fresh)
+    ensureConsoleBuilt();
     const run = randomBytes(6).toString('hex');
     project.provide('realmgateTestRun', run);
     return async () => {

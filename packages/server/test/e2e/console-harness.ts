@@ -1,32 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { ROOT } from '../server-process.js';
+
+export { ensureConsoleBuilt } from './console-build.js';
 
 /*
  * The consoles' browser harness (issue 18): the build the server serves, made when it is missing or
  * older than its sources; a page that records every console error, failed request and error
  * answer; and an axe-core scan of the page as rendered.
  */
-
-const CONSOLE = join(ROOT, 'apps/console');
-const BUILT = join(CONSOLE, 'dist/admin/index.html');
-
-function newestSource(path: string): number {
-    const stat = statSync(path);
-    if (!stat.isDirectory()) return stat.mtimeMs;
-    return Math.max(0, ...readdirSync(path).map((name) => newestSource(join(path, name))));
-}
-
-/** `vite build` of apps/console when dist is missing or stale (a few seconds); nothing otherwise. */
-export function ensureConsoleBuilt(): void {
-    const sources = [join(CONSOLE, 'src'), join(CONSOLE, 'admin'), join(CONSOLE, 'account'), join(CONSOLE, 'vite.config.ts')];
-    const fresh = existsSync(BUILT) && statSync(BUILT).mtimeMs >= Math.max(...sources.map(newestSource));
-    if (fresh) return;
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: CONSOLE, stdio: 'inherit' });
-}
 
 /** Answers a page may see on its way without anything being wrong. */
 export interface Expected {
