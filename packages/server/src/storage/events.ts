@@ -233,8 +233,10 @@ export async function aggregatePendingEvents(
 ): Promise<{ events: number; days: string[] }> {
     return db.transaction().execute(async (tx) => {
         const day = createdAtBucket(dialect, 'day');
+        // SQLite: the rowid, which the covering index of migration 0012 holds (the text id is in the table only)
+        const key = dialect === 'sqlite' ? sql<string>`rowid` : sql<string>`id`;
         const rows = await tx.selectFrom('auth_events')
-            .select(['id', day.as('day'), 'realm_id', 'scope', 'name', 'ref_type'])
+            .select([key.as('key'), day.as('day'), 'realm_id', 'scope', 'name', 'ref_type'])
             .where(PENDING).where('created_at', '>=', toDbDate(dialect, floor))
             .orderBy('created_at').limit(limit)
             .execute();
@@ -250,8 +252,8 @@ export async function aggregatePendingEvents(
         if (beforeMark) await beforeMark(tx);
         let marked = 0;
         for (let start = 0; start < rows.length; start += 500) {
-            const ids = rows.slice(start, start + 500).map((row) => row.id);
-            const result = await tx.updateTable('auth_events').set({ aggregated: 1 }).where('id', 'in', ids).where(PENDING).executeTakeFirst();
+            const keys = rows.slice(start, start + 500).map((row) => row.key);
+            const result = await tx.updateTable('auth_events').set({ aggregated: 1 }).where(key, 'in', keys).where(PENDING).executeTakeFirst();
             marked += Number(result.numUpdatedRows);
         }
         if (marked !== rows.length) throw new Error(`event aggregates: marked ${marked} of ${rows.length} events read; rolled back`);

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
 import { useTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
-import { eventRowOf, insertEvents, type NewEvent } from '../../src/storage/events.js';
+import { eventRowOf, insertEvents, type BeforeMark, type NewEvent } from '../../src/storage/events.js';
 import { fillEventAggregates, sweepEventRetention } from '../../src/domains/event-log/maintenance.js';
 import { createDatabase } from '../../src/db/connect.js';
 import { createWorker, SWEEP_INTERVAL_MS } from '../../src/worker/runner.js';
@@ -276,8 +276,8 @@ describeEachDialect('event aggregates: incremental passes count every event exac
         await expect(fillEventAggregates(app.deps, now, { beforeMark: failing })).rejects.toThrow('simulated crash');
         expect(await aggregates(name)).toEqual({});
         // a failing statement inside the transaction, not only a thrown error
-        const badStatement = async (tx: Parameters<typeof failing>[0]) => { await sql`select * from no_such_table`.execute(tx as never); };
-        await expect(fillEventAggregates(app.deps, now, { beforeMark: badStatement as never })).rejects.toThrow();
+        const badStatement: BeforeMark = async (tx) => { await sql`select * from no_such_table`.execute(tx); };
+        await expect(fillEventAggregates(app.deps, now, { beforeMark: badStatement })).rejects.toThrow();
         expect(await aggregates(name)).toEqual({});
         await fillEventAggregates(app.deps, now);
         await expectExact(name, 3);

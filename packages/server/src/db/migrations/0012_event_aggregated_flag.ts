@@ -8,9 +8,12 @@ import type { DialectMigration, MigrationContext } from './context.js';
  * the count (domains/event-log/maintenance.ts explains why a flag and not an id or time watermark:
  * ids are random UUIDs and the detached writer of two replicas commits out of time order).
  *
- * The pass reads the unaggregated events oldest first: on SQLite and PostgreSQL a partial index
- * over `aggregated = 0` (a handful of rows between two passes, so it stays tiny); MySQL has no
- * partial index, so (aggregated, created_at).
+ * The pass reads the unaggregated events oldest first, with the aggregate's dimensions: on SQLite
+ * and PostgreSQL a partial index over `aggregated = 0` (only the events written since the last
+ * pass, so it stays small), holding the dimensions too so SQLite reads it without visiting the
+ * table (a covering index: the pass's read costs a third of a table read, measured with
+ * test/measure/event-aggregates.ts); MySQL has no partial index, so the flag leads the index
+ * (InnoDB adds the primary key `id` to it, so it covers the read there too).
  *
  * Existing rows: the old pass recounted the last two aggregated days on every run, so their
  * aggregates are dropped and their events left at 0 (the next passes count them again); every
@@ -24,8 +27,9 @@ const DAY = 86_400_000;
 async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
     await addColumn(db, ctx, TABLE, 'aggregated', 'integer', (col) => col.notNull().defaultTo(0));
     const index = db.schema.createIndex(INDEX).on(TABLE);
-    if (ctx.dialect === 'mysql') await index.columns(['aggregated', 'created_at']).execute();
-    else await index.column('created_at').where(sql.ref('aggregated'), '=', sql.lit(0)).execute();
+    const columns = ['created_at', 'realm_id', 'scope', 'name', 'ref_type'];
+    if (ctx.dialect === 'mysql') await index.columns(['aggregated', ...columns]).execute();
+    else await index.columns(columns).where(sql.ref('aggregated'), '=', sql.lit(0)).execute();
 
     const { rows } = await sql<{ day: string | null }>`select max(day) as day from auth_event_aggregates`.execute(db);
     const last = rows[0]?.day ?? null;
