@@ -60,7 +60,7 @@ try {
     await seed(total);
     console.log(`${total} raw events of today and yesterday (sqlite file, in process)`);
 
-    // before: the pass of the previous release, statement for statement (countEventsByDay over the two days, then replace them)
+    // before: the previous release's pass (countEventsByDay over the two days, then the DELETE of its replace; the INSERT of a few dozen count rows is left out)
     await cpu('recount (before 0012: every pass)', async () => {
         const day = createdAtBucket(dialect, 'day');
         const counts = await db.selectFrom('auth_events')
