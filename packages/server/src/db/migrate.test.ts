@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDialect } from '../../test/databases.js';
 import type { TestDatabase } from '../../test/databases.js';
@@ -128,6 +128,25 @@ describeEachDialect('db migrations', (dialect) => {
         expect(await sessionIndexes(database)).toEqual(before);
         expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0011_session_indexes'));
         expect(await sessionIndexes(database)).toContain(`auth_sessions_user_id_idx${partial}`);
+    }, TIMEOUT);
+
+    it('0012 adds auth_events.aggregated: events of the last two aggregated days are counted again, older ones are taken as counted', async () => {
+        await migrateToLatest(database);
+        while (!(await migrateDown(database)).includes('0012_event_aggregated_flag'));
+        const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+        const at = (text: string) => (dialect === 'sqlite' ? text : new Date(text));
+        const days = ['2030-03-01', '2030-03-02', '2030-03-03'];
+        await db.insertInto('auth_events').values(days.map((day, index) => ({
+            id: `00000000-0000-4000-8000-00000000000${index}`, name: 'user.created', scope: 'api', ref_type: 'user', created_at: at(`${day}T10:00:00.000Z`),
+        }))).execute();
+        await db.insertInto('auth_event_aggregates').values(days.map((day, index) => ({
+            id: `00000000-0000-4000-8000-00000000001${index}`, day, realm_id: null, scope: 'api', name: 'user.created', ref_type: 'user', count: 1,
+        }))).execute();
+        expect(await migrateToLatest(database)).toEqual(['0012_event_aggregated_flag']);
+        const flags = await db.selectFrom('auth_events').select(['id', 'aggregated']).orderBy('id').execute();
+        expect(flags.map((row) => Number(row.aggregated))).toEqual([1, 0, 0]);
+        const kept = await db.selectFrom('auth_event_aggregates').select('day').execute();
+        expect(kept.map((row) => row.day)).toEqual(['2030-03-01']);
     }, TIMEOUT);
 
     it('names the migration that failed', async () => {

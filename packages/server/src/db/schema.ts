@@ -341,6 +341,8 @@ export interface EventTable {
     /** JSON; never a withheld column */
     data: string | null;
     created_at: DbDate;
+    /** migration 0012: 1 once the worker's pass has added the event to its day's aggregate */
+    aggregated: Generated<number>;
 }
 
 export interface EventAggregateTable {

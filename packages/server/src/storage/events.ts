@@ -135,7 +135,8 @@ export function createDetachedEventLog(db: Kysely<Database>, dialect: DialectNam
  * aggregates) is deleted.
  */
 export async function releaseRealmOwnEvents(tx: Kysely<Database>, realmId: string): Promise<void> {
-    await tx.updateTable('auth_events').set({ realm_id: null })
+    // counted again, deployment-wide (aggregated = 0): its count under the realm goes with the realm's aggregates
+    await tx.updateTable('auth_events').set({ realm_id: null, aggregated: 0 })
         .where('realm_id', '=', realmId).where('ref_type', '=', 'realm').where('ref_id', '=', realmId)
         .where('name', 'in', ['realm.created', 'realm.deleted'])
         .execute();
@@ -161,10 +162,11 @@ export interface EventCount {
     count: number;
 }
 
-/** Counts of the raw events in [from, to), per day and aggregate dimension. */
-export async function countEventsByDay(db: Kysely<Database>, dialect: DialectName, from: Date, to: Date): Promise<EventCount[]> {
+/** Counts of the raw events in [from, to) already marked aggregated, per day and aggregate dimension. */
+async function countMarkedEventsByDay(db: Kysely<Database>, dialect: DialectName, from: Date, to: Date): Promise<EventCount[]> {
     const day = createdAtBucket(dialect, 'day');
     const rows = await db.selectFrom('auth_events')
+        .where(sql<boolean>`aggregated = ${sql.lit(1)}`)
         .select([day.as('day'), 'realm_id', 'scope', 'name', 'ref_type', (eb) => eb.fn.countAll<number | string | bigint>().as('count')])
         .where('created_at', '>=', toDbDate(dialect, from)).where('created_at', '<', toDbDate(dialect, to))
         .groupBy([day, 'realm_id', 'scope', 'name', 'ref_type'])
@@ -172,16 +174,90 @@ export async function countEventsByDay(db: Kysely<Database>, dialect: DialectNam
     return rows.map((row) => ({ day: row.day, realmId: row.realm_id, scope: row.scope, name: row.name, refType: row.ref_type, count: Number(row.count) }));
 }
 
-/** Replace the aggregates of the given days by `counts`, in one transaction (no half-filled day is ever read). */
-export async function replaceAggregates(db: Kysely<Database>, days: readonly string[], counts: readonly EventCount[]): Promise<void> {
+/** `aggregated = 0` as a literal: the partial index of migration 0012 matches only a literal predicate. */
+const PENDING = sql<boolean>`aggregated = ${sql.lit(0)}`;
+
+const aggregateKey = ['day', 'realm_key', 'scope', 'name', 'ref_type'] as const;
+
+/**
+ * Add `counts` to their days' aggregates (UPSERT; the unique key is day, realm_key, scope, name,
+ * ref_type). `counts` holds each key once (PostgreSQL refuses to update a row twice in one statement).
+ */
+async function addAggregates(tx: Kysely<Database>, dialect: DialectName, counts: readonly EventCount[]): Promise<void> {
+    for (let start = 0; start < counts.length; start += 200) {
+        const insert = tx.insertInto('auth_event_aggregates').values(counts.slice(start, start + 200).map((count) => ({
+            id: randomUUID(), day: count.day, realm_id: count.realmId, scope: count.scope, name: count.name, ref_type: count.refType, count: count.count,
+        })));
+        if (dialect === 'mysql') {
+            await insert.onDuplicateKeyUpdate({ count: sql<number>`count + values(count)` }).execute();
+        } else {
+            // realm_key is the generated column the unique index is over (migration 0001), not in the row type
+            await insert.onConflict((conflict) => conflict.columns(aggregateKey as unknown as Array<'day'>)
+                .doUpdateSet({ count: sql<number>`auth_event_aggregates.count + excluded.count` })).execute();
+        }
+    }
+}
+
+/**
+ * Replace the aggregates of the days [from, to) by a count of their raw events, in one
+ * transaction (no half-filled day is ever read), marking the events counted first and counting
+ * the marked ones: an event committed between the two statements stays unmarked and is added by
+ * a later incremental pass, never counted twice nor lost.
+ */
+export async function replaceAggregatesOfDays(db: Kysely<Database>, dialect: DialectName, days: readonly string[], from: Date, to: Date): Promise<void> {
     if (days.length === 0) return;
     await db.transaction().execute(async (tx) => {
+        await tx.updateTable('auth_events').set({ aggregated: 1 })
+            .where('created_at', '>=', toDbDate(dialect, from)).where('created_at', '<', toDbDate(dialect, to)).where(PENDING)
+            .execute();
+        const counts = await countMarkedEventsByDay(tx, dialect, from, to);
         await tx.deleteFrom('auth_event_aggregates').where('day', 'in', [...days]).execute();
-        for (let start = 0; start < counts.length; start += 200) {
-            await tx.insertInto('auth_event_aggregates').values(counts.slice(start, start + 200).map((count) => ({
-                id: randomUUID(), day: count.day, realm_id: count.realmId, scope: count.scope, name: count.name, ref_type: count.refType, count: count.count,
-            }))).execute();
+        await addAggregates(tx, dialect, counts);
+    });
+}
+
+/** A hook inside the incremental transaction, after the counts are added and before the events are marked (tests: a crash there). */
+export type BeforeMark = (tx: Kysely<Database>) => Promise<void>;
+
+/**
+ * One incremental step (spec Events 1): up to `limit` events not yet aggregated, created at or
+ * after `floor`, oldest first, are added to their days' counts and marked aggregated in ONE
+ * transaction, so a failure anywhere leaves both untouched and the next pass counts them again.
+ * The mark is conditional (`aggregated = 0`): when it does not mark exactly the events read (a
+ * concurrent pass despite the lease, or a realm deletion that released or removed one of them),
+ * the transaction is rolled back rather than count an event twice or under a deleted realm.
+ * Returns the events counted and their days.
+ */
+export async function aggregatePendingEvents(
+    db: Kysely<Database>, dialect: DialectName, floor: Date, limit: number, beforeMark?: BeforeMark,
+): Promise<{ events: number; days: string[] }> {
+    return db.transaction().execute(async (tx) => {
+        const day = createdAtBucket(dialect, 'day');
+        // SQLite: the rowid, which the covering index of migration 0012 holds (the text id is in the table only)
+        const key = dialect === 'sqlite' ? sql<string>`rowid` : sql<string>`id`;
+        const rows = await tx.selectFrom('auth_events')
+            .select([key.as('key'), day.as('day'), 'realm_id', 'scope', 'name', 'ref_type'])
+            .where(PENDING).where('created_at', '>=', toDbDate(dialect, floor))
+            .orderBy('created_at').limit(limit)
+            .execute();
+        if (rows.length === 0) return { events: 0, days: [] };
+        const counts = new Map<string, EventCount>();
+        for (const row of rows) {
+            const key = JSON.stringify([row.day, row.realm_id, row.scope, row.name, row.ref_type]);
+            const count = counts.get(key);
+            if (count) count.count++;
+            else counts.set(key, { day: row.day, realmId: row.realm_id, scope: row.scope, name: row.name, refType: row.ref_type, count: 1 });
         }
+        await addAggregates(tx, dialect, [...counts.values()]);
+        if (beforeMark) await beforeMark(tx);
+        let marked = 0;
+        for (let start = 0; start < rows.length; start += 500) {
+            const keys = rows.slice(start, start + 500).map((row) => row.key);
+            const result = await tx.updateTable('auth_events').set({ aggregated: 1 }).where(key, 'in', keys).where(PENDING).executeTakeFirst();
+            marked += Number(result.numUpdatedRows);
+        }
+        if (marked !== rows.length) throw new Error(`event aggregates: marked ${marked} of ${rows.length} events read; rolled back`);
+        return { events: rows.length, days: [...new Set(rows.map((row) => row.day))] };
     });
 }
 

@@ -60,7 +60,8 @@ export const SWEEPS: readonly Sweep[] = [
 /**
  * Every sweep of a deployment: the expired rows, then the event log's (spec Events 1–3) — its
  * retention (`EVENT_LOG_RETENTION_DAYS`, `EVENT_LOG_AGGREGATE_RETENTION_DAYS`) and the daily
- * aggregates, recounting today and yesterday and backfilling seven older days a pass.
+ * aggregates, adding the events written since the previous pass (bounded transactions) and
+ * backfilling seven older days a pass.
  */
 export function sweepsOf(retention: EventMaintenanceDeps['config']): readonly Sweep[] {
     const deps = ({ db, dialect }: SweepContext): EventMaintenanceDeps => ({ db, handle: { dialect }, config: retention });

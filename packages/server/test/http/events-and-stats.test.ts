@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
 import { useTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
-import { eventRowOf, insertEvents, type NewEvent } from '../../src/storage/events.js';
+import { eventRowOf, insertEvents, type BeforeMark, type NewEvent } from '../../src/storage/events.js';
 import { fillEventAggregates, sweepEventRetention } from '../../src/domains/event-log/maintenance.js';
+import { createDatabase } from '../../src/db/connect.js';
+import { createWorker, SWEEP_INTERVAL_MS } from '../../src/worker/runner.js';
+import { sweepsOf } from '../../src/worker/sweeps.js';
 
 const DAY = 86_400_000;
 type EventRecord = { id: string; name: string; refType: string; refId: string | null; realmId: string | null; data: unknown; createdAt: string };
@@ -204,6 +208,131 @@ describeEachDialect('event aggregates: backfill, realm deletion and retention', 
         expect(remaining).toHaveLength(1);
         const probes = await app.deps.db.selectFrom('auth_event_aggregates').select('day').where('name', '=', 'retention.probe').execute();
         expect(probes.map((row) => row.day)).toEqual([keptDay]);
+    });
+});
+
+describeEachDialect('event aggregates: incremental passes count every event exactly once', (dialect) => {
+    const retention = { eventLogRetentionDays: 400, eventLogAggregateRetentionDays: 200 };
+    const app = useTestApp(dialect, retention);
+    const HOUR = 3_600_000;
+
+    /** a name of this test's own, so other tests' events and aggregates do not mix in */
+    const probe = () => `probe-${randomUUID().slice(0, 8)}.created`;
+    /** `day|realm → count` of the aggregates, and of a full recount of the raw events: they must be equal */
+    const aggregates = async (name: string) => Object.fromEntries((await app.deps.db.selectFrom('auth_event_aggregates')
+        .select(['day', 'realm_id', 'count']).where('name', '=', name).execute()).map((row) => [`${row.day}|${row.realm_id}`, Number(row.count)]));
+    const recount = async (name: string) => {
+        const rows = await app.deps.db.selectFrom('auth_events').select(['created_at', 'realm_id']).where('name', '=', name).execute();
+        const counts: Record<string, number> = {};
+        for (const row of rows) {
+            const key = `${new Date(row.created_at as string | Date).toISOString().slice(0, 10)}|${row.realm_id}`;
+            counts[key] = (counts[key] ?? 0) + 1;
+        }
+        return counts;
+    };
+    const expectExact = async (name: string, total: number) => {
+        const counted = await aggregates(name);
+        expect(counted).toEqual(await recount(name));
+        expect(Object.values(counted).reduce((sum, count) => sum + count, 0)).toBe(total);
+    };
+    const seed = (name: string, times: Date[], realmId: string | null = null) =>
+        seedEvents(app, times.map((at) => ({ at, name, refType: 'probe', realmId })));
+
+    it('counts events arriving between passes, late events with older times included, exactly once over many passes', async () => {
+        const name = probe();
+        const now = new Date();
+        let total = 0;
+        for (let pass = 0; pass < 8; pass++) {
+            // new events, and late ones: written now with a time before the previous pass (another replica's batch)
+            const times = [new Date(now.getTime() - pass), new Date(now.getTime() - 5 * 60_000 - pass), new Date(now.getTime() - 20 * HOUR - pass)];
+            await seed(name, times);
+            total += times.length;
+            await fillEventAggregates(app.deps, now);
+            await expectExact(name, total);
+        }
+        // passes with nothing new change nothing
+        await fillEventAggregates(app.deps, now);
+        await expectExact(name, total);
+    });
+
+    it('works a backlog above one batch off over several bounded passes and ends exact', async () => {
+        const name = probe();
+        const now = new Date();
+        await seed(name, Array.from({ length: 55 }, (_, index) => new Date(now.getTime() - index * 1_000)));
+        const options = { batch: 10, maxBatches: 2 };
+        await fillEventAggregates(app.deps, now, options);
+        const counted = async () => Object.values(await aggregates(name)).reduce((sum, count) => sum + count, 0);
+        // other tests' events may be pending too; this name's 55 cannot all fit in 20
+        expect(await counted()).toBeLessThanOrEqual(20);
+        for (let pass = 0; pass < 20 && await counted() < 55; pass++) await fillEventAggregates(app.deps, now, options);
+        await expectExact(name, 55);
+    });
+
+    it('rolls the added counts back with the marks when the pass fails before marking (a crash), and counts them once later', async () => {
+        const name = probe();
+        const now = new Date();
+        await seed(name, [now, new Date(now.getTime() - HOUR), new Date(now.getTime() - 2 * HOUR)]);
+        const failing = async () => { throw new Error('simulated crash between count and mark'); };
+        await expect(fillEventAggregates(app.deps, now, { beforeMark: failing })).rejects.toThrow('simulated crash');
+        expect(await aggregates(name)).toEqual({});
+        // a failing statement inside the transaction, not only a thrown error
+        const badStatement: BeforeMark = async (tx) => { await sql`select * from no_such_table`.execute(tx); };
+        await expect(fillEventAggregates(app.deps, now, { beforeMark: badStatement })).rejects.toThrow();
+        expect(await aggregates(name)).toEqual({});
+        await fillEventAggregates(app.deps, now);
+        await expectExact(name, 3);
+        await fillEventAggregates(app.deps, now);
+        await expectExact(name, 3);
+    });
+
+    it('two workers on one database (two connections) take the lease in turn and together count each event once', async () => {
+        const name = probe();
+        const other = dialect === 'sqlite' ?
+            await createDatabase({ type: 'sqlite', sqlitePath: app.database.location }) :
+            await createDatabase({ type: dialect, url: app.database.location });
+        const sweeps = sweepsOf(retention).filter((sweep) => sweep.name === 'event-aggregates');
+        let clock = Date.now();
+        const a = createWorker({ db: app.deps.db, dialect, sweeps, now: () => clock, holder: `a-${randomUUID()}` });
+        const b = createWorker({ db: other.db, dialect, sweeps, now: () => clock, holder: `b-${randomUUID()}` });
+        try {
+            let total = 0;
+            for (let round = 0; round < 6; round++) {
+                await seed(name, [new Date(clock), new Date(clock - 10 * 60_000)]);
+                total += 2;
+                // even rounds: both race (the lease lets one run); odd rounds: the lease has lapsed and the other worker runs alone
+                if (round % 2 === 0) await Promise.all([a.runOnce(), b.runOnce()]);
+                else await (round % 4 === 1 ? b : a).runOnce();
+                expect(a.health().ok && b.health().ok).toBe(true);
+                await expectExact(name, total);
+                clock += 2 * SWEEP_INTERVAL_MS;
+            }
+        } finally {
+            await a.stop();
+            await b.stop();
+            await other.destroy();
+        }
+    });
+
+    it('counts a deleted realm\'s own created entry once, deployment-wide, even when it had been counted under the realm', async () => {
+        const created = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: `inc-${randomUUID().slice(0, 6)}` } }, 201);
+        const realmId = created.data.id;
+        const name = probe();
+        const now = new Date();
+        await seed(name, [now, now], realmId);
+        await fillEventAggregates(app.deps, now);
+        await expectExact(name, 2);
+        const wide = async () => (await app.deps.db.selectFrom('auth_events').select('id')
+            .where('ref_id', '=', realmId).where('name', '=', 'realm.created').execute()).length;
+        const wideCount = async () => (await app.deps.db.selectFrom('auth_event_aggregates').select('count')
+            .where('realm_id', 'is', null).where('name', '=', 'realm.created').execute()).reduce((sum, row) => sum + Number(row.count), 0);
+        const before = await wideCount();
+        await app.json({ method: 'DELETE', url: `/realms/${realmId}` }, 200);
+        expect(await wide()).toBe(1);
+        await fillEventAggregates(app.deps, now);
+        await fillEventAggregates(app.deps, now);
+        expect(await wideCount()).toBe(before + 1);
+        // the realm's own probe events went with it, and so did their counts
+        await expectExact(name, 0);
     });
 });
 

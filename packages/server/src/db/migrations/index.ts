@@ -9,6 +9,7 @@ import { migration as workerLeases } from './0008_worker_leases.js';
 import { migration as idTokenAlgorithm } from './0009_id_token_algorithm.js';
 import { migration as identityProviders } from './0010_identity_providers.js';
 import { migration as sessionIndexes } from './0011_session_indexes.js';
+import { migration as eventAggregatedFlag } from './0012_event_aggregated_flag.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -27,6 +28,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0009_id_token_algorithm': idTokenAlgorithm,
     '0010_identity_providers': identityProviders,
     '0011_session_indexes': sessionIndexes,
+    '0012_event_aggregated_flag': eventAggregatedFlag,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */
