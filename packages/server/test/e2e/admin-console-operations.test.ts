@@ -267,6 +267,8 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
         await open('/sessions');
         await page.getByLabel('Filter text').fill('erin');
         await page.getByRole('button', { name: 'Revoke all of erin' }).first().waitFor();
+        // the filter applied (it is debounced), so the picture shows erin's sessions only
+        await page.getByRole('link', { name: 'dora', exact: true }).waitFor({ state: 'detached' });
         await screenshot(page, 'admin-sessions');
         await page.getByRole('button', { name: 'Revoke all of erin' }).first().click();
         await page.getByRole('dialog').getByRole('button', { name: 'Revoke all sessions' }).click();

@@ -57,7 +57,7 @@ try {
     await signInPage.getByRole('heading', { name: 'Realms' }).waitFor();
     const storageState = await signIn.storageState();
     // the realm the tab signed in through lives in the tab's sessionStorage (apps/console/src/shared/realm.ts)
-    const tab = await signInPage.evaluate(() => Object.entries(sessionStorage));
+    const tab = await signInPage.evaluate<[string, string][]>('Object.entries(sessionStorage)');
     await signIn.close();
 
     const url = `${publicUrl}/console/admin/realms/${realm.data.id}/users`;
@@ -68,19 +68,21 @@ try {
     for (let load = 0; load <= LOADS; load++) {
         const context = await browser.newContext({ storageState, viewport: { width: 1280, height: 800 } });
         const page = await context.newPage();
-        await page.addInitScript((entries) => {
-            for (const [key, value] of entries) sessionStorage.setItem(key, value);
-            const scope = globalThis as unknown as { __firstRow?: number; __fcp?: number };
-            new PerformanceObserver((list) => {
-                for (const entry of list.getEntries()) if (entry.name === 'first-contentful-paint') scope.__fcp = entry.startTime;
-            }).observe({ type: 'paint', buffered: true });
-            new MutationObserver((_, observer) => {
-                if (document.querySelector('main table tbody tr a')) {
-                    scope.__firstRow = performance.now();
-                    observer.disconnect();
-                }
-            }).observe(document, { childList: true, subtree: true });
-        }, tab);
+        // a script (not a function) so that this Node-typed file needs no DOM types; it runs before the page's own
+        await page.addInitScript({
+            content: `
+                for (const [key, value] of ${JSON.stringify(tab)}) sessionStorage.setItem(key, value);
+                new PerformanceObserver((list) => {
+                    for (const entry of list.getEntries()) if (entry.name === 'first-contentful-paint') window.__fcp = entry.startTime;
+                }).observe({ type: 'paint', buffered: true });
+                new MutationObserver((_, observer) => {
+                    if (document.querySelector('main table tbody tr a')) {
+                        window.__firstRow = performance.now();
+                        observer.disconnect();
+                    }
+                }).observe(document, { childList: true, subtree: true });
+            `,
+        });
         const responses: Response[] = [];
         page.on('response', (response) => { if (response.request().resourceType() === 'script') responses.push(response); });
         await page.goto(url);
