@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN, startTestApp, type TestApp } from '../app.js';
-import { ensureConsoleBuilt } from './console-harness.js';
+import { ensureConsoleBuilt, screenshot } from './console-harness.js';
 import { describeEachDialect } from '../databases.js';
 import { freePort } from '../network.js';
 
@@ -181,6 +181,12 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         await page.locator('main h1').first().waitFor();
         await settled();
         expect(await page.getByLabel('New client secret').count()).toBe(0);
+        // the README's pictures (CONSOLE_SCREENSHOTS): the list and the client's page
+        await open('/clients');
+        await page.getByRole('link', { name: 'billing', exact: true }).waitFor();
+        await screenshot(page, 'admin-clients');
+        await open(`/clients/${clientId}`);
+        await screenshot(page, 'admin-client', { fullPage: true });
     }, TIMEOUT);
 
     it('creates a role and binds a permission at a realm scope', async () => {
@@ -202,6 +208,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         // the binding's realm scope changed in place
         await page.getByLabel('Realm scope of user_read').selectOption('own');
         await expect.poll(async () => (await api<{ realmScope: string }>('GET', `/role-permissions/${String(bindings[0]!.id)}`)).realmScope).toBe('own');
+        await screenshot(page, 'admin-role');
     }, TIMEOUT);
 
     it('attaches a policy to a permission, detaches it (confirmed) and checks the permission for a user', async () => {
@@ -260,6 +267,8 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         await page.getByRole('button', { name: 'Create policy' }).click();
         await page.getByRole('heading', { level: 1, name: 'Policy office-hours' }).waitFor();
         const policyId = /policies\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+        await settled();
+        await screenshot(page, 'admin-policy', { fullPage: true });
 
         const tree = await api<Record<string, unknown>>('GET', `/policies/${policyId}/expanded`);
         expect(tree).toMatchObject({

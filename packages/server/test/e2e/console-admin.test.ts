@@ -6,7 +6,7 @@ import { freePort } from '../network.js';
 import { ADMIN_CONSOLE_CLIENT } from '../../src/config/consoles.js';
 import { registerConsoles } from '../../src/http/consoles.js';
 import { registerSecurityHeaders } from '../../src/http/security-headers.js';
-import { axeViolations, ensureConsoleBuilt, watchedPage, type WatchedPage } from './console-harness.js';
+import { axeViolations, ensureConsoleBuilt, screenshot, watchedPage, type WatchedPage } from './console-harness.js';
 import { launchChromium } from './relying-party.js';
 
 /**
@@ -136,6 +136,7 @@ describe('end to end: the admin console with chromium', () => {
         await page.getByRole('button', { name: 'Create user' }).click();
         await page.getByRole('heading', { name: 'Carol' }).waitFor();
         await expectAccessible();
+        await screenshot(page, 'admin-user');
         for (const tab of ['Roles', 'Permissions', 'Sessions']) {
             await page.getByRole('link', { name: tab, exact: true }).click();
             await page.getByRole('heading', { name: tab, level: 2 }).waitFor();
@@ -150,6 +151,7 @@ describe('end to end: the admin console with chromium', () => {
         // the realtime bus: the list refreshes itself
         await page.getByRole('link', { name: 'dave', exact: true }).waitFor();
         watched.assertClean();
+        await screenshot(page, 'admin-users');
     });
 
     it('works 360 px wide', async () => {
@@ -160,6 +162,7 @@ describe('end to end: the admin console with chromium', () => {
         expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
         await expectAccessible();
         await page.setViewportSize({ width: 1280, height: 800 });
+        await screenshot(page, 'admin-realms');
     });
 
     it('a realm administrator of one realm signs in through that realm, sees its users, and is told plainly that another realm\'s pages are not theirs', async () => {
@@ -205,6 +208,65 @@ describe('end to end: the admin console with chromium', () => {
             expect(await page.getByRole('link', { name: 'console-b', exact: true }).count()).toBe(0);
             expect(await axeViolations(page)).toEqual([]);
             watchedAdmin.assertClean();
+        } finally {
+            await second.close();
+        }
+    });
+
+    it('a user holding one role with user_read at own reach sees their realm\'s users and nothing more: no menu or button for what the grant lacks, "Not allowed" elsewhere', async () => {
+        // the issue's scenario: a realm, a user, a role with one permission at `own` reach, assigned
+        const realm = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'console-grant' } }, 201);
+        const user = await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/users', payload: { name: 'gina', displayName: 'Gina', password: 'gina-password-1', realmId: realm.data.id },
+        }, 201);
+        await app.json({ method: 'POST', url: '/users', payload: { name: 'hank', realmId: realm.data.id } }, 201);
+        const role = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'user-reader', realmId: realm.data.id } }, 201);
+        const permission = await app.json<{ data: { id: string }[] }>({ method: 'GET', url: '/permissions?filter[name]=user_read' }, 200);
+        await app.json({ method: 'POST', url: '/role-permissions', payload: { roleId: role.data.id, permissionId: permission.data[0]!.id, realmScope: 'own' } }, 201);
+        await app.json({ method: 'POST', url: '/user-roles', payload: { userId: user.data.id, roleId: role.data.id } }, 201);
+        const foreign = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
+        const second = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        try {
+            const watchedUser = await watchedPage(second, { answers: [SIGNED_OUT_PROBE] });
+            const { page } = watchedUser;
+            await page.goto(`${publicUrl}/console/admin/?realm=console-grant`);
+            await page.getByLabel('Username or email').fill('gina');
+            await page.getByLabel('Password').fill('gina-password-1');
+            await page.getByRole('button', { name: 'Sign in' }).click();
+            // the console's home is the realms list, which realm_read gates: not theirs, and no menu leads there
+            await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+            expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count()).toBe(0);
+
+            // their realm's users: the list, and of the realm's sections the users only
+            await page.goto(`${publicUrl}/console/admin/realms/${realm.data.id}/users`);
+            await page.getByRole('heading', { name: 'Users' }).waitFor();
+            await page.getByRole('link', { name: 'hank', exact: true }).waitFor();
+            const sections = page.getByRole('navigation', { name: 'Realm sections' });
+            await sections.getByRole('link', { name: 'Users', exact: true }).waitFor();
+            expect(await sections.getByRole('link').allTextContents()).toEqual(['Users']);
+            expect(await page.getByRole('link', { name: 'New user' }).count()).toBe(0);
+            expect(await axeViolations(page)).toEqual([]);
+            // a user's page reads, but offers no change the grant lacks
+            await page.getByRole('link', { name: 'hank', exact: true }).click();
+            await page.getByRole('heading', { name: 'hank' }).waitFor();
+            await page.locator('.state-loading').waitFor({ state: 'detached' });
+            expect(await page.getByRole('button', { name: 'Delete user' }).count()).toBe(0);
+
+            // what the grant lacks, in their own realm and in another: the page says so plainly
+            for (const path of [`${realm.data.id}/clients`, `${realm.data.id}/keys`, `${realm.data.id}/users/new`, `${foreign.data.id}/users`]) {
+                await page.goto(`${publicUrl}/console/admin/realms/${path}`);
+                await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+                expect(await page.getByRole('alert').textContent()).toContain('not allowed to view this page in this realm');
+            }
+            expect(await page.getByRole('link', { name: 'carol', exact: true }).count()).toBe(0);
+            expect(await axeViolations(page)).toEqual([]);
+            watchedUser.assertClean();
+            // the server agrees: `own` reach reads no user of another realm
+            const answer = await page.evaluate(async (realmId) => {
+                const response = await fetch(`/realms/${realmId}/users`, { headers: { 'x-requested-with': 'test' } });
+                return { status: response.status, total: response.ok ? ((await response.json()) as { meta: { total: number } }).meta.total : null };
+            }, foreign.data.id);
+            expect(answer.status === 403 || answer.total === 0, JSON.stringify(answer)).toBe(true);
         } finally {
             await second.close();
         }
