@@ -111,6 +111,9 @@ async function startRealmgate(args: string[], database: BenchDatabase, instrumen
             PUBLIC_URL: `http://127.0.0.1:${port}`,
             WRITABLE_DIRECTORY_PATH: database.directory,
             ...database.env,
+            // a server database is shared by replicas, so its caches are on only with the bus that empties
+            // them (README "Caches"): BENCH_REDIS_URL benches that deployment; without it nothing is cached
+            ...(database.dialect !== 'sqlite' && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
             USER_ADMIN_PASSWORD: ADMIN.password,
             SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
             // the limits protect a deployment; a benchmark from one address and few identities measures the work
