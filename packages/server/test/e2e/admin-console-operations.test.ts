@@ -137,6 +137,18 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
         await page.getByRole('link', { name: 'staff/berlin' }).waitFor();
         await page.getByRole('link', { name: 'dora' }).waitFor();
         await page.getByRole('link', { name: 'ops-app' }).waitFor();
+        // a user is filed in another folder from the user's page, a client taken out of its folder
+        const berlin = (await api<{ id: string; name: string }[]>('GET', `/paths?filter[realmId]=${realm.id}`)).find((row) => row.name === 'berlin')!;
+        await open(`/users/${dora.id}`);
+        await page.getByLabel('Folder', { exact: true }).selectOption({ label: 'staff/berlin' });
+        await page.getByRole('button', { name: 'Move to folder' }).click();
+        await page.getByText('Filed in staff/berlin.').waitFor();
+        expect((await api<{ pathId: string | null }>('GET', `/users/${dora.id}`)).pathId).toBe(berlin.id);
+        await open(`/clients/${client.id}`);
+        await page.getByLabel('Folder', { exact: true }).selectOption('');
+        await page.getByRole('button', { name: 'Move to folder' }).click();
+        await page.getByText('Taken out of its folder.').waitFor();
+        expect((await api<{ pathId: string | null }>('GET', `/clients/${client.id}`)).pathId).toBeNull();
         // a secret is write-only: the bind password is never read back into the form
         await open(`/identity-providers/${provider.id}`);
         expect(await page.getByLabel('Bind password').inputValue()).toBe('');

@@ -10,6 +10,8 @@ export interface User {
     emailVerified?: boolean | null;
     active?: boolean | null;
     realmId?: string | null;
+    /** the folder the row is filed in (/paths) */
+    pathId?: string | null;
     createdAt?: string | null;
     updatedAt?: string | null;
     [member: string]: unknown;
