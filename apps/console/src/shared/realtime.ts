@@ -25,6 +25,27 @@ export interface Realtime {
     subscribe(collection: string, entity: string, listener: Listener): () => void;
 }
 
+/**
+ * The collections the server has acknowledged a subscription to, named on the document element
+ * (`data-realtime-subscribed="users paths"`): from then on a change reaches the page, which is what
+ * the browser tests wait for before changing a row elsewhere.
+ */
+function markSubscribed(collection: string, subscribed: boolean): void {
+    const root = globalThis.document?.documentElement;
+    if (!root) return;
+    const names = new Set((root.dataset.realtimeSubscribed ?? '').split(' ').filter(Boolean));
+    if (subscribed) names.add(collection);
+    else names.delete(collection);
+    root.dataset.realtimeSubscribed = [...names].join(' ');
+}
+
+/** subscribes `socket` to `collection`, marked once the server acknowledges it */
+function join(socket: Socket, collection: string): void {
+    socket.emit('subscribe', { collection }, (reply?: { ok?: boolean }) => {
+        if (reply?.ok !== false) markSubscribed(collection, true);
+    });
+}
+
 export function createRealtime(apiUrl: string, auth?: AuthorizationSource): Realtime {
     let socket: Socket | null = null;
     const listeners = new Map<string, Set<Listener>>();
@@ -37,7 +58,7 @@ export function createRealtime(apiUrl: string, auth?: AuthorizationSource): Real
             ...(auth ? { auth: (callback: (data: object) => void) => { auth.authorization().then((token) => callback({ token }), () => callback({})); } } : {}),
         });
         // a reconnection starts from nothing: subscribe again to every collection listened to
-        socket.on('connect', () => { for (const collection of listeners.keys()) socket!.emit('subscribe', { collection }); });
+        socket.on('connect', () => { for (const collection of listeners.keys()) join(socket!, collection); });
         socket.on('event', (event: EntityEvent) => {
             for (const [collection, entity] of entities) {
                 if (entity === event.entity) for (const listener of listeners.get(collection) ?? []) listener(event);
@@ -54,7 +75,7 @@ export function createRealtime(apiUrl: string, auth?: AuthorizationSource): Real
                 set = new Set();
                 listeners.set(collection, set);
                 entities.set(collection, entity);
-                if (live.connected) live.emit('subscribe', { collection });
+                if (live.connected) join(live, collection);
             }
             set.add(listener);
             return () => {
@@ -63,6 +84,7 @@ export function createRealtime(apiUrl: string, auth?: AuthorizationSource): Real
                     listeners.delete(collection);
                     entities.delete(collection);
                     live.emit('unsubscribe', { collection });
+                    markSubscribed(collection, false);
                 }
             };
         },

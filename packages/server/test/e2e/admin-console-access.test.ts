@@ -130,6 +130,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
 
         // a change made elsewhere appears without a reload (the realtime bus)
         await open('/scopes');
+        await page.locator('html[data-realtime-subscribed~="scopes"]').waitFor({ state: 'attached' });
         await api('POST', '/scopes', { realmId: realm.id, name: 'arrived-live' });
         await page.getByRole('link', { name: 'arrived-live' }).waitFor();
     }, TIMEOUT);

@@ -181,6 +181,7 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
 
         // a change made elsewhere appears without a reload (the realtime bus)
         await open('/folders');
+        await page.locator('html[data-realtime-subscribed~="paths"]').waitFor({ state: 'attached' });
         await api('POST', '/paths', { realmId: realm.id, name: 'arrived-live' });
         await page.getByRole('link', { name: 'arrived-live' }).waitFor();
     }, TIMEOUT);

@@ -146,6 +146,7 @@ describe('end to end: the admin console with chromium', () => {
 
         await page.getByRole('link', { name: 'Users', exact: true }).click();
         await page.getByRole('link', { name: 'carol', exact: true }).waitFor();
+        await page.locator('html[data-realtime-subscribed~="users"]').waitFor({ state: 'attached' });
         const realm = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
         await app.json({ method: 'POST', url: '/users', payload: { name: 'dave', realmId: realm.data.id } }, 201);
         // the realtime bus: the list refreshes itself
