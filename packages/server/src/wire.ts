@@ -28,6 +28,8 @@ import { createBus } from './bus/setup.js';
 import { onGrantsChanged } from './storage/write-transaction.js';
 import type { Bus, BusMessage } from './bus/bus.js';
 import { createCacheRegistry, type CacheRegistry } from './cache/registry.js';
+import { cachedScopeBindings } from './oauth2/grants/scope.js';
+import type { ClientScopeBinding } from './storage/scopes.js';
 import { createProtocolLookups, type ProtocolLookups, type RememberedClient } from './oauth2/lookups.js';
 import type { ActiveSigningKey } from './keys/store.js';
 import type { GrantRows } from './authz/grants.js';
@@ -68,7 +70,7 @@ const SHARED_CATALOG_TTL_MS = 60_000;
  * The caches' bounds (issue 19 item 4: every cache bounded, reported in /metrics). Entries are a
  * few hundred bytes (a grant row list of 50 grants a few kB): together well under 10 MB.
  */
-const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000 } as const;
+const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000 } as const;
 /** with a shared bus, how long an entry serves at most: the net under a settle that timed out */
 const SHARED_CACHE_TTL_MS = 60_000;
 /**
@@ -78,10 +80,13 @@ const SHARED_CACHE_TTL_MS = 60_000;
 const LOCAL_CACHE_TTL_MS = CATALOG_TTL_MS;
 
 /** Which caches an entity's committed write empties: every replica hears it before the write answers. */
-const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients'>> = {
+const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients' | 'clientScopes'>> = {
     key: ['activeKeys'],
-    realm: ['activeKeys', 'realms', 'clients'],
-    client: ['realms', 'clients'],
+    realm: ['activeKeys', 'realms', 'clients', 'clientScopes'],
+    client: ['realms', 'clients', 'clientScopes'],
+    // a scope renamed or deleted, a binding added, changed or removed: the bindings of a client
+    scope: ['clientScopes'],
+    client_scope: ['clientScopes'],
 };
 /**
  * Entities whose writes cannot change a grant, a key, a realm or a client: everything else (roles,
@@ -113,6 +118,7 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
         grants: registry.create<GrantRows>('grants', CACHE_BOUNDS.grants),
         realms: registry.create<RealmRef>('realms', CACHE_BOUNDS.realms),
         clients: registry.create<RememberedClient>('clients', CACHE_BOUNDS.clients),
+        clientScopes: registry.create<ClientScopeBinding[]>('client_scopes', CACHE_BOUNDS.clientScopes),
     };
     const hear = (message: BusMessage): void => {
         if (message.kind === 'resync') return registry.invalidateAll();
@@ -179,7 +185,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
-    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets }, events });
+    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets }, events, scopeBindings: cachedScopeBindings(caches.clientScopes) });
     const bus = await createBus(config, (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../db/time-ordered-id.js';
 import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import { prepareInsert } from './prepared-insert.js';
 import type { Database, EventTable } from '../db/schema.js';
@@ -24,7 +25,7 @@ export interface NewEvent {
 
 export function eventRowOf(dialect: DialectName, event: NewEvent, at: Date = new Date()): EventRow {
     return {
-        id: randomUUID(),
+        id: timeOrderedId(),
         name: event.name,
         scope: event.scope,
         ref_type: event.refType,

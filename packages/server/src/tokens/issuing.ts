@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../db/time-ordered-id.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
@@ -108,7 +109,7 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             const access = { ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: iat + settings.accessMaxAge };
             const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: settings.accessMaxAge };
             if (request.refresh) {
-                const jti = randomUUID();
+                const jti = timeOrderedId();
                 const exp = iat + settings.refreshMaxAge;
                 await insertRefreshToken(db, dialect, {
                     id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000),

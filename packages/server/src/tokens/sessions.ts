@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../db/time-ordered-id.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
@@ -67,7 +67,7 @@ export function createSessionStore(dialect: DialectName, onEnded: SessionEndList
     };
     return {
         async create(db, session) {
-            const id = randomUUID();
+            const id = timeOrderedId();
             const row = sessionRowOf(dialect, {
                 id, subjectId: session.subject.id, subjectKind: session.subject.kind, clientId: session.clientId,
                 realmId: session.subject.realmId, ipAddress: session.ipAddress, userAgent: session.userAgent,

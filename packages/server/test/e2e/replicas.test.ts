@@ -149,6 +149,21 @@ describeEachDialect('two replicas on one database', (dialect) => {
         return { id: created.data.id, header };
     };
 
+    it("a client's scope binding made default on one replica sets the other's next token's scope; removed, it is gone there too", async () => {
+        const client = await cachedClient('replicated-scoped');
+        const scopeOn = async (replica: ServerProcess) => {
+            const answer = await issueTo(replica, client.header);
+            expect(answer.status).toBe(200);
+            return (await answer.json() as { scope: string }).scope;
+        };
+        expect(await scopeOn(replicas.b)).toBe('global');
+        const scope = await replicas.json<{ data: { id: string } }>(replicas.a, 'POST', '/scopes', { name: 'replicated-reports', realmId: realm.id }, 201);
+        const binding = await replicas.json<{ data: { id: string } }>(replicas.a, 'POST', '/client-scopes', { clientId: client.id, scopeId: scope.data.id, default: true }, 201);
+        expect(await scopeOn(replicas.b)).toBe('replicated-reports');
+        await replicas.json(replicas.a, 'DELETE', `/client-scopes/${binding.data.id}`, undefined, 200);
+        expect(await scopeOn(replicas.b)).toBe('global');
+    });
+
     it('a key disabled on one replica never signs on the other, and its tokens are refused there', async () => {
         const client = await cachedClient('replicated-signer');
         const issued = await (await issueTo(replicas.b, client.header)).json() as { access_token: string };

@@ -64,6 +64,33 @@ describeEachDialect('caches: served from memory, emptied by every write before i
         expect((await issue(app, client.header)).statusCode).toBe(200);
     });
 
+    it("a known client's scope bindings are remembered; a binding added, changed or removed, or its scope deleted, applies to the next token", async () => {
+        const client = await createClient(app, realmId);
+        const scopeOf = async (scope?: string) => {
+            const answer = await app.request({ method: 'POST', url: '/token', as: client.header, payload: { grant_type: 'client_credentials', realm_id: realmId, ...(scope ? { scope } : {}) } });
+            return answer.statusCode === 200 ? (answer.json() as { scope: string }).scope : `${answer.statusCode} ${(answer.json() as { error: string }).error}`;
+        };
+        expect(await scopeOf()).toBe('global');
+        expect(await scopeOf()).toBe('global');
+        const statements = await statementsOf(() => scopeOf());
+        expect(reading(statements, 'auth_client_scopes')).toEqual([]);
+
+        const reports = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/scopes', payload: { name: 'reports', realmId } }, 201);
+        const binding = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/client-scopes', payload: { clientId: client.id, scopeId: reports.data.id } }, 201);
+        // bound: the client is restricted to its bindings, and none is a default yet
+        expect(await scopeOf('reports')).toBe('reports');
+        expect(await scopeOf('audit')).toBe('400 invalid_scope');
+        expect(await scopeOf()).toBe('global');
+        await app.json({ method: 'POST', url: `/client-scopes/${binding.data.id}`, payload: { default: true } }, 200);
+        expect(await scopeOf()).toBe('reports');
+        await app.json({ method: 'DELETE', url: `/client-scopes/${binding.data.id}` }, 200);
+        expect(await scopeOf()).toBe('global');
+        await app.json({ method: 'POST', url: '/client-scopes', payload: { clientId: client.id, scopeId: reports.data.id, default: true } }, 201);
+        expect(await scopeOf()).toBe('reports');
+        await app.json({ method: 'DELETE', url: `/scopes/${reports.data.id}` }, 200);
+        expect(await scopeOf()).toBe('global');
+    });
+
     it('a rotated secret, a deactivated and a deleted client are refused on the next request', async () => {
         const client = await createClient(app, realmId);
         expect((await issue(app, client.header)).statusCode).toBe(200);
@@ -153,7 +180,7 @@ describeEachDialect('caches: served from memory, emptied by every write before i
     it('reports every cache with its entries, bound and counters in /metrics', async () => {
         const metrics = await app.request({ method: 'GET', url: '/metrics', as: null, remoteAddress: '127.0.0.1' });
         expect(metrics.statusCode).toBe(200);
-        for (const cache of ['active_signing_keys', 'grants', 'realms', 'clients']) {
+        for (const cache of ['active_signing_keys', 'grants', 'realms', 'clients', 'client_scopes']) {
             expect(metrics.body).toMatch(new RegExp(`realmgate_cache_bound\\{cache="${cache}"\\} [1-9]`));
             expect(metrics.body).toMatch(new RegExp(`realmgate_cache_entries\\{cache="${cache}"\\} \\d+`));
             expect(metrics.body).toMatch(new RegExp(`realmgate_cache_hits_total\\{cache="${cache}"\\} [1-9]`));

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../db/time-ordered-id.js';
 import type { Kysely } from 'kysely';
 import { newCookieSecret, sessionCookieValue } from '../../authn/console-session.js';
 import type { Database } from '../../db/schema.js';
@@ -25,7 +25,7 @@ export async function createBrowserSession(
     dialect: DialectName,
     session: { userId: string; realmId: string; ipAddress: string | null; userAgent: string | null; maxAge: number; cookie: boolean },
 ): Promise<NewBrowserSession> {
-    const id = randomUUID();
+    const id = timeOrderedId();
     const authTime = new Date();
     const secret = session.cookie ? newCookieSecret() : null;
     await insertBrowserSession(db, dialect, {

@@ -18,7 +18,7 @@ export const clientCredentialsGrant: Grant = {
             const client = required(request.client, 'the authenticated client');
             const subject = { id: client.row.id, kind: 'client' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
-            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, client.row.id);
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, client.row.id, deps.scopeBindings);
             return issueForLogin(deps, request, subject, scope, false);
         },
     }),

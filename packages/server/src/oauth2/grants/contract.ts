@@ -1,3 +1,4 @@
+import type { ScopeBindings } from './scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
@@ -47,6 +48,8 @@ export interface GrantDeps {
     passwords: PasswordHasher;
     /** the multi-factor core's dependencies (issue 14: the password grant's mfa_token and its redemption) */
     secondFactor: SecondFactorDeps;
+    /** a client's scope bindings, remembered (oauth2/grants/scope.ts) */
+    scopeBindings: ScopeBindings;
     /** the event log's issuance entries, batched and never awaited (issue 15: a token answer waits on no event write) */
     events: DetachedEventLog;
 }

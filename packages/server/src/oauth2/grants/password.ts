@@ -38,7 +38,7 @@ export const passwordGrant: Grant = {
             if (!user) throw invalidGrant('The user is inactive.');
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
-            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null);
+            const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null, deps.scopeBindings);
             await assertNoSecondFactorDue(deps, request, subject, scope);
             return issueForLogin(deps, request, subject, scope, true);
         },

@@ -1,9 +1,23 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
+import type { BoundedCache } from '../../cache/bounded-cache.js';
 import type { Database } from '../../db/schema.js';
-import { clientScopeBindings, existingScopeNames } from '../../storage/scopes.js';
+import { clientScopeBindings, existingScopeNames, type ClientScopeBinding } from '../../storage/scopes.js';
 import { oauthError } from '../errors.js';
 import { GLOBAL_SCOPE } from '../../tokens/claims.js';
+
+/** A client's scope bindings: read from the database, or through the cache the bus empties (wire.ts). */
+export type ScopeBindings = (db: Kysely<Database>, clientId: string, realmId: string) => Promise<ClientScopeBinding[]>;
+
+/**
+ * The bindings through `cache`, keyed by client and realm (issue 19 item 2: client_credentials
+ * reads nothing for a known client). The bus empties it on every replica before a write to a
+ * scope, a binding, a client or a realm answers (wire.ts), so a changed binding applies to the
+ * next token.
+ */
+export function cachedScopeBindings(cache: BoundedCache<ClientScopeBinding[]>): ScopeBindings {
+    return (db, clientId, realmId) => cache.through(`${clientId}/${realmId}`, () => clientScopeBindings(db, clientId, realmId)) as Promise<ClientScopeBinding[]>;
+}
 
 /** RFC 6749 §3.3: a space-delimited list of case-sensitive names; duplicates collapse. */
 export function scopeNames(value: string): string[] {
@@ -18,9 +32,11 @@ export function scopeNames(value: string): string[] {
  * realm or a global one may be requested, `global` when none is — so a client works before
  * anyone configures its scopes.
  */
-export async function resolveScope(db: Kysely<Database>, realmId: string, requested: string | undefined, clientId: string | null): Promise<string> {
+export async function resolveScope(
+    db: Kysely<Database>, realmId: string, requested: string | undefined, clientId: string | null, bindingsOf: ScopeBindings = clientScopeBindings,
+): Promise<string> {
     if (clientId === null) return GLOBAL_SCOPE;
-    const bindings = await clientScopeBindings(db, clientId, realmId);
+    const bindings = await bindingsOf(db, clientId, realmId);
     const names = requested === undefined ? [] : scopeNames(requested);
     if (names.length === 0) {
         const defaults = bindings.filter((binding) => binding.isDefault).map((binding) => binding.name);

@@ -99,7 +99,10 @@ export async function findRowByKey<T extends TableName>(
     }
     if (options.routeRealmId !== null && hasRealmColumn(table)) query = query.where('realm_id', '=', options.routeRealmId);
     if (options.forUpdate) query = query.forUpdate();
-    return asTableRow(table, await query.limit(1).executeTakeFirst());
+    // an id names one row; a name may name two (the realm's and a global one), the first wins.
+    // No LIMIT on the id lookup: SQLite plans `LIMIT ?` on a primary-key search at about three
+    // times the cost of the bare search (test/measure/hot-paths.ts, GET /users/@me)
+    return asTableRow(table, await ('id' in key ? query : query.limit(1)).executeTakeFirst());
 }
 
 /**
