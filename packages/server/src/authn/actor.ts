@@ -15,6 +15,11 @@ export interface Actor {
     identityWithheld?: boolean;
     /** the session of a bearer token (spec States: a password change keeps the current session) */
     sessionId?: string;
+    /**
+     * a user bearer's own row, read with its token's state in the same query (issue 19: `GET
+     * /users/@me` in one round trip); its readable columns only, never a hash
+     */
+    ownRow?: Readonly<Record<string, unknown>>;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ identity: null, tokenClientId: null, method: 'none' });

@@ -48,5 +48,6 @@ export async function authenticateBearer(deps: BearerDeps, token: string): Promi
         sessionId: claims.session_id,
     };
     if (!hasScope(claims.scope, GLOBAL_SCOPE)) actor.identityWithheld = true;
+    if (verified.ok && verified.ownRow && claims.sub_kind === 'user') actor.ownRow = verified.ownRow;
     return actor;
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import type { NewAuthorizationCode } from './authorization-codes.js';
+import type { UserProfile } from './users.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
 
 /**
@@ -20,9 +21,11 @@ export interface StoredAuthorizationCode extends Omit<NewAuthorizationCode, 'cod
     /** the user's active mark and realm; null when the user row is gone */
     userActive: boolean | null;
     userRealmId: string | null;
+    /** the user's profile (the ID token's claims), read in the same query; null when the user row is gone */
+    profile: UserProfile | null;
 }
 
-/** One round trip on the redemption path: the code, its session and its user (a prepared statement). */
+/** One round trip on the redemption path: the code, its session and its user with the profile the ID token states (a prepared statement). */
 const CODE_BY_DIGEST = prepareQuery((db, param) => db.selectFrom('auth_authorization_codes as code')
     .leftJoin('auth_sessions as session', 'session.id', 'code.session_id')
     .leftJoin('auth_users as code_user', 'code_user.id', 'code.user_id')
@@ -31,6 +34,9 @@ const CODE_BY_DIGEST = prepareQuery((db, param) => db.selectFrom('auth_authoriza
         'code.nonce', 'code.code_challenge', 'code.code_challenge_method', 'code.auth_time', 'code.expires_at', 'code.used_at',
         'code.issued_session_id', 'session.revoked_at as session_revoked_at', 'session.expires_at as session_expires_at',
         'code_user.active as user_active', 'code_user.realm_id as user_realm_id',
+        'code_user.name as user_name', 'code_user.email as user_email', 'code_user.email_verified as user_email_verified',
+        'code_user.first_name as user_first_name', 'code_user.last_name as user_last_name',
+        'code_user.display_name as user_display_name', 'code_user.updated_at as user_updated_at',
     ])
     .where('code.code_digest', '=', param(0)));
 
@@ -44,6 +50,11 @@ export async function findAuthorizationCodeByDigest(db: Kysely<Database>, digest
         usedAt: fromDbDateOrNull(row.used_at), issuedSessionId: row.issued_session_id,
         sessionRevoked: row.session_revoked_at !== null, sessionExpiresAt: fromDbDateOrNull(row.session_expires_at),
         userActive: row.user_active === null ? null : fromDbBool(row.user_active), userRealmId: row.user_realm_id,
+        profile: row.user_name === null ? null : {
+            name: row.user_name, email: row.user_email, emailVerified: fromDbBool(row.user_email_verified ?? false),
+            firstName: row.user_first_name, lastName: row.user_last_name, displayName: row.user_display_name,
+            updatedAt: fromDbDateOrNull(row.user_updated_at),
+        },
     };
 }
 

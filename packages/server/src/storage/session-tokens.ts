@@ -14,16 +14,17 @@ const REFRESH = 'refresh_token';
 const INSERT_TOKEN = prepareInsert('auth_session_tokens', ['id', 'kind', 'session_id', 'expires_at', 'created_at']);
 const DELETE_REFRESH_TOKEN = prepareQuery((db, param) => db.deleteFrom('auth_session_tokens').where('id', '=', param(0)).where('kind', '=', REFRESH));
 
-export async function insertRefreshToken(
-    db: Kysely<Database>,
-    dialect: DialectName,
-    token: { id: string; sessionId: string; expiresAt: Date; createdAt: Date },
-): Promise<void> {
-    await INSERT_TOKEN(db, [{
+export type RefreshTokenRow = Parameters<typeof INSERT_TOKEN>[1][number];
+
+export function refreshTokenRowOf(dialect: DialectName, token: { id: string; sessionId: string; expiresAt: Date; createdAt: Date }): RefreshTokenRow {
+    return {
         id: token.id, kind: REFRESH, session_id: token.sessionId,
         expires_at: toDbDate(dialect, token.expiresAt), created_at: toDbDate(dialect, token.createdAt),
-    }]);
+    };
 }
+
+/** Refresh token rows in one multi-row INSERT (several requests' rows, storage/insert-batcher.ts). */
+export const insertRefreshTokenRows = (db: Kysely<Database>, rows: RefreshTokenRow[]): Promise<void> => INSERT_TOKEN(db, rows);
 
 /** Removes a refresh token's row; false when it was gone already. One DELETE decides between concurrent uses. */
 export async function deleteRefreshToken(db: Kysely<Database>, jti: string): Promise<boolean> {

@@ -1,7 +1,7 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import { prepareInsert } from './prepared-insert.js';
-import type { Database, SessionTable } from '../db/schema.js';
+import type { Database, SessionTable, UserTable } from '../db/schema.js';
 import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
 import { revokeSessionsCascading, type EndedSession } from './session-revocation.js';
 import type { SubjectKind } from './subjects.js';
@@ -53,6 +53,14 @@ export const insertSessionRows: (db: Kysely<Database>, rows: SessionRow[]) => Pr
 ]);
 
 /** Sets revoked_at on a live session and its children (spec States); the sessions it ended. */
+/**
+ * Deletes a session no token was issued in (a code redemption that lost the race for its code):
+ * it ended nothing anyone holds, so it is no revocation (no session-end event, no back-channel logout).
+ */
+export async function deleteUnusedSession(db: Kysely<Database>, sessionId: string): Promise<void> {
+    await db.deleteFrom('auth_sessions').where('id', '=', sessionId).execute();
+}
+
 export function revokeSession(db: Kysely<Database>, dialect: DialectName, sessionId: string): Promise<EndedSession[]> {
     return revokeSessionsCascading(db, dialect, (eb) => eb('auth_sessions.id', '=', sessionId));
 }
@@ -141,6 +149,9 @@ const STATE_OF_USER_TOKEN = prepareQuery((db, param) => db.selectFrom('auth_sess
         'subject.name as subject_name', 'subject.email as subject_email', 'subject.email_verified as subject_email_verified',
         'subject.first_name as subject_first_name', 'subject.last_name as subject_last_name',
         'subject.display_name as subject_display_name', 'subject.updated_at as subject_updated_at',
+        // the rest of the user's readable columns: GET /users/@me answers from this row (issue 19: one round trip)
+        'subject.id as subject_id', 'subject.name_locked as subject_name_locked', 'subject.status as subject_status',
+        'subject.status_message as subject_status_message', 'subject.path_id as subject_path_id', 'subject.created_at as subject_created_at',
     ])
     .where('auth_sessions.id', '=', param(2)));
 const STATE_OF_CLIENT_TOKEN = stateQuery('auth_clients');
@@ -166,7 +177,15 @@ export interface TokenState {
     keyCreatedAt: number | null;
     /** a user subject's profile (the OpenID claims' source), read in the same query; null for a client or a missing user */
     profile: UserProfile | null;
+    /**
+     * a user subject's row as `GET /users/@me` reads it, under the column names: every column but the
+     * password, reset and activation hashes (no field reads those); null for a client or a missing user
+     */
+    subjectRow: OwnUserRow | null;
 }
+
+/** The user row's readable columns (domains/users/definition.ts fields), read with a token's state. */
+export type OwnUserRow = Omit<Selectable<UserTable>, 'password' | 'reset_hash' | 'reset_at' | 'activate_hash' | 'activate_at'>;
 
 /**
  * The session row, the session's client, the subject and — with `kid` — the signing key's status
@@ -179,6 +198,7 @@ export async function findTokenState(
 ): Promise<TokenState | undefined> {
     const parameters = [token.subjectId, token.kid ?? '', token.sessionId];
     let profile: UserProfile | null = null;
+    let subjectRow: OwnUserRow | null = null;
     let row;
     if (token.subjectKind === 'user') {
         const user = await STATE_OF_USER_TOKEN.first(db, parameters);
@@ -188,6 +208,13 @@ export async function findTokenState(
                 firstName: user.subject_first_name, lastName: user.subject_last_name, displayName: user.subject_display_name,
                 updatedAt: fromDbDateOrNull(user.subject_updated_at),
             };
+            subjectRow = {
+                id: user.subject_id!, realm_id: user.subject_realm_id!, name: user.subject_name, name_locked: user.subject_name_locked!,
+                first_name: user.subject_first_name, last_name: user.subject_last_name, display_name: user.subject_display_name,
+                email: user.subject_email, email_verified: user.subject_email_verified!, active: user.subject_active!,
+                status: user.subject_status, status_message: user.subject_status_message, path_id: user.subject_path_id,
+                created_at: user.subject_created_at!, updated_at: user.subject_updated_at!,
+            };
         }
         row = user;
     } else {
@@ -196,6 +223,7 @@ export async function findTokenState(
     if (!row) return undefined;
     return {
         profile,
+        subjectRow,
         sub: row.sub,
         realmId: row.realm_id,
         clientId: row.client_id,

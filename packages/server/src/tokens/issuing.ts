@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
-import { insertRefreshToken } from '../storage/session-tokens.js';
+import { createInsertBatcher } from '../storage/insert-batcher.js';
+import { insertRefreshTokenRows, refreshTokenRowOf } from '../storage/session-tokens.js';
 import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
@@ -90,6 +91,8 @@ export interface TokenIssuer {
 /** Signing access, refresh and ID tokens with the realm's active key (API.md §4). */
 export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings: TokenSettings): TokenIssuer {
     const signer = createSigner(keys);
+    // outside a transaction, concurrent logins' refresh token rows share one INSERT (one commit), as their sessions do
+    const batchedRefreshTokens = createInsertBatcher(insertRefreshTokenRows);
 
     return {
         async issue(db, request) {
@@ -111,9 +114,9 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             if (request.refresh) {
                 const jti = timeOrderedId();
                 const exp = iat + settings.refreshMaxAge;
-                await insertRefreshToken(db, dialect, {
-                    id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000),
-                });
+                const row = refreshTokenRowOf(dialect, { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) });
+                // inside a transaction (a refresh's rotation) the row belongs to it and is written at once
+                await (db.isTransaction ? insertRefreshTokenRows(db, [row]) : batchedRefreshTokens(db, row));
                 issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp }, key);
                 issued.refreshExpiresAt = new Date(exp * 1000);
             }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import {
-    insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession,
+    deleteUnusedSession, insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession,
 } from '../storage/sessions.js';
 import { revokeSessionsCascading, type EndedSession } from '../storage/session-revocation.js';
 import type { RowCondition } from '../storage/resource/rows.js';
@@ -38,6 +38,8 @@ export interface SessionStore {
      * it ended to the store's listener once committed (back-channel logout, spec Events 6)
      */
     revoke(db: Kysely<Database>, sessionId: string): Promise<EndedSession[]>;
+    /** deletes a session no token was issued in: no revocation, nothing reported (a code redemption that lost its code to another) */
+    discard(db: Kysely<Database>, sessionId: string): Promise<void>;
     /** a refresh extends the session to the new refresh token's expiry and records the activity */
     touch(db: Kysely<Database>, sessionId: string, expiresAt: Date): Promise<void>;
     /**
@@ -79,6 +81,7 @@ export function createSessionStore(dialect: DialectName, onEnded: SessionEndList
             return id;
         },
         revoke: (db, sessionId) => reported(db, revokeSession(db, dialect, sessionId)),
+        discard: (db, sessionId) => deleteUnusedSession(db, sessionId),
         endOfSubject: (db, subject, keep) => reported(db, revokeSessionsOfSubject(db, dialect, subject, keep)),
         endOfClient: (db, clientId) => reported(db, revokeSessionsOfClient(db, dialect, clientId)),
         endWhere: (db, where) => reported(db, revokeSessionsCascading(db, dialect, where)),

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { findTokenState } from '../storage/sessions.js';
+import { findTokenState, type OwnUserRow } from '../storage/sessions.js';
 import type { UserProfile } from '../storage/users.js';
 import type { TokenClaims } from './claims.js';
 import { tokenFailure as failure, type TokenFailure } from './verification.js';
@@ -20,11 +20,12 @@ export interface SigningKeyRow {
 export async function verifySubjectAndSession(
     db: Kysely<Database>, claims: TokenClaims, key: SigningKeyRow | null = null,
     /** receives a user subject's profile, read in the same query (userinfo, introspection) */
-    seen?: { profile?: UserProfile | undefined },
+    seen?: { profile?: UserProfile | undefined; ownRow?: OwnUserRow | undefined },
 ): Promise<TokenFailure | null> {
     const kid = key?.kid ?? null;
     const state = await findTokenState(db, { subjectKind: claims.sub_kind, subjectId: claims.sub, sessionId: claims.session_id, kid });
     if (seen && state?.profile) seen.profile = state.profile;
+    if (seen && state?.subjectRow) seen.ownRow = state.subjectRow;
     if (!state || state.realmId !== claims.realm_id || state.sub !== claims.sub || state.clientId !== (claims.client_id ?? null)) {
         return failure('invalid_token', 'The token is invalid.');
     }

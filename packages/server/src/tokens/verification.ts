@@ -1,3 +1,4 @@
+import type { OwnUserRow } from '../storage/sessions.js';
 import type { UserProfile } from '../storage/users.js';
 import type { TokenClaims } from './claims.js';
 
@@ -18,8 +19,11 @@ export type TokenFailure = {
     keyReplaced?: true;
 };
 
-/** `profile`: a user subject's profile, read with the token's state (no second round trip) */
-export type Verification = { ok: true; claims: TokenClaims; profile?: UserProfile } | TokenFailure;
+/**
+ * `profile`: a user subject's profile, read with the token's state (no second round trip);
+ * `ownRow`: the same user's readable row (GET /users/@me)
+ */
+export type Verification = { ok: true; claims: TokenClaims; profile?: UserProfile; ownRow?: OwnUserRow } | TokenFailure;
 
 export const tokenFailure = (code: TokenFailure['code'], message: string): TokenFailure => ({ ok: false, code, message });
 

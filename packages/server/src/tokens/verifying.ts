@@ -3,6 +3,7 @@ import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { SigningAlgorithm } from '../keys/material.js';
+import type { OwnUserRow } from '../storage/sessions.js';
 import type { UserProfile } from '../storage/users.js';
 import { findKeyTombstone, findSigningKeyMaterial, findSigningKeyStatus } from '../storage/keys.js';
 import { refreshTokenExists } from '../storage/session-tokens.js';
@@ -178,9 +179,13 @@ export function createTokenVerifier(): TokenVerifier {
             if (claims.kind !== TOKEN_KIND.ACCESS) return fail('invalid_token', 'The token is not an access token.');
             if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');
             // key status and row, session and subject in one query (spec States, Authentication rule 2)
-            const seen: { profile?: UserProfile } = {};
+            const seen: { profile?: UserProfile; ownRow?: OwnUserRow } = {};
             const failure = await verifySubjectAndSession(db, claims, key, seen);
-            return failure ?? (seen.profile ? { ok: true, claims, profile: seen.profile } : { ok: true, claims });
+            if (failure) return failure;
+            const verified: Verification = { ok: true, claims };
+            if (seen.profile) verified.profile = seen.profile;
+            if (seen.ownRow) verified.ownRow = seen.ownRow;
+            return verified;
         }),
         verifyRefreshToken: (db, token) => verifySigned(db, token, TOKEN_KIND.REFRESH),
         verifyMfaToken: (db, token) => verifySigned(db, token, TOKEN_KIND.MFA),

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { createClient, createUser } from '../identities.js';
+import { login } from '../sessions.js';
 import { syncMappedRoles } from '../../src/storage/identity-providers.js';
 import { protocolTransaction } from '../../src/storage/write-transaction.js';
 
@@ -89,6 +90,31 @@ describeEachDialect('caches: served from memory, emptied by every write before i
         expect(await scopeOf()).toBe('reports');
         await app.json({ method: 'DELETE', url: `/scopes/${reports.data.id}` }, 200);
         expect(await scopeOf()).toBe('global');
+    });
+
+    it("a user bearer's GET /users/@me is one statement, its row read with the token's state: fresh on every request", async () => {
+        const user = await createUser(app, realmId, undefined, { email: 'me@example.test' });
+        const { accessToken } = await login(app, realmId, user.name, user.password);
+        const me = async (query = '') => app.request({ method: 'GET', url: `/users/@me${query}`, as: `Bearer ${accessToken}` });
+        expect((await me()).statusCode).toBe(200);
+        let answer: Awaited<ReturnType<typeof me>> | undefined;
+        const statements = await statementsOf(async () => {
+            answer = await me();
+        });
+        expect(statements).toHaveLength(1);
+        const record = (answer!.json() as { data: Record<string, unknown> }).data;
+        expect(record).toMatchObject({ id: user.id, name: user.name, realmId, active: true, emailVerified: false });
+        // withheld unless asked for (the reader is the row), never a hash
+        expect(record).not.toHaveProperty('email');
+        expect(record).not.toHaveProperty('password');
+        expect(((await me('?fields=%2Bemail')).json() as { data: { email: string } }).data.email).toBe('me@example.test');
+        // the same answer as a read by id
+        const byId = await app.json<{ data: Record<string, unknown> }>({ method: 'GET', url: `/users/${user.id}` }, 200);
+        expect(record).toEqual(byId.data);
+        await app.json({ method: 'POST', url: `/users/${user.id}`, payload: { displayName: 'Renamed', nameLocked: false } }, 200);
+        expect(((await me()).json() as { data: { displayName: string; nameLocked: boolean } }).data).toMatchObject({ displayName: 'Renamed', nameLocked: false });
+        await app.json({ method: 'POST', url: `/users/${user.id}`, payload: { active: false } }, 200);
+        expect((await me()).statusCode).toBe(401);
     });
 
     it('a rotated secret, a deactivated and a deleted client are refused on the next request', async () => {

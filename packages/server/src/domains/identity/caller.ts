@@ -17,6 +17,9 @@ export async function callerRow(deps: Pick<ResourceDeps, 'db'>, definition: Reso
     if (!identity || identity.type !== type) {
         throw new AppError(ErrorCode.ENTITY_NOT_FOUND, `The caller is not a ${type}: @me names no ${type}.`);
     }
+    // a user bearer's row came with its token's state (authn/bearer.ts): as findRow reads it, on a realm mount that realm's only
+    const own = ctx.actor.ownRow;
+    if (own && own.id === identity.id && (ctx.routeRealmId === null || own.realm_id === ctx.routeRealmId)) return { ...own } as Row;
     const row = await findRow(deps.db, definition.spec, ctx, identity.id);
     if (!row) throw new AppError(ErrorCode.ENTITY_NOT_FOUND, `The ${type} was not found.`);
     return row;

@@ -8,7 +8,8 @@ import type { RequestClient } from '../client-auth/authenticate.js';
 import { hasScope, type TokenSubject } from '../../tokens/claims.js';
 import type { IssuedTokens } from '../../tokens/issuing.js';
 import type { TokenService } from '../../tokens/service.js';
-import { releasedClaims, userClaims } from '../../tokens/user-claims.js';
+import { claimsOfProfile, releasedClaims, userClaims } from '../../tokens/user-claims.js';
+import type { UserProfile } from '../../storage/users.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { recordIssuance, type SignInMethod } from '../../tokens/auth-events.js';
 import type { DetachedEventLog } from '../../storage/events.js';
@@ -121,6 +122,8 @@ export interface IssuedGrant {
     authTime: Date;
     /** the authorization request's nonce (code redemption only; Core §12.2: not on a refresh) */
     nonce?: string | null;
+    /** the user's profile when the grant read it already (a code's redemption); else the ID token's claims are read */
+    profile?: UserProfile | null;
 }
 
 /**
@@ -145,7 +148,7 @@ export async function tokenResponse(deps: GrantDeps, request: GrantRequest, gran
         scope: grant.scope,
     };
     if (!hasScope(grant.scope, OPENID_SCOPE) || grant.subject.kind !== 'user' || grant.clientId === null) return response;
-    const claims = await userClaims(request.db, grant.subject.id);
+    const claims = grant.profile !== undefined ? (grant.profile ? claimsOfProfile(grant.profile) : undefined) : await userClaims(request.db, grant.subject.id);
     response.id_token = await deps.tokens.issueIdToken(request.db, {
         subject: grant.subject,
         clientId: grant.clientId,
