@@ -1,3 +1,4 @@
+import { statementName } from './named-statements.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type SqliteDatabase from 'better-sqlite3';
@@ -172,10 +173,24 @@ function postgresDialect(options: DatabaseOptions, driver: typeof pg): { dialect
             options: pinPostgresOptions(envPgOptions(), 'PGOPTIONS'),
         };
     }
-    const pool = new driver.Pool({ ...config, max: options.poolSize ?? 10 });
+    const pool = new driver.Pool({ ...config, max: options.poolSize ?? 10, Client: namingClient(driver.Client) });
     // Without a listener an idle connection's error (server restart) would crash the process.
     pool.on('error', options.onPoolError ?? (() => undefined));
     return { dialect: new PostgresDialect({ pool }), pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) };
+}
+
+/**
+ * A node-postgres client that runs the hot paths' registered texts (db/named-statements.ts) as
+ * named prepared statements: Kysely hands every query over as `query(text, values)`.
+ */
+function namingClient(Client: typeof pg.Client): typeof pg.Client {
+    return class NamingClient extends Client {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- node-postgres' overloads; the one Kysely calls is narrowed below
+        override query(config: any, values?: any, callback?: any): any {
+            const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? statementName(config) : undefined;
+            return name === undefined ? super.query(config, values, callback) : super.query({ name, text: config, values });
+        }
+    } as typeof pg.Client;
 }
 
 // node-postgres reads PGOPTIONS when no `options` is given; a zone there is refused like the URL's.

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { nameStatement } from './named-statements.js';
 import type { Database } from './schema.js';
 
 /** Stands in for a parameter while the query is compiled; a NUL never reaches SQL from a request. */
@@ -42,6 +43,7 @@ export function prepareQuery<Row>(build: (db: Kysely<Database>, param: (index: n
                     { index: Number(value.slice(MARKER.length)) } : { value }),
             };
             templates.set(adapter, template);
+            nameStatement(compiled.sql);
         }
         return template;
     };

@@ -1,3 +1,4 @@
+import { nameStatement } from '../db/named-statements.js';
 import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -28,6 +29,7 @@ export function prepareInsert<T extends keyof Database & string>(table: T, colum
             }
             compiled = { sql: query.sql, query: query.query };
             byCount.set(count, compiled);
+            nameStatement(query.sql);
         }
         return compiled;
     };
