@@ -263,6 +263,15 @@ async function issueTokens(api: Api, fixtures: Fixtures): Promise<Tokens> {
     };
 }
 
+/** The catalog's current ETag for this caller (its reach is part of it). */
+async function catalogEtag(service: Service, authorization: string): Promise<string> {
+    const response = await fetch(`${service.url}/authorization`, { headers: { authorization } });
+    await response.arrayBuffer();
+    const etag = response.headers.get('etag');
+    if (response.status !== 200 || !etag) throw new Error(`GET /authorization answered ${response.status} without an ETag`);
+    return etag;
+}
+
 const ccRequest = (fixtures: Fixtures, client: Fixtures['plain'], realmName = fixtures.realmName) =>
     post('/token', form({ grant_type: 'client_credentials', realm_name: realmName }), { authorization: client.authorization });
 const introspectRequest = (fixtures: Fixtures, token: TokenAnswer) =>
@@ -436,6 +445,8 @@ async function prepareDatabase(
         // latency as one caller sees it: one request in flight, so no time is spent queued behind others
         httpScenario(k('checkSolo'), server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), 1, { ...realmgate, skipOn404: true }),
         httpScenario(k('catalogSolo'), server, get('/authorization', bearer(tokens.admin)), 1, { ...realmgate, skipOn404: true }),
+        // issue 19 item 3: a consumer that kept the catalog asks again with its ETag and gets 304
+        httpScenario(k('catalog304'), server, { ...get('/authorization', bearer(tokens.admin)), headers: { authorization: bearer(tokens.admin), 'if-none-match': await catalogEtag(server, bearer(tokens.admin)) }, expectStatus: 304 }, c, realmgate),
         httpScenario(k('rsCc'), server, ccRequest(fixtures, fixtures.rs256.client, fixtures.rs256.realmName), c, realmgate),
         // issue 13, each beside its reference on the same server: redemption and client_credentials,
         // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
@@ -538,6 +549,7 @@ function databaseSections(
                 checkSoloRow,
                 row(`GET /authorization, 1,000 definitions, ${c} connections`, m('catalog'), refs.bareGet),
                 row('GET /authorization, 1,000 definitions, 1 connection', m('catalogSolo'), refs.bareGet),
+                row(`GET /authorization, 1,000 definitions, If-None-Match → 304, ${c} connections`, m('catalog304'), refs.bareGet, { ratio: 0.5 }),
                 row('client_credentials, plain, RS256 realm', m('rsCc'), { name: 'same, ES256 (twin)', rps: m('cc').rps }),
                 row('bearer GET /users/@me, RS256 realm', m('rsMe'), { name: 'same, ES256 (twin)', rps: m('me').rps }),
             ],

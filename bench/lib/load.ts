@@ -37,6 +37,8 @@ export interface RoundResult {
 
 export interface LoadRequest extends AutocannonRequest {
     path: string;
+    /** the answer this load expects when it is not a 2xx (a conditional GET's 304): not counted as an error */
+    expectStatus?: number;
 }
 
 export async function loadOnce(baseUrl: string, request: LoadRequest, connections: number, seconds: number, settleMs: number): Promise<RoundResult> {
@@ -44,7 +46,7 @@ export async function loadOnce(baseUrl: string, request: LoadRequest, connection
     const observed: AutocannonRequest = {
         ...request,
         onResponse(status, body, context) {
-            if (status >= 300 && firstFailure === undefined) firstFailure = `${status} ${body.slice(0, 200)}`;
+            if (status >= 300 && status !== request.expectStatus && firstFailure === undefined) firstFailure = `${status} ${body.slice(0, 200)}`;
             request.onResponse?.(status, body, context);
         },
     };
@@ -56,7 +58,7 @@ export async function loadOnce(baseUrl: string, request: LoadRequest, connection
         seconds: result.duration,
         p50: result.latency.p50,
         p99: result.latency.p99,
-        errors: result.errors + result.non2xx,
+        errors: result.errors + result.non2xx - (request.expectStatus !== undefined ? result.statusCodeStats?.[String(request.expectStatus)]?.count ?? 0 : 0),
         ...(firstFailure !== undefined ? { firstFailure } : {}),
     };
 }

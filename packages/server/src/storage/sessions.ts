@@ -124,7 +124,7 @@ function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
         .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
         .select([
             'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
-            'auth_sessions.revoked_at', 'session_client.active as client_active',
+            'auth_sessions.revoked_at', 'auth_sessions.created_at', 'session_client.active as client_active',
             'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
             'signing_key.status as key_status', 'signing_key.id as key_id',
             'signing_key.realm_id as key_realm_id', 'signing_key.created_at as key_created_at',
@@ -142,7 +142,7 @@ const STATE_OF_USER_TOKEN = prepareQuery((db, param) => db.selectFrom('auth_sess
     .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
     .select([
         'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
-        'auth_sessions.revoked_at', 'session_client.active as client_active',
+        'auth_sessions.revoked_at', 'auth_sessions.created_at', 'session_client.active as client_active',
         'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
         'signing_key.status as key_status', 'signing_key.id as key_id',
         'signing_key.realm_id as key_realm_id', 'signing_key.created_at as key_created_at',
@@ -164,6 +164,8 @@ export interface TokenState {
     clientId: string | null;
     expiresAt: Date;
     revoked: boolean;
+    /** the session's authentication time (API.md §3: created_at) */
+    createdAt: Date;
     /** the session's client's active mark; null without a client */
     clientActive: boolean | null;
     /** the subject row's realm and active mark; null when the subject does not exist */
@@ -229,6 +231,7 @@ export async function findTokenState(
         clientId: row.client_id,
         expiresAt: fromDbDate(row.expires_at),
         revoked: row.revoked_at !== null,
+        createdAt: fromDbDate(row.created_at),
         clientActive: row.client_active === null ? null : fromDbBool(row.client_active),
         subjectRealmId: row.subject_realm_id,
         subjectActive: row.subject_active === null ? null : fromDbBool(row.subject_active),

@@ -7,6 +7,7 @@ import type { OwnUserRow } from '../storage/sessions.js';
 import type { UserProfile } from '../storage/users.js';
 import { findKeyTombstone, findSigningKeyMaterial, findSigningKeyStatus } from '../storage/keys.js';
 import { refreshTokenExists } from '../storage/session-tokens.js';
+import { findTokenState, type TokenState } from '../storage/sessions.js';
 import { claimsOf, TOKEN_KIND, type TokenClaims, type TokenKind } from './claims.js';
 import { decodeJws, verifyJws } from './jws.js';
 import { verifySubjectAndSession, type SigningKeyRow } from './subject-check.js';
@@ -15,8 +16,12 @@ import { tokenFailure as fail, unsignedToken as unsigned, type TokenFailure, typ
 export interface TokenVerifier {
     /** an access token for a request (spec Authentication rule 2; session checked on every call) */
     verifyAccessToken(db: Kysely<Database>, token: string): Promise<Verification>;
-    /** signature, kind and expiry of a refresh token; its row and subject are the grant's to check */
-    verifyRefreshToken(db: Kysely<Database>, token: string): Promise<Verification>;
+    /**
+     * signature, key mark, kind and expiry of a refresh token, with its session's and subject's
+     * state read in the same query (undefined when the session row is gone); what they mean for a
+     * rotation is the grant's to decide
+     */
+    verifyRefreshToken(db: Kysely<Database>, token: string): Promise<RefreshVerification>;
     /** signature, kind and expiry of an mfa_token; its single use is the redeeming grant's to enforce */
     verifyMfaToken(db: Kysely<Database>, token: string): Promise<Verification>;
     /**
@@ -34,6 +39,9 @@ export interface TokenVerifier {
      */
     inspect(db: Kysely<Database>, token: string): Promise<{ claims: TokenClaims; failure: TokenFailure | null; profile?: UserProfile } | null>;
 }
+
+/** A refresh token that verified, with the state of its session, subject and signing key, read once. */
+export type RefreshVerification = { ok: true; claims: TokenClaims; state: TokenState | undefined } | TokenFailure;
 
 /** Verified tokens remembered per process: a few MB at most, more than the live tokens of a busy minute. */
 const VERIFIED_TOKENS_CACHED = 10_000;
@@ -187,7 +195,22 @@ export function createTokenVerifier(): TokenVerifier {
             if (seen.ownRow) verified.ownRow = seen.ownRow;
             return verified;
         }),
-        verifyRefreshToken: (db, token) => verifySigned(db, token, TOKEN_KIND.REFRESH),
+        verifyRefreshToken: (db, token) => withLiveKey<RefreshVerification>(db, token, async ({ claims, key }) => {
+            // the key's mark and row, the session and the subject in one query (issue 19: a rotation reads once)
+            const state = await findTokenState(db, { subjectKind: claims.sub_kind, subjectId: claims.sub, sessionId: claims.session_id, kid: key.kid });
+            // no session row, so no key columns either: the key is read on its own, as verifySigned does
+            const keyRow = state ?
+                (state.keyId === null ? undefined : { realmId: state.keyRealmId, createdAt: state.keyCreatedAt, status: state.keyStatus }) :
+                await findSigningKeyStatus(db, key.kid);
+            if (keyRow === undefined) return fail('inactive_token', 'The token is inactive: its signing key was deleted.');
+            if (keyRow.createdAt !== key.createdAt) return { ...fail('invalid_token', 'The token is invalid.'), keyReplaced: true as const };
+            if (keyRow.realmId !== claims.realm_id) return fail('invalid_token', 'The token is invalid.');
+            // spec States: a per-key mark checked on every verification; re-enabling revives the token
+            if (keyRow.status === 'disabled') return fail('inactive_token', 'The token is inactive: its signing key is disabled.');
+            if (claims.kind !== TOKEN_KIND.REFRESH) return fail('invalid_token', 'The token is not an refresh token.');
+            if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');
+            return { ok: true, claims, state };
+        }),
         verifyMfaToken: (db, token) => verifySigned(db, token, TOKEN_KIND.MFA),
         async verifyForRevocation(db, token) {
             const signed = await verifySignature(db, token);

@@ -117,6 +117,26 @@ describeEachDialect('caches: served from memory, emptied by every write before i
         expect((await me()).statusCode).toBe(401);
     });
 
+    it("a refresh rotation reads its token's key mark, session and subject in one statement before it writes", async () => {
+        const user = await createUser(app, realmId);
+        const first = await login(app, realmId, user.name, user.password);
+        const refresh = (token: string) => app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: 'refresh_token', refresh_token: token } });
+        // the key's material is remembered after its first use
+        const second = refresh(first.refreshToken);
+        const rotated = (await second).json() as { refresh_token: string };
+        let answer: Awaited<ReturnType<typeof refresh>> | undefined;
+        const statements = await statementsOf(async () => {
+            answer = await refresh(rotated.refresh_token);
+        });
+        expect(answer!.statusCode).toBe(200);
+        expect(statements.filter((text) => /^\s*select/i.test(text))).toHaveLength(1);
+        // a deactivated subject is refused at its next rotation, from that same read
+        await app.json({ method: 'POST', url: `/users/${user.id}`, payload: { active: false } }, 200);
+        const refused = await refresh((answer!.json() as { refresh_token: string }).refresh_token);
+        expect(refused.statusCode).toBe(400);
+        expect((refused.json() as { error: string }).error).toBe('invalid_grant');
+    });
+
     it('a rotated secret, a deactivated and a deleted client are refused on the next request', async () => {
         const client = await createClient(app, realmId);
         expect((await issue(app, client.header)).statusCode).toBe(200);

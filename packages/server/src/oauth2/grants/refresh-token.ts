@@ -1,8 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { unverifiedRealmOf } from '../../tokens/jws.js';
-import { findSessionLife } from '../../storage/sessions.js';
-import { findSubjectState } from '../../storage/subjects.js';
 import { protocolTransaction } from '../../storage/write-transaction.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
@@ -42,13 +40,13 @@ export const refreshTokenGrant: Grant = {
             if (claims.realm_id !== request.realm.id) throw invalidGrant('The refresh token belongs to another realm.');
             // RFC 6749 §6: the token was issued to the client making the request (or to none)
             if ((claims.client_id ?? null) !== (request.client?.row.id ?? null)) throw invalidGrant('The refresh token was issued to another client.');
-            const session = await findSessionLife(request.db, claims.session_id);
+            // the session and the subject came with the token's verification, in one query
+            const session = verified.state;
             if (!session || session.sub !== claims.sub || session.realmId !== claims.realm_id) throw invalidGrant('The session does not exist.');
-            if (session.revokedAt !== null || session.expiresAt.getTime() <= Date.now()) throw invalidGrant('The session has ended.');
+            if (session.revoked || session.expiresAt.getTime() <= Date.now()) throw invalidGrant('The session has ended.');
             const scope = narrowedScope(claims.scope, request.params.scope);
-            const subject = await findSubjectState(request.db, claims.sub_kind, claims.sub);
-            if (!subject || subject.realmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
-            if (!subject.active) throw invalidGrant('The subject is inactive.');
+            if (session.subjectRealmId === null || session.subjectRealmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
+            if (!session.subjectActive) throw invalidGrant('The subject is inactive.');
             const tokenSubject = { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name };
             // the client's access policy is asked again at every issuance: set since the login, it ends the refreshes
             await assertClientAdmits(request, tokenSubject);
@@ -73,7 +71,7 @@ export const refreshTokenGrant: Grant = {
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
             }
             // OpenID Connect Core §12.2: a refreshed ID token keeps the original authentication time
-            return tokenResponse(deps, request, { ...grant, authTime: session.createdAt }, issued);
+            return tokenResponse(deps, request, { ...grant, authTime: session.createdAt, ...(claims.sub_kind === 'user' ? { profile: session.profile } : {}) }, issued);
         },
     }),
 };
