@@ -89,13 +89,6 @@ export function revokeSessionsOfClient(db: Kysely<Database>, dialect: DialectNam
     return revokeSessionsCascading(db, dialect, (eb) => eb('auth_sessions.client_id', '=', clientId));
 }
 
-/** Records activity on a session and moves its expiry (a refresh). */
-export async function touchSession(db: Kysely<Database>, dialect: DialectName, sessionId: string, expiresAt: Date): Promise<void> {
-    const now = toDbDate(dialect, new Date());
-    await db.updateTable('auth_sessions').set({ seen_at: now, expires_at: toDbDate(dialect, expiresAt), updated_at: now })
-        .where('id', '=', sessionId).execute();
-}
-
 /** What the refresh grant checks of a session. */
 export interface SessionLife {
     sub: string;

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { createInsertBatcher } from '../storage/insert-batcher.js';
-import { insertRefreshTokenRows, refreshTokenRowOf } from '../storage/session-tokens.js';
+import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken } from '../storage/session-tokens.js';
 import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
@@ -28,6 +28,9 @@ export interface IssueRequest {
     /** also issue a refresh token (stored as an auth_session_tokens row) */
     refresh: boolean;
 }
+
+/** A refresh: new access and refresh tokens in the session, the refresh token's row rotated from the spent one's. */
+export type RotationRequest = Omit<IssueRequest, 'refresh'> & { spentJti: string };
 
 export interface IdTokenRequest {
     subject: TokenSubject;
@@ -75,6 +78,12 @@ export interface IssuedTokens {
 export interface TokenIssuer {
     issue(db: Kysely<Database>, request: IssueRequest): Promise<IssuedTokens>;
     /**
+     * RFC 9700 §4.14.2: the successors of a spent refresh token, whose row becomes the new token's,
+     * the session extended to its expiry; null when that row was gone already (a replay, or a
+     * concurrent use won)
+     */
+    rotate(db: Kysely<Database>, request: RotationRequest): Promise<IssuedTokens | null>;
+    /**
      * An OpenID Connect ID token (Core §2), signed RS256 — the algorithm every relying party
      * supports (Core §15.1) — by the realm's RS256 key, created on demand; ES256 by the realm's
      * ES256 key for a client that registered it (OIDC Registration §2). Its `kind` makes it
@@ -94,33 +103,46 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
     // outside a transaction, concurrent logins' refresh token rows share one INSERT (one commit), as their sessions do
     const batchedRefreshTokens = createInsertBatcher(insertRefreshTokenRows);
 
+    /**
+     * The access token and, with `refresh`, a refresh token signed for the request; the refresh
+     * token's row is the caller's to write (inserted for a login, rotated for a refresh).
+     */
+    const signTokens = async (db: Kysely<Database>, request: Omit<IssueRequest, 'refresh'>, refresh: boolean) => {
+        const { kid, algorithm, key } = await signer(db, request.subject.realmId);
+        const iat = Math.floor(Date.now() / 1000);
+        const base = {
+            iss: issuerOf(settings.publicUrl, request.subject.realmName),
+            sub: request.subject.id,
+            sub_kind: request.subject.kind,
+            realm_id: request.subject.realmId,
+            realm_name: request.subject.realmName,
+            ...(request.clientId ? { client_id: request.clientId } : {}),
+            scope: request.scope,
+            session_id: request.sessionId,
+            iat,
+        };
+        const access = { ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: iat + settings.accessMaxAge };
+        const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: settings.accessMaxAge };
+        if (!refresh) return { issued, row: null };
+        const jti = timeOrderedId();
+        const exp = iat + settings.refreshMaxAge;
+        issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp }, key);
+        issued.refreshExpiresAt = new Date(exp * 1000);
+        return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: issued.refreshExpiresAt, createdAt: new Date(iat * 1000) } };
+    };
+
     return {
         async issue(db, request) {
-            const { kid, algorithm, key } = await signer(db, request.subject.realmId);
-            const iat = Math.floor(Date.now() / 1000);
-            const base = {
-                iss: issuerOf(settings.publicUrl, request.subject.realmName),
-                sub: request.subject.id,
-                sub_kind: request.subject.kind,
-                realm_id: request.subject.realmId,
-                realm_name: request.subject.realmName,
-                ...(request.clientId ? { client_id: request.clientId } : {}),
-                scope: request.scope,
-                session_id: request.sessionId,
-                iat,
-            };
-            const access = { ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: iat + settings.accessMaxAge };
-            const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: settings.accessMaxAge };
-            if (request.refresh) {
-                const jti = timeOrderedId();
-                const exp = iat + settings.refreshMaxAge;
-                const row = refreshTokenRowOf(dialect, { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) });
-                // inside a transaction (a refresh's rotation) the row belongs to it and is written at once
-                await (db.isTransaction ? insertRefreshTokenRows(db, [row]) : batchedRefreshTokens(db, row));
-                issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp }, key);
-                issued.refreshExpiresAt = new Date(exp * 1000);
-            }
+            const { issued, row } = await signTokens(db, request, request.refresh);
+            if (row === null) return issued;
+            const stored = refreshTokenRowOf(dialect, row);
+            // inside a transaction the row belongs to it and is written at once
+            await (db.isTransaction ? insertRefreshTokenRows(db, [stored]) : batchedRefreshTokens(db, stored));
             return issued;
+        },
+        async rotate(db, request) {
+            const { issued, row } = await signTokens(db, request, true);
+            return (await rotateRefreshToken(db, dialect, request.spentJti, row!)) ? issued : null;
         },
         async issueMfaToken(db, request) {
             const { kid, algorithm, key } = await signer(db, request.subject.realmId);

@@ -2,15 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
-import { deleteRefreshToken } from '../storage/session-tokens.js';
 import { createTokenIssuer, type TokenIssuer, type TokenSettings } from './issuing.js';
 import { createTokenVerifier, type TokenVerifier } from './verifying.js';
 
 /** The token service the protocol endpoints and authentication share: issuing (tokens/issuing.ts) and verifying (tokens/verifying.ts). */
 export interface TokenService extends TokenIssuer, TokenVerifier {
     readonly settings: TokenSettings;
-    /** removes a refresh token's row; false when it was already used or revoked (a replay) */
-    consumeRefreshToken(db: Kysely<Database>, jti: string): Promise<boolean>;
 }
 
 export function createTokenService(dialect: DialectName, keys: KeyStore, settings: TokenSettings): TokenService {
@@ -18,6 +15,5 @@ export function createTokenService(dialect: DialectName, keys: KeyStore, setting
         settings,
         ...createTokenIssuer(dialect, keys, settings),
         ...createTokenVerifier(),
-        consumeRefreshToken: deleteRefreshToken,
     };
 }

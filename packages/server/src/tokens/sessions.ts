@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import {
-    deleteUnusedSession, insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf, touchSession,
+    deleteUnusedSession, insertSessionRows, revokeSession, revokeSessionsOfClient, revokeSessionsOfSubject, sessionRowOf,
 } from '../storage/sessions.js';
 import { revokeSessionsCascading, type EndedSession } from '../storage/session-revocation.js';
 import type { RowCondition } from '../storage/resource/rows.js';
@@ -40,8 +40,6 @@ export interface SessionStore {
     revoke(db: Kysely<Database>, sessionId: string): Promise<EndedSession[]>;
     /** deletes a session no token was issued in: no revocation, nothing reported (a code redemption that lost its code to another) */
     discard(db: Kysely<Database>, sessionId: string): Promise<void>;
-    /** a refresh extends the session to the new refresh token's expiry and records the activity */
-    touch(db: Kysely<Database>, sessionId: string, expiresAt: Date): Promise<void>;
     /**
      * ends every live session of a subject but `keep` (spec States: a password reset or a
      * deactivation ends all of them, a password change all but the current one); the count ended
@@ -85,6 +83,5 @@ export function createSessionStore(dialect: DialectName, onEnded: SessionEndList
         endOfSubject: (db, subject, keep) => reported(db, revokeSessionsOfSubject(db, dialect, subject, keep)),
         endOfClient: (db, clientId) => reported(db, revokeSessionsOfClient(db, dialect, clientId)),
         endWhere: (db, where) => reported(db, revokeSessionsCascading(db, dialect, where)),
-        touch: (db, sessionId, expiresAt) => touchSession(db, dialect, sessionId, expiresAt),
     };
 }

@@ -1,7 +1,6 @@
 import { ErrorCode } from '@realmgate/core';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { unverifiedRealmOf } from '../../tokens/jws.js';
-import { protocolTransaction } from '../../storage/write-transaction.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
 import { scopeNames } from './scope.js';
@@ -56,16 +55,10 @@ export const refreshTokenGrant: Grant = {
                 scope,
                 sessionId: claims.session_id,
             };
-            // consumed last: a request refused above leaves the token usable, so its honest retry
-            // is no replay (issue 12). The rotation's three writes (spent token, new token, session
-            // extended) commit together: one commit instead of three, and a rotation that fails
-            // half-way leaves the presented token usable rather than spent for nothing
-            const issued = await protocolTransaction(request.db, async (tx) => {
-                if (!(await deps.tokens.consumeRefreshToken(tx, claims.jti))) return null;
-                const rotated = await deps.tokens.issue(tx, { ...grant, refresh: true });
-                await deps.sessions.touch(tx, claims.session_id, rotated.refreshExpiresAt!);
-                return rotated;
-            });
+            // spent last: a request refused above leaves the token usable, so its honest retry is
+            // no replay (issue 12). The spent token's row becomes its successor's and the session is
+            // extended to its expiry, in one commit (storage/session-tokens.ts rotateRefreshToken)
+            const issued = await deps.tokens.rotate(request.db, { ...grant, spentJti: claims.jti });
             if (!issued) {
                 await deps.sessions.revoke(request.db, claims.session_id);
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
