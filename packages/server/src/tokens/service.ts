@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { createTokenIssuer, type TokenIssuer, type TokenSettings } from './issuing.js';
