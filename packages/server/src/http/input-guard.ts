@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { validationFailed, type Issue } from '../errors/app-error.js';
 import { contentCodingOf, decodedBody } from './content-encoding.js';
-import { utf8CheckedBody } from './utf8-body.js';
 
 /**
  * A lone surrogate (a `\ud800` escape in JSON) is no character: UTF-8 cannot encode it, so each
@@ -43,11 +42,10 @@ function inspect(value: unknown, path: (string | number)[], depth: number, issue
 
 export function registerInputGuard(app: FastifyInstance): void {
     // a compressed body is decoded first (the 10 MB cap and the expansion bound count decoded
-    // bytes, spec Limits); invalid UTF-8 is only visible in the decoded bytes, before the parser
-    // reads them as text
+    // bytes, spec Limits); the JSON and form parsers check the decoded bytes are UTF-8 (http/utf8-body.ts)
     app.addHook('preParsing', async (request, _reply, payload) => {
         const coding = contentCodingOf(request.headers['content-encoding']);
-        return utf8CheckedBody(request.method, request.headers['content-type'], coding === null ? payload : decodedBody(coding, payload));
+        return coding === null ? payload : decodedBody(coding, payload);
     });
     app.addHook('preValidation', async (request) => {
         const issues: Issue[] = [];

@@ -1,4 +1,4 @@
-import formbody from '@fastify/formbody';
+import { addUtf8Parsers } from './utf8-body.js';
 import type { FastifyInstance } from 'fastify';
 import { sizeInBytes } from '../config/parsers.js';
 import type { BodyParserSetting, MiddlewareBody, MiddlewareQuery } from '../config/schema.js';
@@ -32,10 +32,10 @@ export async function registerBodyParsers(app: FastifyInstance, setting: Middlew
     const text = parserLimit(setting, 'text');
     const form = parserLimit(setting, 'urlencoded');
     app.removeContentTypeParser(['application/json', 'text/plain']);
-    // Fastify's own JSON parser (prototype poisoning refused), re-added with this cap
-    if (json !== null) app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: json }, app.getDefaultJsonParser('error', 'error'));
+    // Fastify's own JSON parser (prototype poisoning refused) and the form parser, each refusing a
+    // body that is not UTF-8 (http/utf8-body.ts), with these caps
+    addUtf8Parsers(app, { json, form });
     if (text !== null) app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: text }, (_request, body, done) => done(null, body));
-    if (form !== null) await app.register(formbody, { bodyLimit: form });
 }
 
 const QUERY_DEFAULTS = { depth: 5, arrayLimit: 100, parameterLimit: 1000 } as const;

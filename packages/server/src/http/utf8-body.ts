@@ -1,25 +1,19 @@
-import { Transform, type TransformCallback } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
+import type { FastifyBodyParser, FastifyInstance } from 'fastify';
+import { parse as parseForm } from 'fast-querystring';
 import { validationFailed, type AppError } from '../errors/app-error.js';
-
-/** The text bodies the server parses: JSON (RFC 8259 §8.1: UTF-8) and forms (WHATWG URL §5.1: UTF-8). */
-type TextBody = 'json' | 'form';
-
-function textBodyOf(contentType: string | undefined): TextBody | null {
-    const essence = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (essence === 'application/json' || essence.endsWith('+json')) return 'json';
-    if (essence === 'application/x-www-form-urlencoded') return 'form';
-    return null;
-}
 
 function notUtf8(where: string): AppError {
     return validationFailed([{ path: ['body'], code: 'invalid_encoding', message: `${where} is not valid UTF-8` }]);
 }
 
 /**
- * The bytes a form's percent-escapes stand for must be UTF-8 too; the form parser would replace
- * them with U+FFFD silently. A `%` that starts no escape stays literal, as the parser keeps it.
+ * The bytes a form's percent-escapes stand for must be UTF-8 too; a decoder would replace them
+ * with U+FFFD silently. A `%` that starts no escape stays literal, as the parser keeps it.
  */
 function formIsUtf8(text: string): boolean {
+    // most forms (a token request) escape nothing that could be broken: no `%`, nothing to check
+    if (!text.includes('%')) return true;
     for (const part of text.split(/[&=]/)) {
         try {
             decodeURIComponent(part.replace(/\+/g, ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
@@ -30,59 +24,36 @@ function formIsUtf8(text: string): boolean {
     return true;
 }
 
+
 /**
- * Passes the body through unchanged while a fatal decoder checks that it is UTF-8: the default
- * decoding replaces a broken sequence with U+FFFD, and each database then stored something else
- * (issue 12 item 12). A broken body fails the stream, which the body reader answers with the
- * error's own status: 400 with an issue.
+ * JSON (RFC 8259 §8.1) and forms (WHATWG URL §5.1) are UTF-8: their parsers take the body's bytes
+ * (decoded from any content coding first: http/content-encoding.ts) and refuse a broken sequence
+ * with 400 and an issue, before anything reads them as text — the default decoding replaces a
+ * broken sequence with U+FFFD, and each database then stored something else (issue 12 item 12).
+ * A check of the whole buffer (node:buffer isUtf8) costs far less than a checking stream on every
+ * request with a body (issue 19).
  */
-class Utf8Check extends Transform {
-    private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-
-    private text = '';
-
-    constructor(private readonly kind: TextBody) {
-        super();
-    }
-
-    override _transform(chunk: Buffer | string, _encoding: BufferEncoding, callback: TransformCallback): void {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        try {
-            const decoded = this.decoder.decode(bytes, { stream: true });
-            if (this.kind === 'form') this.text += decoded;
-        } catch {
-            callback(notUtf8('The body'));
-            return;
-        }
-        callback(null, bytes);
-    }
-
-    override _flush(callback: TransformCallback): void {
-        try {
-            this.text += this.decoder.decode();
-        } catch {
-            callback(notUtf8('The body'));
-            return;
-        }
-        callback(this.kind === 'form' && !formIsUtf8(this.text) ? notUtf8('A percent-encoded form value') : null);
-    }
+export function utf8JsonParser(json: FastifyBodyParser<string>): FastifyBodyParser<Buffer> {
+    return (request, body, done) => {
+        if (!isUtf8(body)) return done(notUtf8('The body'));
+        json(request, body.toString('utf8'), done);
+    };
 }
 
-/** Methods whose body Fastify never reads (its `bodyless` set): nothing parses it, so nothing checks it. */
-const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+/** The form parser (fast-querystring, as @fastify/formbody parses): repeated names become arrays. */
+export const utf8FormParser: FastifyBodyParser<Buffer> = (_request, body, done) => {
+    if (!isUtf8(body)) return done(notUtf8('The body'));
+    const text = body.toString('utf8');
+    if (!formIsUtf8(text)) return done(notUtf8('A percent-encoded form value'));
+    done(null, parseForm(text));
+};
 
-/** The request body stream, checked for UTF-8 when the server will parse it as text. */
-export function utf8CheckedBody<S extends NodeJS.ReadableStream>(method: string, contentType: string | undefined, payload: S): S | Transform {
-    const kind = textBodyOf(contentType);
-    if (kind === null || BODYLESS.has(method)) return payload;
-    const checked = new Utf8Check(kind);
-    payload.on('error', (error) => checked.destroy(error));
-    // a decoded body's compressed size is what Fastify compares with Content-Length
-    Object.defineProperty(checked, 'receivedEncodedLength', { get: () => (payload as { receivedEncodedLength?: number }).receivedEncodedLength });
-    // The body reader listens for the error when it reads the stream. An answer sent before the body
-    // is read leaves the stream unread, and a stream error without a listener is an uncaught exception
-    // that ends the process: a GET with a broken JSON body from anyone stopped the server (issue 12
-    // fuzzing). The error is the reader's to answer; unread, it has no one to reach.
-    checked.on('error', () => undefined);
-    return payload.pipe(checked);
+/** Registers both under their caps (http/middleware-settings.ts decides the caps). */
+export function addUtf8Parsers(app: FastifyInstance, limits: { json: number | null; form: number | null }): void {
+    if (limits.json !== null) {
+        app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limits.json }, utf8JsonParser(app.getDefaultJsonParser('error', 'error')));
+    }
+    if (limits.form !== null) {
+        app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: limits.form }, utf8FormParser);
+    }
 }
