@@ -33,7 +33,7 @@ function formIsUtf8(text: string): boolean {
  * A check of the whole buffer (node:buffer isUtf8) costs far less than a checking stream on every
  * request with a body (issue 19).
  */
-export function utf8JsonParser(json: FastifyBodyParser<string>): FastifyBodyParser<Buffer> {
+function utf8JsonParser(json: FastifyBodyParser<string>): FastifyBodyParser<Buffer> {
     return (request, body, done) => {
         if (!isUtf8(body)) return done(notUtf8('The body'));
         json(request, body.toString('utf8'), done);
@@ -41,7 +41,7 @@ export function utf8JsonParser(json: FastifyBodyParser<string>): FastifyBodyPars
 }
 
 /** The form parser (fast-querystring, as @fastify/formbody parses): repeated names become arrays. */
-export const utf8FormParser: FastifyBodyParser<Buffer> = (_request, body, done) => {
+const utf8FormParser: FastifyBodyParser<Buffer> = (_request, body, done) => {
     if (!isUtf8(body)) return done(notUtf8('The body'));
     const text = body.toString('utf8');
     if (!formIsUtf8(text)) return done(notUtf8('A percent-encoded form value'));
