@@ -24,6 +24,7 @@ import { distSourceMaps, summarizeProfile, type ProfileSummary } from './lib/pro
 import { compareWithSqlite, type Row, type Section } from './lib/report.js';
 import { codeScenario, httpScenario, inProcessScenario, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
+import { targetSection } from './lib/targets.js';
 import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -708,6 +709,12 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             },
         ];
         const compared = compareWithSqlite(sections);
+        // issue 19's table: each target with its figure, first in the report
+        sections.unshift(targetSection(options.dbs, m, runs.map((run, index) => {
+            const memory = runMemory[index]!;
+            const known = [memory.small, memory.one, memory.large].filter((bytes): bytes is number => bytes !== undefined);
+            return { dialect: run.dialect, largestMb: known.length > 0 ? Math.max(...known) / MB : undefined };
+        })));
 
         notes.push(`${plan.rounds} rounds of ${plan.roundSeconds} s per scenario after ${plan.warmup} s of warm-up, ${plan.connections} connections; every scenario runs once per round, so drift in the host's load touches all figures alike. Latency columns are the mean of the rounds' percentiles (whole milliseconds, as autocannon records them).`);
         if (runs.length > 1) {

@@ -1,0 +1,57 @@
+/**
+ * Issue 19's table of targets, each with its figure from the run and whether it is met, as one
+ * section of BENCHMARKS.md. Every figure is a ratio of two rates measured in the same run; the
+ * two targets set against "today's ratio" take the issue's own figures (GET /authorization
+ * 1,335/s and /users?page[limit]=50 722/s on PostgreSQL when it was filed) over this run's bare
+ * Fastify GET, the nearest measure of that ratio the run has.
+ */
+import type { Measured } from './scenarios.js';
+import type { Row, Section } from './report.js';
+
+type Dialect = 'sqlite' | 'postgres' | 'mysql';
+
+/** the protocol scenarios whose PostgreSQL ÷ SQLite ratio the issue bounds (the profiled ones) */
+const PROTOCOL: Readonly<Record<string, string>> = {
+    cc: 'client_credentials, plain secret',
+    refresh: 'refresh_token (rotation)',
+    redeem: 'authorization_code redemption',
+    introspect: 'introspection, 50 grants',
+    me: 'bearer GET /users/@me',
+    userinfo: 'GET /userinfo',
+    catalog: 'GET /authorization, 1,000 definitions',
+};
+const ISSUE_CATALOG_RPS = 1_335;
+const ISSUE_LIST_RPS = 722;
+
+const NAMES: Record<Dialect, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL' };
+
+function target(scenario: string, figure: number, reference: string, atLeast: number): Row {
+    return { scenario, ratio: figure, reference, target: `≥ ${atLeast} ×`, met: Number.isFinite(figure) && figure >= atLeast };
+}
+
+export function targetSection(
+    dialects: readonly Dialect[],
+    measured: (key: string) => Measured,
+    rss: { dialect: Dialect; largestMb: number | undefined }[],
+): Section {
+    const on = (dialect: Dialect, key: string) => measured(`${dialect}:${key}`).rps;
+    const bareGet = measured('fastifyGet').rps;
+    const rows: Row[] = [];
+    for (const dialect of dialects) {
+        const name = NAMES[dialect];
+        rows.push(target(`introspection, 50 grants (${name})`, on(dialect, 'introspect') / measured('oidcIntrospect').rps, 'oidc-provider introspection', dialect === 'sqlite' ? 1.5 : 0.75));
+        rows.push(target(`client_credentials, plain (${name})`, on(dialect, 'cc') / measured('oidcJwt').rps, 'oidc-provider client_credentials (JWT)', 1));
+        if (dialect === 'sqlite') rows.push(target('bearer GET /users/@me (SQLite)', on(dialect, 'me') / bareGet, 'bare Fastify GET', 0.3));
+        else rows.push(target(`bearer GET /users/@me (${name})`, on(dialect, 'me') / on('sqlite', 'me'), 'the same on SQLite', 0.8));
+        if (dialect !== 'sqlite') {
+            for (const [key, title] of Object.entries(PROTOCOL)) rows.push(target(`${title} (${name} ÷ SQLite)`, on(dialect, key) / on('sqlite', key), 'the same on SQLite', 0.7));
+        }
+        rows.push(target(`GET /authorization, 1,000 definitions (${name})`, (on(dialect, 'catalog') / bareGet) / (ISSUE_CATALOG_RPS / bareGet), `the issue's ratio (${ISSUE_CATALOG_RPS.toLocaleString('en-US')}/s over bare Fastify GET)`, 5));
+        rows.push(target(`GET /authorization, If-None-Match → 304 (${name})`, on(dialect, 'catalog304') / bareGet, 'bare Fastify GET', 0.5));
+        rows.push(target(`/users?page[limit]=50 with exact total (${name})`, (on(dialect, 'list') / bareGet) / (ISSUE_LIST_RPS / bareGet), `the issue's ratio (${ISSUE_LIST_RPS}/s over bare Fastify GET)`, 3));
+        rows.push(target(`refresh rotation (${name})`, on(dialect, 'refresh') / on(dialect, 'ccSmall'), 'client_credentials on the same server', 0.5));
+        const largest = rss.find((entry) => entry.dialect === dialect)?.largestMb;
+        rows.push({ scenario: `RSS after the load, largest Realmgate server (${name})`, note: largest === undefined ? 'unavailable' : `${largest.toFixed(0)} MB`, target: '< 200 MB', met: largest !== undefined && largest < 200 });
+    }
+    return { title: 'issue 19 targets (every figure from this run)', rows };
+}
