@@ -72,7 +72,6 @@ export interface IssuedTokens {
     accessToken: string;
     expiresIn: number;
     refreshToken?: string;
-    refreshExpiresAt?: Date;
 }
 
 export interface TokenIssuer {
@@ -127,8 +126,7 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
         const jti = timeOrderedId();
         const exp = iat + settings.refreshMaxAge;
         issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp }, key);
-        issued.refreshExpiresAt = new Date(exp * 1000);
-        return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: issued.refreshExpiresAt, createdAt: new Date(iat * 1000) } };
+        return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) } };
     };
 
     return {
