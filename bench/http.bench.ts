@@ -24,7 +24,7 @@ import { distSourceMaps, summarizeProfile, type ProfileSummary } from './lib/pro
 import { compareWithSqlite, type Row, type Section } from './lib/report.js';
 import { codeScenario, httpScenario, inProcessScenario, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
-import { targetSection } from './lib/targets.js';
+import { PROTOCOL_SCENARIOS, targetSection } from './lib/targets.js';
 import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -305,16 +305,6 @@ async function startSeeded(args: string[], dialect: BenchDialect, services: Serv
     return { service, database, fixtures, adminApi, rssBoot };
 }
 
-/** The protocol scenarios profiled after the rounds (issue 19), by key, with their titles. */
-const PROFILED: Readonly<Record<string, string>> = {
-    cc: 'client_credentials, plain secret',
-    refresh: 'refresh_token (rotation)',
-    redeem: 'authorization_code redemption',
-    introspect: 'introspection, 50 grants',
-    me: 'bearer GET /users/@me',
-    userinfo: 'GET /userinfo',
-    catalog: 'GET /authorization, 1,000 definitions',
-};
 /** V8's default is 1,000 µs; finer gives enough samples from a short window */
 const PROFILE_INTERVAL_MICROS = 500;
 const profileSeconds = (quick: boolean) => (quick ? 1 : 2);
@@ -638,13 +628,13 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         const profiles: ProfileEntry[] = [];
         if (options.profile) {
             const seconds = profileSeconds(options.quick);
-            const profiled = Object.keys(PROFILED).flatMap((key) => runs.map((run) => ({ key, run, scenario: interleaved.find((scenario) => scenario.key === keyOn(run.dialect, key))! })));
+            const profiled = Object.keys(PROTOCOL_SCENARIOS).flatMap((key) => runs.map((run) => ({ key, run, scenario: interleaved.find((scenario) => scenario.key === keyOn(run.dialect, key))! })));
             const started = Date.now();
             const raw = await profileScenarios(profiled.map(({ scenario }) => scenario), seconds, plan.settleMs, PROFILE_INTERVAL_MICROS, log);
             const resolve = options.source ? undefined : distSourceMaps();
             for (const { key, run, scenario } of profiled) {
                 const profile = raw.get(scenario.key);
-                if (profile) profiles.push({ title: `${PROFILED[key]} (${run.dialect})`, summary: summarizeProfile(profile, ROOT, 10, resolve) });
+                if (profile) profiles.push({ title: `${PROTOCOL_SCENARIOS[key]} (${run.dialect})`, summary: summarizeProfile(profile, ROOT, 10, resolve) });
             }
             notes.push(`CPU profiles: one extra load of ${seconds} s per protocol scenario and database after the rounds, sampled every ${PROFILE_INTERVAL_MICROS} µs by the server's own inspector; the measured figures carry no profiler. They took ${((Date.now() - started) / 1000).toFixed(0)} s of the run (\`--no-profile\` skips them).`);
         }

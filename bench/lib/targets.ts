@@ -10,8 +10,11 @@ import type { Row, Section } from './report.js';
 
 type Dialect = 'sqlite' | 'postgres' | 'mysql';
 
-/** the protocol scenarios whose PostgreSQL ÷ SQLite ratio the issue bounds (the profiled ones) */
-const PROTOCOL: Readonly<Record<string, string>> = {
+/**
+ * The protocol scenarios, by key, with their titles: each is profiled after the rounds
+ * (bench/http.bench.ts), and the issue bounds each one's PostgreSQL ÷ SQLite ratio.
+ */
+export const PROTOCOL_SCENARIOS: Readonly<Record<string, string>> = {
     cc: 'client_credentials, plain secret',
     refresh: 'refresh_token (rotation)',
     redeem: 'authorization_code redemption',
@@ -44,7 +47,7 @@ export function targetSection(
         if (dialect === 'sqlite') rows.push(target('bearer GET /users/@me (SQLite)', on(dialect, 'me') / bareGet, 'bare Fastify GET', 0.3));
         else rows.push(target(`bearer GET /users/@me (${name})`, on(dialect, 'me') / on('sqlite', 'me'), 'the same on SQLite', 0.8));
         if (dialect !== 'sqlite') {
-            for (const [key, title] of Object.entries(PROTOCOL)) rows.push(target(`${title} (${name} ÷ SQLite)`, on(dialect, key) / on('sqlite', key), 'the same on SQLite', 0.7));
+            for (const [key, title] of Object.entries(PROTOCOL_SCENARIOS)) rows.push(target(`${title} (${name} ÷ SQLite)`, on(dialect, key) / on('sqlite', key), 'the same on SQLite', 0.7));
         }
         rows.push(target(`GET /authorization, 1,000 definitions (${name})`, (on(dialect, 'catalog') / bareGet) / (ISSUE_CATALOG_RPS / bareGet), `the issue's ratio (${ISSUE_CATALOG_RPS.toLocaleString('en-US')}/s over bare Fastify GET)`, 5));
         rows.push(target(`GET /authorization, If-None-Match → 304 (${name})`, on(dialect, 'catalog304') / bareGet, 'bare Fastify GET', 0.5));
