@@ -41,6 +41,9 @@ async function count(app: TestApp, table: TableName, column: string, values: rea
 }
 
 export async function realmState(app: TestApp, world: RealmWorld): Promise<Record<string, unknown>> {
+    // the event log writes sign-in and token entries detached, up to 50 ms after their request:
+    // a snapshot counts them only once they are written, or a setup's late entries read as a change
+    await app.deps.events.settled();
     const state: Record<string, unknown> = {};
     for (const [kind, ids] of Object.entries(world.ids) as [Kind, string[]][]) {
         if (ids.length === 0) continue;
