@@ -121,6 +121,27 @@ describe('configuration file (issue 20 item 1)', () => {
         }
     });
 
+    it('accepts the spec Limits names rateLimitUserMax, rateLimitClientMax and rateLimitAnonymousMax under core', () => {
+        const cwd = folderWith({ 'realmgate.config.yaml': 'core:\n  rateLimitUserMax: 10\n  rateLimitClientMax: 20\n  rateLimitAnonymousMax: 30\n' });
+        expect(loadBootConfig({}, cwd).rateLimit).toEqual({ userMax: 10, clientMax: 20, anonymousMax: 30 });
+        // the variable still wins over the file, key by key
+        expect(loadBootConfig({ RATE_LIMIT_USER_MAX: '5' }, cwd).rateLimit).toEqual({ userMax: 5, clientMax: 20, anonymousMax: 30 });
+    });
+
+    it('a bad value under a spec Limits name is reported under the name the file used', () => {
+        const cwd = folderWith({ 'realmgate.config.json': JSON.stringify({ core: { rateLimitUserMax: 'many' } }) });
+        const error = bootError({}, cwd);
+        expect(error.message).toContain('core.rateLimitUserMax');
+        expect(error.message).toMatch(/must be a number, got string/);
+    });
+
+    it('one budget under both of its names is refused as ambiguous', () => {
+        const cwd = folderWith({ 'realmgate.config.json': JSON.stringify({ core: { rateLimitUserMax: 10, rateLimit: { userMax: 20 } } }) });
+        const error = bootError({}, cwd);
+        expect(error.message).toContain('core.rateLimitUserMax');
+        expect(error.message).toContain('core.rateLimit.userMax');
+    });
+
     it('a secret in a bad value is not echoed', () => {
         const cwd = folderWith({ 'realmgate.config.json': JSON.stringify({ core: { secretsEncryptionKey: 'hunter2-hunter2' } }) });
         const error = bootError({}, cwd);

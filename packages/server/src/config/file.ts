@@ -11,6 +11,8 @@ const CONFIG_FILE_NAMES = ['realmgate.config.json', 'realmgate.config.yaml', 're
 export interface ConfigFile {
     path: string;
     values: ReadonlyMap<string, unknown>;
+    /** the key path the file wrote a value under, per configuration key (messages name what the operator wrote) */
+    paths: ReadonlyMap<string, string>;
 }
 
 /**
@@ -21,10 +23,21 @@ export function filePathOf(key: string): string {
     return key.startsWith('db.') || key === 'smtp' ? key : `core.${key}`;
 }
 
+/**
+ * Second names of a key: the spec's Limits table names the budgets flat (rateLimitUserMax,
+ * rateLimitClientMax, rateLimitAnonymousMax), beside the nested core.rateLimit.* this schema uses.
+ */
+const SPEC_NAMES: Readonly<Record<string, string>> = {
+    'core.rateLimitUserMax': 'rateLimit.userMax',
+    'core.rateLimitClientMax': 'rateLimit.clientMax',
+    'core.rateLimitAnonymousMax': 'rateLimit.anonymousMax',
+};
+
 /** the file's key paths (CONFIG_FILE names the file, so it is no key of it) */
-const FILE_KEYS = new Map(
-    (CONFIG_KEYS as readonly ConfigKey[]).filter((entry) => entry.key !== 'configFile').map((entry) => [filePathOf(entry.key), entry.key]),
-);
+const FILE_KEYS = new Map([
+    ...(CONFIG_KEYS as readonly ConfigKey[]).filter((entry) => entry.key !== 'configFile').map((entry) => [filePathOf(entry.key), entry.key] as const),
+    ...Object.entries(SPEC_NAMES),
+]);
 
 /** CONFIG_FILE, else the one of CONFIG_FILE_NAMES present in `cwd`; two of them present is ambiguous and stops the boot. */
 export function findConfigFile(env: Record<string, string | undefined>, cwd: string): string | undefined {
@@ -56,15 +69,21 @@ export function readConfigFile(path: string): ConfigFile {
         throw new ConfigError('CONFIG_FILE', `Invalid configuration file ${path}: ${(error as Error).message}`);
     }
     // an empty YAML file parses to null: nothing configured
-    if (tree === null || tree === undefined) return { path, values: new Map() };
+    if (tree === null || tree === undefined) return { path, values: new Map(), paths: new Map() };
     if (!isObject(tree)) throw new ConfigError('CONFIG_FILE', `Invalid configuration file ${path}: the top level must be an object.`);
     const values = new Map<string, unknown>();
+    const paths = new Map<string, string>();
     const walk = (node: Record<string, unknown>, prefix: string): void => {
         for (const [name, value] of Object.entries(node)) {
             const filePath = `${prefix}${name}`;
             const key = FILE_KEYS.get(filePath);
             if (key !== undefined) {
-                if (value !== null) values.set(key, value);
+                if (value === null) continue;
+                // a key written under both of its names: neither may silently win
+                const other = paths.get(key);
+                if (other !== undefined) throw new ConfigError(filePath, `Invalid configuration file ${path}: ${other} and ${filePath} set the same key; keep one.`);
+                values.set(key, value);
+                paths.set(key, filePath);
                 continue;
             }
             const isBranch = [...FILE_KEYS.keys()].some((known) => known.startsWith(`${filePath}.`));
@@ -74,5 +93,5 @@ export function readConfigFile(path: string): ConfigFile {
         }
     };
     walk(tree, '');
-    return { path, values };
+    return { path, values, paths };
 }

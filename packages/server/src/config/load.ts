@@ -78,7 +78,8 @@ const FILE_TYPES = new Map<Parser<unknown>, FileType>([
  * key path and the file instead of the variable.
  */
 function fromFile(value: unknown, entry: ConfigKey, parser: Parser<unknown>, file: ConfigFile): unknown {
-    const where = `${filePathOf(entry.key)} (in ${file.path})`;
+    const keyPath = file.paths.get(entry.key) ?? filePathOf(entry.key);
+    const where = `${keyPath} (in ${file.path})`;
     // the smtp object is checked member by member where it is used (mail/transport.ts, called at boot by cli.ts)
     if (entry.key === 'smtp' && typeof value === 'object' && !Array.isArray(value)) return value;
     const type = FILE_TYPES.get(parser) ?? 'string';
@@ -86,7 +87,7 @@ function fromFile(value: unknown, entry: ConfigKey, parser: Parser<unknown>, fil
         type === 'scalar' ? ['string', 'number', 'boolean'].includes(typeof value) : typeof value === type;
     if (!fits) {
         const expected = type === 'object' ? 'an object or a boolean' : type === 'scalar' ? 'a string, number or boolean' : `a ${type}`;
-        throw new ConfigError(filePathOf(entry.key), `Invalid configuration: ${where} must be ${expected}, got ${Array.isArray(value) ? 'an array' : typeof value}.`);
+        throw new ConfigError(keyPath, `Invalid configuration: ${where} must be ${expected}, got ${Array.isArray(value) ? 'an array' : typeof value}.`);
     }
     return parser(type === 'object' ? JSON.stringify(value) : String(value), { ...entry, env: where });
 }
