@@ -30,6 +30,22 @@ describe('cli', () => {
         await expect(runCli(['start', '--worker'])).rejects.toThrow(/Unknown start role "--worker"/);
     });
 
+    it('accepts the deprecated server/core prefix of the container command with a warning (spec beta.64 item 6)', async () => {
+        const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+        try {
+            // the rest runs as the CLI's own argument list: the role after the prefix is parsed as ever
+            await expect(runCli(['server', 'start', 'wroker'])).rejects.toThrow(/Unknown start role "wroker"/);
+            await expect(runCli(['core', 'migration', 'generate'])).rejects.toThrow(/Unknown migration operation "generate"/);
+            expect(warn).toHaveBeenCalledTimes(2);
+            expect(warn.mock.calls[0]?.[0]).toMatch(/"server" prefix is deprecated.*removed in v1\.0\.0.*realmgate start wroker/);
+            expect(warn.mock.calls[1]?.[0]).toMatch(/"core" prefix is deprecated/);
+            // `start core` stays the role, not a prefix
+            expect(parseStartRole(['core'])).toEqual({ kind: 'serve', role: 'core' });
+        } finally {
+            warn.mockRestore();
+        }
+    });
+
     it('start worker refuses to boot while WORKER_ENABLED is false (spec Errors), before opening anything', async () => {
         vi.stubEnv('WORKER_ENABLED', 'false');
         try {

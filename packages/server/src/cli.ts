@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { withoutDeprecatedPrefix } from './config/container-command.js';
 import { ConfigError, loadBootConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { transportSettings } from './mail/transport.js';
@@ -115,7 +116,9 @@ async function provisionCommand(path: string | undefined): Promise<void> {
 }
 
 export async function runCli(argv: string[]): Promise<void> {
-    const [command, ...rest] = argv;
+    const { args, deprecation } = withoutDeprecatedPrefix(argv);
+    if (deprecation !== undefined) console.warn(deprecation);
+    const [command, ...rest] = args;
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
         console.log(USAGE);
         return;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { withoutDeprecatedPrefix } from './config/container-command.js';
 import { loadBootConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 
@@ -61,7 +62,9 @@ function parseOwnArguments(argv: readonly string[]): { pid: string; args: string
 async function runHealthcheck(argv: readonly string[], env: Record<string, string | undefined>, cwd: string): Promise<{ healthy: boolean; message: string }> {
     const own = parseOwnArguments(argv);
     // no role named and no CLI process found: `start`, the image's default command
-    const args = own.args.length > 0 ? own.args : cliArguments(commandLineOf(own.pid)) ?? ['start'];
+    const named = own.args.length > 0 ? own.args : cliArguments(commandLineOf(own.pid)) ?? ['start'];
+    // the CLI runs what follows a deprecated server/core prefix: probe that role
+    const { args } = withoutDeprecatedPrefix(named);
     const probe = probeOf(loadBootConfig(env, cwd), args);
     try {
         const response = await fetch(probe.url, { signal: AbortSignal.timeout(5000) });

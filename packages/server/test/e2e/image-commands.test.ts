@@ -134,6 +134,21 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         expect((await fetch(`http://127.0.0.1:${consolePort}/users`)).status).toBe(404);
     }, TIMEOUT);
 
+    it('the deprecated `server` prefix runs the command after it with a warning; the healthcheck reads the role past it (spec beta.64 item 6)', async () => {
+        const workerPort = await freePort();
+        const workerEnv = { ...env, WORKER_PORT: String(workerPort) };
+        const prefixed = await spawnServer(workerEnv, fromSource([...execForm('ENTRYPOINT'), 'server', 'start', 'worker']));
+        try {
+            await untilAnswers(prefixed, `http://127.0.0.1:${workerPort}/`);
+            expect(prefixed.output.join('')).toMatch(/"server" prefix is deprecated/);
+            const probe = await runHealthcheck(workerEnv, ['--pid', String(prefixed.process.pid)]);
+            expect(probe.output).toContain(`the worker's health listener (WORKER_PORT ${workerPort}) answered 200`);
+            expect(probe.code).toBe(0);
+        } finally {
+            await stopServer(prefixed);
+        }
+    }, TIMEOUT);
+
     it('reads the port from the config file the server reads', async () => {
         const file = join(directory, 'deploy.yaml');
         await writeFile(file, `core:\n  port: ${env.PORT}\n`);
