@@ -6,6 +6,8 @@
  */
 export const ErrorCode = {
     BAD_REQUEST: 'bad_request',
+    PAYLOAD_TOO_LARGE: 'payload_too_large',
+    UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
     INTERNAL_ERROR: 'internal_error',
     INVALID_CREDENTIALS: 'invalid_credentials',
     ENTITY_INACTIVE: 'entity_inactive',
@@ -44,6 +46,8 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.values(Err
 /** HTTP status for each code (API.md §1 "Status by code"). */
 export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
     bad_request: 400,
+    payload_too_large: 413,
+    unsupported_media_type: 415,
     internal_error: 500,
     invalid_credentials: 401,
     entity_inactive: 401,

@@ -93,7 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // authentication step (after the gate, before schema validation)
     // first, so every answer is counted, refusals and errors included
     registerRequestMetrics(app, deps.metrics);
-    await registerSecurityHeaders(app);
+    await registerSecurityHeaders(app, config.publicUrl);
     await registerCors(app, createOriginCheck({ db: deps.db, configured: config.corsOrigins, ...(options.corsClock ? { clock: options.corsClock } : {}) }));
     registerErrorHandler(app);
     registerInputGuard(app);

@@ -72,7 +72,7 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
  */
 export async function startConsole(config: Config, name: ConsoleName): Promise<FastifyInstance> {
     const app = Fastify({ logger: { level: config.logLevel } });
-    await registerSecurityHeaders(app);
+    await registerSecurityHeaders(app, config.console.publicUrl);
     await registerConsoles(app, { names: [name], apiUrl: config.publicUrl, consoleUrl: config.console.publicUrl, mode: 'token' });
     app.get('/health', { schema: { hide: true } }, () => ({ status: 'ok' }));
     const shutdown = async () => {

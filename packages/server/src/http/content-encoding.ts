@@ -25,8 +25,8 @@ const DECODERS = {
 type Coding = keyof typeof DECODERS;
 
 function unsupported(message: string): AppError {
-    return new AppError(ErrorCode.BAD_REQUEST, message, {
-        statusCode: 415, issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding', message: 'is not supported' }],
+    return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, message, {
+        issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding', message: 'is not supported' }],
     });
 }
 
@@ -46,7 +46,7 @@ export function contentCodingOf(header: string | undefined): Coding | null {
 }
 
 function tooLarge(message: string): AppError {
-    return new AppError(ErrorCode.BAD_REQUEST, message, { statusCode: 413 });
+    return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, message);
 }
 
 /**

@@ -68,7 +68,8 @@ export function renderError(error: RenderableError, request: FastifyRequest, rep
     }
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (status === 413 || status === 429) {
-        const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : ErrorCode.BAD_REQUEST;
+        // a parser's own cap (Fastify's FST_ERR_CTP_BODY_TOO_LARGE): RFC 9110 §15.5.14 names the status, the code follows it
+        const code = status === 429 ? ErrorCode.TOO_MANY_REQUESTS : ErrorCode.PAYLOAD_TOO_LARGE;
         return { status, body: { statusCode: status, code, message: error.message } };
     }
     if (status >= 400 && status < 500) {

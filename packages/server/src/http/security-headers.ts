@@ -43,9 +43,15 @@ let probedHeaders: Promise<Record<string, string>> | null = null;
  * Security headers on every answer — API answers, errors, 404s and the pages to come: the hook is
  * registered first, so it sets them before any other hook can end the request. The explorer
  * under /docs replaces the CSP with one its assets need (http/openapi.ts).
+ *
+ * `publicUrl` is the address browsers reach this listener at. Strict-Transport-Security goes only
+ * with an https one: RFC 6797 §7.2 has a host ignore it over plain http, and a plain-http deployment
+ * that sent it would, once reached through https on the same name, pin browsers to https it does not serve.
  */
-export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-    const headers = await (probedHeaders ??= helmetDefaultHeaders());
+export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: string): Promise<void> {
+    const probed = await (probedHeaders ??= helmetDefaultHeaders());
+    const https = new URL(publicUrl).protocol === 'https:';
+    const headers = https ? probed : Object.fromEntries(Object.entries(probed).filter(([name]) => name !== 'strict-transport-security'));
     app.addHook('onRequest', async (_request, reply) => {
         reply.headers(headers);
     });

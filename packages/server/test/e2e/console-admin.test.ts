@@ -36,7 +36,7 @@ describe('end to end: the admin console with chromium', () => {
         app = await startTestApp('sqlite', { publicUrl, console: { port: consolePort, publicUrl: standaloneUrl } }, { consoles: ['admin', 'account'] });
         await app.app.listen({ port, host: '127.0.0.1' });
         standalone = Fastify();
-        await registerSecurityHeaders(standalone);
+        await registerSecurityHeaders(standalone, standaloneUrl);
         await registerConsoles(standalone, { names: ['admin'], apiUrl: publicUrl, consoleUrl: standaloneUrl, mode: 'token' });
         await standalone.listen({ port: consolePort, host: '127.0.0.1' });
         browser = await launchChromium();

@@ -44,7 +44,7 @@ describeEachDialect('compressed request bodies (issue 12 item 15)', (dialect) =>
         for (const [coding, compress] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
             const bomb = await post(compress(zeros), coding);
             expect(bomb.statusCode, `${coding}: ${bomb.body}`).toBe(413);
-            expect(bomb.json()).toMatchObject({ statusCode: 413, code: 'bad_request' });
+            expect(bomb.json()).toMatchObject({ statusCode: 413, code: 'payload_too_large' });
             expect((bomb.json() as { message: string }).message).toContain(`${MAX_RATIO} times`);
         }
         // random text compresses about 4:3: under 10 MB on the wire, 11 MB decoded
@@ -53,6 +53,7 @@ describeEachDialect('compressed request bodies (issue 12 item 15)', (dialect) =>
         expect(compressed.length).toBeLessThan(10 * 1024 * 1024);
         const tooLarge = await post(compressed, 'gzip');
         expect(tooLarge.statusCode, tooLarge.body).toBe(413);
+        expect(tooLarge.json()).toMatchObject({ statusCode: 413, code: 'payload_too_large' });
         expect((tooLarge.json() as { message: string }).message).toContain('10 MB after decompression');
         expect(await roleCount()).toBe(before);
     });
@@ -79,10 +80,15 @@ describeEachDialect('compressed request bodies (issue 12 item 15)', (dialect) =>
         for (const coding of ['compress', 'zstd', 'gzip, br', 'x-unknown']) {
             const response = await post(gzip, coding);
             expect(response.statusCode, `${coding}: ${response.body}`).toBe(415);
-            expect(response.json()).toMatchObject({ code: 'bad_request', issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding' }] });
+            expect(response.json()).toMatchObject({ statusCode: 415, code: 'unsupported_media_type', issues: [{ path: ['headers', 'content-encoding'], code: 'unsupported_encoding' }] });
         }
         const get = await app.request({ method: 'GET', url: '/roles', headers: { 'content-encoding': 'zstd' } });
         expect(get.statusCode).toBe(415);
+        expect(get.json()).toMatchObject({ code: 'unsupported_media_type' });
+        // on a protocol route the RFC 6749 §5.2 error beside it is invalid_request
+        const token = await post(gzip, 'zstd', 'application/x-www-form-urlencoded', '/token', null);
+        expect(token.statusCode).toBe(415);
+        expect(token.json()).toMatchObject({ code: 'unsupported_media_type', error: 'invalid_request' });
         expect(await roleCount()).toBe(before);
     });
 });

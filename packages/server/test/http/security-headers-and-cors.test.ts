@@ -38,7 +38,8 @@ describeEachDialect('security headers and CORS', (dialect) => {
         for (const answer of answers) {
             expect(answer.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
             expect(answer.headers['x-content-type-options']).toBe('nosniff');
-            expect(answer.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+            // RFC 6797 §7.2: HSTS is sent over secure transport only; this deployment's PUBLIC_URL is http
+            expect(answer.headers['strict-transport-security']).toBeUndefined();
             expect(answer.headers['x-frame-options']).toBe('DENY');
             expect(answer.headers['x-powered-by']).toBeUndefined();
         }
@@ -109,3 +110,24 @@ describeEachDialect('security headers and CORS', (dialect) => {
     });
 });
 
+
+describeEachDialect('security headers on an https deployment', (dialect) => {
+    let app: TestApp;
+    beforeAll(async () => {
+        app = await startTestApp(dialect, { publicUrl: 'https://auth.example.com' });
+    });
+    afterAll(async () => app?.dispose());
+
+    it('sends Strict-Transport-Security when PUBLIC_URL is https (RFC 6797 §7.1), errors and unknown routes included', async () => {
+        const answers = [
+            await app.request({ method: 'GET', url: '/users' }),
+            await app.request({ method: 'GET', url: '/users', as: null }),
+            await app.request({ method: 'GET', url: '/no/such/route', as: null }),
+        ];
+        expect(answers.map((answer) => answer.statusCode)).toEqual([200, 401, 404]);
+        for (const answer of answers) {
+            expect(answer.headers['strict-transport-security']).toMatch(/^max-age=\d+; includeSubDomains$/);
+            expect(answer.headers['x-content-type-options']).toBe('nosniff');
+        }
+    });
+});
