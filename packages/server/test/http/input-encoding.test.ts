@@ -60,6 +60,24 @@ describeEachDialect('input encoding (issue 12 item 12)', (dialect) => {
         const other = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { realmId: realm, name: 'other' } }, 201)).data;
         expect((await app.request({ method: 'POST', url: `/roles/${other.id}`, payload: { name: nfd } })).statusCode).toBe(409);
     });
+    it('PUT /<collection>/:name takes the name in NFC as the create path does: it updates the NFC row, or creates with an NFC body name', async () => {
+        const nfd = 'Re\u0301sume\u0301';
+        const nfc = 'R\u00e9sum\u00e9';
+        const created = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { realmId: realm, name: nfc } }, 201)).data;
+        const url = `/realms/${realm}/roles/${encodeURIComponent(nfd)}`;
+        const updated = await app.request({ method: 'PUT', url, payload: { description: 'updated through its NFD name' } });
+        expect(updated.statusCode, updated.body).toBe(200);
+        expect(updated.json()).toMatchObject({ data: { id: created.id, name: nfc, description: 'updated through its NFD name' } });
+        // reads resolve the name the same way
+        expect((await app.json<{ data: { id: string } }>({ method: 'GET', url }, 200)).data.id).toBe(created.id);
+        // a new row: the path's NFD name and the body's NFC name are the same name
+        const fresh = await app.request({ method: 'PUT', url: `/realms/${realm}/roles/${encodeURIComponent('Cre\u0300me')}`, payload: { name: 'Cr\u00e8me' } });
+        expect(fresh.statusCode, fresh.body).toBe(201);
+        expect(fresh.json()).toMatchObject({ data: { name: 'Cr\u00e8me' } });
+        // a forbidden character in the path's name is refused as in a body
+        expect((await app.request({ method: 'PUT', url: `/realms/${realm}/roles/${encodeURIComponent('x\u202Ey')}`, payload: {} })).statusCode).toBe(400);
+    });
+
     it('answers a broken JSON body that nothing reads without an uncaught stream error (issue 12 fuzzing)', async () => {
         // before the fix the unread body's UTF-8 check failed with no listener: an uncaught exception, the process ended
         const payload = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);

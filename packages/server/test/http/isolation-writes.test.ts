@@ -130,6 +130,26 @@ describeEachDialect('realm isolation of writes: roles, permissions, scopes, path
             expect(await storedByName('roles', theirs)).toBeUndefined();
         });
 
+        it('PUT /realms/<A>/roles/<id of a realm-B role> answers as for an unknown id (404), not 409, and writes nothing', async () => {
+            const roleB = await make('roles', 'B');
+            const before = await stored('roles', roleB.id);
+            // a realm-A caller allowed to create in A: the id names no row of A (GET on the same path answers 404 too)
+            const creator = await createActor(app, realms.A!, [{ permission: 'role_create', scope: 'own' }, { permission: 'role_update', scope: 'own' }]);
+            const foreign = await app.request({ method: 'PUT', url: `/realms/iso-a/roles/${roleB.id}`, payload: { name: unique('put-foreign') }, as: creator.header });
+            expect(foreign.statusCode, foreign.body).toBe(404);
+            expect(foreign.json()).toMatchObject({ code: 'entity_not_found' });
+            // the master admin alike: on realm A's mount the id is unknown
+            const admin = await app.request({ method: 'PUT', url: `/realms/iso-a/roles/${roleB.id}`, payload: { name: unique('put-admin') } });
+            expect(admin.statusCode, admin.body).toBe(404);
+            expect(admin.json()).toMatchObject({ code: 'entity_not_found' });
+            // a caller that may not create in A answers 403, as for an unknown id
+            const reader = await createActor(app, realms.A!, [{ permission: 'role_read', scope: 'own' }]);
+            const unknown = await app.request({ method: 'PUT', url: `/realms/iso-a/roles/${randomUUID()}`, payload: { name: unique('put-unknown') }, as: reader.header });
+            const taken = await app.request({ method: 'PUT', url: `/realms/iso-a/roles/${roleB.id}`, payload: { name: unique('put-taken') }, as: reader.header });
+            expect([unknown.statusCode, taken.statusCode]).toEqual([403, 403]);
+            expect(await stored('roles', roleB.id)).toEqual(before);
+        });
+
         it('PUT on an existing realm-B role (the update path) with role_update at own answers 403, row unchanged', async () => {
             const actor = await createActor(app, realms.A!, [{ permission: 'role_update', scope: 'own' }]);
             const roleB = await make('roles', 'B');

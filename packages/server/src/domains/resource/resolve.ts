@@ -25,7 +25,8 @@ export async function findRow<T extends TableName>(
 ): Promise<TableRow<T> | undefined> {
     if (key.startsWith('@')) throw badRequest(`${key} is not a valid ${spec.entity} id or name.`);
     if (!isUuid(key) && !spec.named) throw new AppError(ErrorCode.ENTITY_NOT_FOUND, `The ${spec.entity} was not found.`);
-    const rowKey = isUuid(key) ? { id: key.toLowerCase() } : { name: key, realm: nameRealm(ctx) };
+    // names are stored in Normalization Form C (name-text.ts): a path names a row in any form (UAX #15)
+    const rowKey = isUuid(key) ? { id: key.toLowerCase() } : { name: key.normalize('NFC'), realm: nameRealm(ctx) };
     return findRowByKey(db, spec, rowKey, { routeRealmId: ctx.routeRealmId, ...options });
 }
 
