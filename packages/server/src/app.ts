@@ -3,7 +3,7 @@ import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
 import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
 import { attachRealtime } from './http/realtime.js';
-import { registerDomains } from './http/routes/register.js';
+import { registerAuthConsole, registerDomains } from './http/routes/register.js';
 import { runInReadScope } from './db/replication.js';
 import { BODY_LIMIT } from './http/content-encoding.js';
 import { registerErrorHandler } from './http/error-handler.js';
@@ -43,6 +43,11 @@ export interface AppOptions extends WireOptions {
     consoles?: readonly ConsoleName[];
     /** another build of apps/console (tests) */
     consoleDistDirectory?: string;
+    /**
+     * What the listener serves: `api` (the default) the API with its protocol routes and auth pages;
+     * `auth-console` the auth pages alone (`start console auth`, spec v1.0.0-beta.64 item 5)
+     */
+    surface?: 'api' | 'auth-console';
 }
 
 /** Build the service without listening (DESIGN.md habit 7); tests drive it with inject(). */
@@ -106,6 +111,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // middlewareBody (spec Limits): JSON, form and text parsers under their caps
     await registerBodyParsers(app, config.middlewareBody);
     registerErrorSchemas(app);
+    if (options.surface === 'auth-console') {
+        registerAuthConsole(app, deps);
+        return appOf(app, routes, deps, options);
+    }
     await registerOpenApiDocument(app, config.publicUrl);
     // issue 15 item 5: entity events to sockets that may read them
     attachRealtime(app, deps, registerDomains(app, deps));
@@ -116,6 +125,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             ...(options.consoleDistDirectory ? { distDirectory: options.consoleDistDirectory } : {}),
         });
     }
+    return appOf(app, routes, deps, options);
+}
+
+/** The built app and how it closes: the listener, then what its requests started, then the database unless the caller owns it. */
+function appOf(app: FastifyInstance, routes: RegisteredRoute[], deps: AppDeps, options: AppOptions): App {
     return {
         app,
         routes,

@@ -13,11 +13,11 @@ describe('cli', () => {
         expect(parseStartRole([])).toEqual({ kind: 'serve', role: 'all' });
         expect(parseStartRole(['core'])).toEqual({ kind: 'serve', role: 'core' });
         expect(parseStartRole(['worker'])).toEqual({ kind: 'worker' });
-        expect(parseStartRole(['console'])).toEqual({ kind: 'serve', role: 'consoles' });
-        expect(parseStartRole(['console', 'auth'])).toEqual({ kind: 'serve', role: 'auth' });
-        // issue 18: the admin and account consoles, each alone on CONSOLE_PORT
-        expect(parseStartRole(['console', 'admin'])).toEqual({ kind: 'console', name: 'admin' });
-        expect(parseStartRole(['console', 'account'])).toEqual({ kind: 'console', name: 'account' });
+        // console roles serve their console alone, never the API: every console, or the one named
+        expect(parseStartRole(['console'])).toEqual({ kind: 'console', names: ['admin', 'account', 'auth'] });
+        expect(parseStartRole(['console', 'auth'])).toEqual({ kind: 'console', names: ['auth'] });
+        expect(parseStartRole(['console', 'admin'])).toEqual({ kind: 'console', names: ['admin'] });
+        expect(parseStartRole(['console', 'account'])).toEqual({ kind: 'console', names: ['account'] });
     });
 
     it('refuses a mis-typed role, console or extra argument before boot', async () => {
@@ -43,6 +43,15 @@ describe('cli', () => {
             expect(parseStartRole(['core'])).toEqual({ kind: 'serve', role: 'core' });
         } finally {
             warn.mockRestore();
+        }
+    });
+
+    it('start console refuses, before boot, the auth console on the port of the admin and account consoles', async () => {
+        vi.stubEnv('CONSOLE_PORT', '4100');
+        try {
+            await expect(runCli(['start', 'console'])).rejects.toThrow(/CONSOLE_AUTH_PORT .*apart from CONSOLE_PORT/);
+        } finally {
+            vi.unstubAllEnvs();
         }
     });
 

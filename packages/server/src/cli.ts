@@ -5,8 +5,7 @@ import type { Config } from './config/schema.js';
 import { transportSettings } from './mail/transport.js';
 import { migrateDown, migrateToLatest, migrationStatus } from './db/migrate.js';
 import { openDatabase } from './wire.js';
-import { startConsole, startServer, startWorker, type ServedRole } from './main.js';
-import type { ConsoleName } from './config/consoles.js';
+import { startConsoles, startServer, startWorker, type ConsoleRole, type ServedRole } from './main.js';
 import { wire } from './wire.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { provision, provisioningDirectory } from './provisioning/provision.js';
@@ -18,8 +17,9 @@ Commands:
                         and the auth pages; the sweeps in process
   start core            the API alone (PORT, HOST); the sweeps in process
   start worker          the background sweeps and a health listener (GET / on WORKER_PORT); no migrations
-  start console [name]  admin or account: that console alone on CONSOLE_PORT, signing in at PUBLIC_URL;
-                        auth: the auth pages on PORT; no name: every console on PORT, without the sweeps
+  start console [name]  one console alone, none of the API: admin or account on CONSOLE_PORT, signing in at
+                        PUBLIC_URL; auth (the sign-in, consent, logout and device pages) on CONSOLE_AUTH_PORT;
+                        no name: admin and account on CONSOLE_PORT and auth on CONSOLE_AUTH_PORT
   migration run         apply every pending migration
   migration revert      revert the latest migration
   migration status      list migrations and when they ran
@@ -48,17 +48,16 @@ export function readConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** What `start [role]` runs (spec beta.64 item 5). */
-export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' } | { kind: 'console'; name: ConsoleName };
+export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' } | { kind: 'console'; names: readonly ConsoleRole[] };
 
-/** The consoles of the spec: the auth pages (issue 13), the admin and account consoles (issue 18). */
-const CONSOLES = ['admin', 'account', 'auth'] as const;
+/** The consoles of the spec: the admin and account consoles (issue 18), the auth pages (issue 13). */
+const CONSOLES: readonly ConsoleRole[] = ['admin', 'account', 'auth'];
 
 /**
  * The role of `start` from its arguments, refused before anything boots when mis-typed (spec
- * Errors: "a mis-typed start role is refused before boot"). The auth console is rendered by the
- * API's own protocol routes (/authorize, /logout, /device), so `start console auth` serves them
- * from the same app without the in-process sweeps; `start console admin|account` serves that console
- * alone on its own port (main.ts startConsole); `start console` every console on the API's port.
+ * Errors: "a mis-typed start role is refused before boot"). `start console [admin|account|auth]`
+ * is "one console service, or every enabled one, each on its own port" (spec beta.64 item 5): the
+ * console alone, none of the API (main.ts startConsoles).
  */
 export function parseStartRole(args: readonly string[]): StartRole {
     const [role, name, ...extra] = args;
@@ -68,11 +67,10 @@ export function parseStartRole(args: readonly string[]): StartRole {
     if (role === 'core') return { kind: 'serve', role: 'core' };
     if (role === 'worker') return { kind: 'worker' };
     if (role === 'console') {
-        if (name !== undefined && !(CONSOLES as readonly string[]).includes(name)) {
-            throw new CliError(`Unknown console "${name}". Consoles: ${CONSOLES.join(', ')}.`);
-        }
-        if (name === 'admin' || name === 'account') return { kind: 'console', name };
-        return { kind: 'serve', role: name === 'auth' ? 'auth' : 'consoles' };
+        if (name === undefined) return { kind: 'console', names: CONSOLES };
+        const named = CONSOLES.find((console) => console === name);
+        if (named === undefined) throw new CliError(`Unknown console "${name}". Consoles: ${CONSOLES.join(', ')}.`);
+        return { kind: 'console', names: [named] };
     }
     throw new CliError(`Unknown start role "${role}". Roles: core, worker, console [admin|account|auth], or none.`);
 }
@@ -128,7 +126,7 @@ export async function runCli(argv: string[]): Promise<void> {
         const role = parseStartRole(rest);
         const config = readConfig();
         if (role.kind === 'worker') await startWorker(config);
-        else if (role.kind === 'console') await startConsole(config, role.name);
+        else if (role.kind === 'console') await startConsoles(config, role.names);
         else await startServer(config, role.role);
         return;
     }

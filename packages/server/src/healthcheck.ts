@@ -6,8 +6,9 @@ import type { Config } from './config/schema.js';
 
 /*
  * The image's HEALTHCHECK (spec v1.0.0-beta.64 item 6, beta.68 item 1): probes the listener of the
- * role the container runs — GET /health on PORT for `start`, `start core` and `start console [auth]`,
- * on CONSOLE_PORT for `start console admin|account`, the worker's GET / on WORKER_PORT for `start worker` — with the configuration the server reads (the
+ * role the container runs — GET /health on PORT for `start` and `start core`, on CONSOLE_PORT for
+ * `start console admin|account`, on CONSOLE_AUTH_PORT for `start console auth`, on both for
+ * `start console`, the worker's GET / on WORKER_PORT for `start worker` — with the configuration the server reads (the
  * same file and environment). The image's command is the CLI's argument list, so the role is read
  * from the command line of the container's first process (`--pid` names another, for tests);
  * arguments given to this script override it. Exit 0 healthy, 1 not.
@@ -31,16 +32,29 @@ function probeHost(host: string): string {
     return host.includes(':') ? `[${host}]` : host;
 }
 
-function probeOf(config: Config, args: readonly string[]): Probe {
+function probesOf(config: Config, args: readonly string[]): Probe[] {
     const host = probeHost(config.host);
     if (args[0] === 'start' && args[1] === 'worker') {
-        return { url: `http://${host}:${config.worker.port}/`, what: `the worker's health listener (WORKER_PORT ${config.worker.port})` };
+        return [{ url: `http://${host}:${config.worker.port}/`, what: `the worker's health listener (WORKER_PORT ${config.worker.port})` }];
     }
-    if (args[0] === 'start' && args[1] === 'console' && (args[2] === 'admin' || args[2] === 'account')) {
-        // issue 18: a standalone console answers GET /health on its own port (main.ts startConsole)
-        return { url: `http://${host}:${config.console.port}/health`, what: `the ${args[2]} console (CONSOLE_PORT ${config.console.port})` };
+    if (args[0] === 'start' && args[1] === 'console') {
+        // each console on its own port (main.ts startConsoles): admin and account on CONSOLE_PORT, auth on CONSOLE_AUTH_PORT
+        const built = { url: `http://${host}:${config.console.port}/health`, what: `the ${args[2] ?? 'admin and account'} console (CONSOLE_PORT ${config.console.port})` };
+        const auth = { url: `http://${host}:${config.console.authPort}/health`, what: `the auth console (CONSOLE_AUTH_PORT ${config.console.authPort})` };
+        if (args[2] === 'auth') return [auth];
+        return args[2] === undefined ? [built, auth] : [built];
     }
-    return { url: `http://${host}:${config.port}/health`, what: `the API (PORT ${config.port})` };
+    return [{ url: `http://${host}:${config.port}/health`, what: `the API (PORT ${config.port})` }];
+}
+
+async function probe({ url, what }: Probe): Promise<{ healthy: boolean; message: string }> {
+    try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+        await response.body?.cancel();
+        return { healthy: response.status === 200, message: `${what} answered ${response.status} at ${url}` };
+    } catch (error) {
+        return { healthy: false, message: `${what} did not answer at ${url}: ${(error as Error).message}` };
+    }
 }
 
 function commandLineOf(pid: string): string[] {
@@ -65,14 +79,8 @@ async function runHealthcheck(argv: readonly string[], env: Record<string, strin
     const named = own.args.length > 0 ? own.args : cliArguments(commandLineOf(own.pid)) ?? ['start'];
     // the CLI runs what follows a deprecated server/core prefix: probe that role
     const { args } = withoutDeprecatedPrefix(named);
-    const probe = probeOf(loadBootConfig(env, cwd), args);
-    try {
-        const response = await fetch(probe.url, { signal: AbortSignal.timeout(5000) });
-        await response.body?.cancel();
-        return { healthy: response.status === 200, message: `${probe.what} answered ${response.status} at ${probe.url}` };
-    } catch (error) {
-        return { healthy: false, message: `${probe.what} did not answer at ${probe.url}: ${(error as Error).message}` };
-    }
+    const results = await Promise.all(probesOf(loadBootConfig(env, cwd), args).map(probe));
+    return { healthy: results.every((result) => result.healthy), message: results.map((result) => result.message).join('\n') };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && /healthcheck\.(js|ts)$/.test(process.argv[1]);

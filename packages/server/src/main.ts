@@ -12,26 +12,29 @@ import { sweepsOf } from './worker/sweeps.js';
 
 /**
  * What `start` serves (spec beta.64 item 5): `all` is the API with every console on one listener
- * (the admin and account consoles under /console, issue 18), `core` the API alone, `auth` the auth
- * console (the sign-in, consent, logout and device pages, which this server renders from its own
- * protocol routes: see cli.ts), `consoles` every console (the auth pages with the admin and
- * account consoles beside them) without the sweeps.
+ * (the admin and account consoles under /console, issue 18, and the auth pages), `core` the API
+ * alone (its protocol routes render the auth pages). A console alone is `start console`: startConsoles.
  */
-export type ServedRole = 'all' | 'core' | 'auth' | 'consoles';
+export type ServedRole = 'all' | 'core';
+
+/** The consoles `start console [name]` runs: the built admin and account consoles, and the auth pages. */
+export type ConsoleRole = ConsoleName | 'auth';
 
 /** The built consoles a role serves on the API's listener. */
-const consolesOf = (role: ServedRole): readonly ConsoleName[] => (role === 'all' || role === 'consoles' ? CONSOLE_NAMES : []);
+const consolesOf = (role: ServedRole): readonly ConsoleName[] => (role === 'all' ? CONSOLE_NAMES : []);
+
+type PortVariable = 'PORT' | 'WORKER_PORT' | 'CONSOLE_PORT' | 'CONSOLE_AUTH_PORT';
 
 /** Two processes on one port (spec "A service that fails to start"): the port and the variable that set it named. */
 export class PortInUseError extends Error {
     readonly code = 'EADDRINUSE';
-    constructor(port: number, host: string, variable: 'PORT' | 'WORKER_PORT' | 'CONSOLE_PORT') {
+    constructor(port: number, host: string, variable: PortVariable) {
         super(`Port ${port} on ${host} (${variable}) is already in use by another process. Stop it or choose another ${variable}` +
             (variable === 'WORKER_PORT' ? ' (a worker beside an API process on the same host needs its own WORKER_PORT).' : '.'));
     }
 }
 
-async function listenOn(listen: () => Promise<unknown>, port: number, host: string, variable: 'PORT' | 'WORKER_PORT' | 'CONSOLE_PORT'): Promise<void> {
+async function listenOn(listen: () => Promise<unknown>, port: number, host: string, variable: PortVariable): Promise<void> {
     try {
         await listen();
     } catch (error) {
@@ -43,9 +46,8 @@ async function listenOn(listen: () => Promise<unknown>, port: number, host: stri
 /** loadConfig() → createApp() → listen(); nothing else (DESIGN.md §3). The sweeps run in process when WORKER_ENABLED. */
 export async function startServer(config: Config, role: ServedRole = 'all'): Promise<App> {
     const app = await createApp(config, { consoles: consolesOf(role) });
-    // core.worker.enabled (beta.64 item 5): the background sweeps run inside the API process too;
-    // the auth console process leaves them to the API or worker processes
-    const worker = role !== 'auth' && role !== 'consoles' && config.worker.enabled ?
+    // core.worker.enabled (beta.64 item 5): the background sweeps run inside the API process too
+    const worker = config.worker.enabled ?
         createWorker({ db: app.deps.db, dialect: app.deps.handle.dialect, sweeps: sweepsOf(config), log: (level, detail, message) => app.app.log[level](detail, message) }) :
         undefined;
     const shutdown = async () => {
@@ -66,23 +68,63 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
 }
 
 /**
- * `start console admin|account` (issue 18): the console alone on CONSOLE_PORT, its static files and
- * runtime configuration only — no database, no API. The console then signs in at PUBLIC_URL as the
- * admin-console client with code + PKCE and calls the API there with its bearer token.
+ * The admin and/or account console (issue 18) alone: their static files and runtime configuration,
+ * no database, no API. The console signs in at PUBLIC_URL as the admin-console client with code +
+ * PKCE and calls the API there with its bearer token.
  */
-export async function startConsole(config: Config, name: ConsoleName): Promise<FastifyInstance> {
+async function createBuiltConsoles(config: Config, names: readonly ConsoleName[]): Promise<FastifyInstance> {
     const app = Fastify({ logger: { level: config.logLevel } });
     await registerSecurityHeaders(app, config.console.publicUrl);
-    await registerConsoles(app, { names: [name], apiUrl: config.publicUrl, consoleUrl: config.console.publicUrl, mode: 'token' });
+    await registerConsoles(app, { names, apiUrl: config.publicUrl, consoleUrl: config.console.publicUrl, mode: 'token' });
     app.get('/health', { schema: { hide: true } }, () => ({ status: 'ok' }));
+    return app;
+}
+
+export interface RunningConsoles {
+    close(): Promise<void>;
+}
+
+/**
+ * `start console [admin|account|auth]` (spec beta.64 item 5: "one console service, or every enabled
+ * one, each on its own port"): each console alone, none of the API. The admin and account consoles
+ * (one build, reached at CONSOLE_PUBLIC_URL, which bootstrap registers for both) share CONSOLE_PORT;
+ * the auth console — the sign-in, consent, logout and device pages, on the API's database — listens
+ * on CONSOLE_AUTH_PORT. Without a name all three run, so the two ports must differ (refused before boot).
+ */
+export async function startConsoles(config: Config, names: readonly ConsoleRole[]): Promise<RunningConsoles> {
+    const built = CONSOLE_NAMES.filter((name) => names.includes(name));
+    const auth = names.includes('auth');
+    if (built.length > 0 && auth && config.console.port === config.console.authPort) {
+        throw Object.assign(new Error(
+            `start console runs the auth console on its own port: set CONSOLE_AUTH_PORT apart from CONSOLE_PORT (both ${config.console.port}).`,
+        ), { code: 'CONSOLE_PORTS' });
+    }
+    const closers: (() => Promise<unknown>)[] = [];
+    const close = async () => {
+        for (const closer of closers.reverse()) await closer();
+    };
+    try {
+        if (built.length > 0) {
+            const app = await createBuiltConsoles(config, built);
+            closers.push(() => app.close());
+            await listenOn(() => app.listen({ port: config.console.port, host: config.host }), config.console.port, config.host, 'CONSOLE_PORT');
+        }
+        if (auth) {
+            const app = await createApp(config, { surface: 'auth-console' });
+            closers.push(() => app.close());
+            await listenOn(() => app.app.listen({ port: config.console.authPort, host: config.host }), config.console.authPort, config.host, 'CONSOLE_AUTH_PORT');
+        }
+    } catch (error) {
+        await close();
+        throw error;
+    }
     const shutdown = async () => {
-        await app.close();
+        await close();
         process.exit(0);
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
-    await listenOn(() => app.listen({ port: config.console.port, host: config.host }), config.console.port, config.host, 'CONSOLE_PORT');
-    return app;
+    return { close };
 }
 
 export interface RunningWorker {

@@ -63,6 +63,14 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
         await database.drop();
         throw error;
     }
+    return asTestApp(app, database, async () => {
+        await app.close();
+        await database.drop();
+    });
+}
+
+/** The request helpers of a test app around a built one. */
+function asTestApp(app: App, database: TestDatabase, dispose: () => Promise<void>): TestApp {
     const adminHeader = basicHeader(ADMIN.name, ADMIN.password);
     const request = (options: InjectOptions & { as?: string | null }) => {
         const { as, ...rest } = options;
@@ -83,11 +91,17 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
             }
             return response.json() as T;
         },
-        async dispose() {
-            await app.close();
-            await database.drop();
-        },
+        dispose,
     };
+}
+
+/**
+ * A second app on another app's database (a split deployment: `start console auth` beside the
+ * API), built with its own options; `dispose` closes it and leaves the database to its owner.
+ */
+export async function startAppBeside(owner: TestApp, options: Omit<AppOptions, 'handle'>): Promise<TestApp> {
+    const app = await createApp(owner.deps.config, { handle: owner.database, bcryptCost: 4, schemaController: sharedSchemaController, ...options });
+    return asTestApp(app, owner.database, () => app.close());
 }
 
 /**

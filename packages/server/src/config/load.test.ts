@@ -35,6 +35,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     WORKER_ENABLED: ['0', false],
     WORKER_PORT: ['3001', 3001],
     CONSOLE_PORT: ['3002', 3002],
+    CONSOLE_AUTH_PORT: ['3003', 3003],
     CONSOLE_PUBLIC_URL: ['https://console.example/', 'https://console.example'],
     METRICS_ENABLED: ['false', false],
     METRICS_TOKEN: ['scrape-token', 'scrape-token'],
@@ -86,9 +87,9 @@ describe('config key table and loader stay in step', () => {
         }
         expect(config.publicUrl).toBe('http://localhost:3000');
         expect(config.worker.port).toBe(3000);
-        // issue 18: a standalone console follows PORT, and its URL its own port
-        expect(config.console).toEqual({ port: 3000, publicUrl: 'http://localhost:3000' });
-        expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: 'http://localhost:3002' });
+        // issue 18: a standalone console follows PORT, and its URL its own port; the auth console follows CONSOLE_PORT
+        expect(config.console).toEqual({ port: 3000, publicUrl: 'http://localhost:3000', authPort: 3000 });
+        expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: 'http://localhost:3002', authPort: 3002 });
         expect(config.env).toBe('development');
     });
 

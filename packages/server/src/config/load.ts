@@ -36,6 +36,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'worker.port': parse.port,
     'console.port': parse.port,
     'console.publicUrl': parse.publicUrl,
+    'console.authPort': parse.port,
     'metrics.enabled': parse.boolean,
     'metrics.token': parse.text,
     eventLogRetentionDays: parse.positiveInteger,
@@ -124,6 +125,7 @@ const DERIVED: Partial<Record<ConfigKeyPath, (resolved: Config) => unknown>> = {
     'worker.port': (resolved) => resolved.port,
     'console.port': (resolved) => resolved.port,
     'console.publicUrl': (resolved) => `http://localhost:${resolved.console.port}`,
+    'console.authPort': (resolved) => resolved.console.port,
 };
 
 /**

@@ -104,7 +104,7 @@ export interface Config {
      * issue 18: a standalone admin or account console (`start console admin|account`) listens on
      * `port` and is reached at `publicUrl`; the admin-console client's redirect URIs name it
      */
-    console: { port: number; publicUrl: string };
+    console: { port: number; publicUrl: string; authPort: number };
     /** GET /metrics (Prometheus text): served at all, and the bearer token a scraper presents */
     metrics: { enabled: boolean; token: string | undefined };
     migrationEnabled: boolean;
@@ -281,6 +281,12 @@ export const CONFIG_KEYS = [
         env: 'CONSOLE_PORT',
         default: '$PORT',
         description: 'port of a standalone console (`start console admin` or `start console account`); set it apart from `PORT` when the API runs on the same host. `start` serves both consoles on `PORT` under `/console/admin` and `/console/account`',
+    },
+    {
+        key: 'console.authPort',
+        env: 'CONSOLE_AUTH_PORT',
+        default: '$CONSOLE_PORT',
+        description: 'port of the auth console (`start console auth`: the sign-in, consent, logout and device pages alone, on the API\'s database); `start console` runs it beside the admin and account consoles, so set it apart from `CONSOLE_PORT` there',
     },
     {
         key: 'console.publicUrl',

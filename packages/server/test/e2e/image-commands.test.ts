@@ -134,6 +134,21 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         expect((await fetch(`http://127.0.0.1:${consolePort}/users`)).status).toBe(404);
     }, TIMEOUT);
 
+    it('`start console auth`: the auth pages alone on CONSOLE_AUTH_PORT; the healthcheck probes its GET /health there', async () => {
+        const authPort = await freePort();
+        const authEnv = { ...env, CONSOLE_AUTH_PORT: String(authPort) };
+        const auth = await spawnServer(authEnv, fromSource([...execForm('ENTRYPOINT'), 'start', 'console', 'auth']));
+        try {
+            await untilAnswers(auth, `http://127.0.0.1:${authPort}/health`);
+            const probe = await runHealthcheck(authEnv, ['--pid', String(auth.process.pid)]);
+            expect(probe.output).toContain(`the auth console (CONSOLE_AUTH_PORT ${authPort}) answered 200`);
+            expect(probe.code).toBe(0);
+            expect((await fetch(`http://127.0.0.1:${authPort}/users`)).status).toBe(404);
+        } finally {
+            await stopServer(auth);
+        }
+    }, TIMEOUT);
+
     it('the deprecated `server` prefix runs the command after it with a warning; the healthcheck reads the role past it (spec beta.64 item 6)', async () => {
         const workerPort = await freePort();
         const workerEnv = { ...env, WORKER_PORT: String(workerPort) };

@@ -86,3 +86,67 @@ describe('start roles: two processes on one port, the worker beside the API', ()
         expect(unknown.output.join('')).toContain('Unknown console "admn"');
     }, TIMEOUT);
 });
+
+/** Polls a URL until it answers 200; rejects when the process exits first. */
+async function untilHealthy(server: ServerProcess, url: string): Promise<void> {
+    for (;;) {
+        if (server.process.exitCode !== null) throw new Error(`exited: ${server.output.join('')}`);
+        try {
+            if ((await fetch(url)).status === 200) return;
+        } catch {
+            // not listening yet
+        }
+        await new Promise((wake) => setTimeout(wake, 100));
+    }
+}
+
+/** Whether anything listens on the URL's port. */
+const listening = (url: string) => fetch(url).then(() => true, () => false);
+
+/**
+ * The console roles (spec v1.0.0-beta.64 item 5: "start console [admin, account or auth] (one
+ * console service, or every enabled one, each on its own port)"): a console process serves its
+ * console on its own port and none of the API, on no port of the API's.
+ */
+describe('start roles: the consoles, each alone on its own port', () => {
+    let directory: string;
+    const started: ServerProcess[] = [];
+    beforeAll(async () => {
+        directory = await mkdtemp(join(tmpdir(), 'realmgate-consoles-'));
+    });
+    afterAll(async () => {
+        await Promise.all(started.map(stopServer));
+        if (directory) await rm(directory, { recursive: true, force: true });
+    }, TIMEOUT);
+
+    it('`start console auth`: the auth pages on CONSOLE_AUTH_PORT, none of the API, nothing on PORT', async () => {
+        const authPort = await freePort();
+        const auth = await spawnServer({ DB_TYPE: 'sqlite', WRITABLE_DIRECTORY_PATH: directory, CONSOLE_AUTH_PORT: String(authPort) }, [CLI, 'start', 'console', 'auth']);
+        started.push(auth);
+        const base = `http://127.0.0.1:${authPort}`;
+        await untilHealthy(auth, `${base}/health`);
+        expect((await fetch(`${base}/device`)).status).toBe(200);
+        for (const path of ['/users', '/realms', '/.well-known/openid-configuration', '/openapi.json', '/console/admin/']) {
+            expect((await fetch(`${base}${path}`)).status, path).toBe(404);
+        }
+        expect(await listening(`${auth.url}/health`)).toBe(false);
+    }, TIMEOUT);
+
+    it('`start console`: the admin and account consoles on CONSOLE_PORT, the auth console on CONSOLE_AUTH_PORT, none of the API', async () => {
+        const [consolePort, authPort] = [await freePort(), await freePort()];
+        const consoles = await spawnServer({
+            DB_TYPE: 'sqlite', WRITABLE_DIRECTORY_PATH: directory, CONSOLE_PORT: String(consolePort), CONSOLE_AUTH_PORT: String(authPort),
+        }, [CLI, 'start', 'console']);
+        started.push(consoles);
+        const [built, auth] = [`http://127.0.0.1:${consolePort}`, `http://127.0.0.1:${authPort}`];
+        await untilHealthy(consoles, `${built}/health`);
+        await untilHealthy(consoles, `${auth}/health`);
+        // the built consoles (or, without a build, the message saying how to make one)
+        for (const name of ['admin', 'account']) expect([200, 503]).toContain((await fetch(`${built}/console/${name}/`)).status);
+        expect((await fetch(`${auth}/device`)).status).toBe(200);
+        for (const base of [built, auth]) {
+            for (const path of ['/users', '/token', '/.well-known/openid-configuration']) expect((await fetch(`${base}${path}`)).status, `${base}${path}`).toBe(404);
+        }
+        expect(await listening(`${consoles.url}/health`)).toBe(false);
+    }, TIMEOUT);
+});

@@ -71,13 +71,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl, mtlsPublicUrl: deps.config.mtlsPublicUrl });
-    // issue 13: browser sign-in, RP-initiated logout and the auth pages' assets
-    registerAuthorizeRoutes(app, deps);
-    registerLogoutRoutes(app, deps);
-    // issue 14: the device verification page (RFC 8628 §3.3)
-    registerDevicePageRoutes(app, deps);
-    registerFederatedSignInRoutes(app, deps);
-    registerAssetRoutes(app, deps.views);
+    registerAuthPages(app, deps);
     // issue 14 item 3: activation and recovery by mail, and the pages the mails link to
     registerAccountRoutes(app, deps);
     registerAccountPages(app, deps);
@@ -95,4 +89,28 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
         return { data, meta: { total: data.length } };
     });
     return definitions;
+}
+
+/**
+ * The auth console: browser sign-in, consent and RP-initiated logout at the authorization endpoint
+ * (issue 13), the device verification page (RFC 8628 §3.3), sign-in through an upstream provider,
+ * and the pages' assets.
+ */
+function registerAuthPages(app: FastifyInstance, deps: AppDeps): void {
+    registerAuthorizeRoutes(app, deps);
+    registerLogoutRoutes(app, deps);
+    registerDevicePageRoutes(app, deps);
+    registerFederatedSignInRoutes(app, deps);
+    registerAssetRoutes(app, deps.views);
+}
+
+/**
+ * What `start console auth` serves on its own port (spec v1.0.0-beta.64 item 5: one console
+ * service): the auth pages and the process's health probes, none of the API. A proxy in front of a
+ * split deployment routes /authorize, /logout and /device here and the rest to the API, under one
+ * PUBLIC_URL (the issuer the pages name).
+ */
+export function registerAuthConsole(app: FastifyInstance, deps: AppDeps): void {
+    registerOperationsRoutes(app, deps);
+    registerAuthPages(app, deps);
 }
