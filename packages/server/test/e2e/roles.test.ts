@@ -148,5 +148,11 @@ describe('start roles: the consoles, each alone on its own port', () => {
             for (const path of ['/users', '/token', '/.well-known/openid-configuration']) expect((await fetch(`${base}${path}`)).status, `${base}${path}`).toBe(404);
         }
         expect(await listening(`${consoles.url}/health`)).toBe(false);
+        // plain-http CONSOLE_PUBLIC_URL and PUBLIC_URL: no HSTS (RFC 6797 §7.2), the other security headers on
+        for (const base of [built, auth]) {
+            const answer = await fetch(`${base}/health`);
+            expect(answer.headers.get('strict-transport-security'), base).toBeNull();
+            expect(answer.headers.get('x-content-type-options'), base).toBe('nosniff');
+        }
     }, TIMEOUT);
 });
