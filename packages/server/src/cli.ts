@@ -50,7 +50,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
 /** What `start [role]` runs (spec beta.64 item 5). */
 export type StartRole = { kind: 'serve'; role: ServedRole } | { kind: 'worker' } | { kind: 'console'; names: readonly ConsoleRole[] };
 
-/** The consoles of the spec: the admin and account consoles (issue 18), the auth pages (issue 13). */
+/** The consoles of the spec: the admin and account consoles, the auth pages. */
 const CONSOLES: readonly ConsoleRole[] = ['admin', 'account', 'auth'];
 
 /**

@@ -12,7 +12,7 @@ import { sweepsOf } from './worker/sweeps.js';
 
 /**
  * What `start` serves (spec beta.64 item 5): `all` is the API with every console on one listener
- * (the admin and account consoles under /console, issue 18, and the auth pages), `core` the API
+ * (the admin and account consoles under /console, and the auth pages), `core` the API
  * alone (its protocol routes render the auth pages). A console alone is `start console`: startConsoles.
  */
 export type ServedRole = 'all' | 'core';
@@ -68,7 +68,7 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
 }
 
 /**
- * The admin and/or account console (issue 18) alone: their static files and runtime configuration,
+ * The admin and/or account console alone: their static files and runtime configuration,
  * no database, no API. The console signs in at PUBLIC_URL as the admin-console client with code +
  * PKCE and calls the API there with its bearer token.
  */

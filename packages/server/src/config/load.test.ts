@@ -87,7 +87,7 @@ describe('config key table and loader stay in step', () => {
         }
         expect(config.publicUrl).toBe('http://localhost:3000');
         expect(config.worker.port).toBe(3000);
-        // issue 18: a standalone console follows PORT, and its URL its own port; the auth console follows CONSOLE_PORT
+        // a standalone console follows PORT, and its URL its own port; the auth console follows CONSOLE_PORT
         expect(config.console).toEqual({ port: 3000, publicUrl: 'http://localhost:3000', authPort: 3000 });
         expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: 'http://localhost:3002', authPort: 3002 });
         expect(config.env).toBe('development');

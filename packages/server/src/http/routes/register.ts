@@ -93,7 +93,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
 
 /**
  * The auth console: browser sign-in, consent and RP-initiated logout at the authorization endpoint
- * (issue 13), the device verification page (RFC 8628 §3.3), sign-in through an upstream provider,
+ * (RFC 6749 §3.1, OpenID Connect RP-Initiated Logout), the device verification page (RFC 8628 §3.3), sign-in through an upstream provider,
  * and the pages' assets.
  */
 function registerAuthPages(app: FastifyInstance, deps: AppDeps): void {
