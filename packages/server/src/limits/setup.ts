@@ -6,6 +6,7 @@ import { createDeviceVerificationThrottle } from './device-verification.js';
 import { createRateLimiter } from './limiter.js';
 import { createLoginGate } from './login-gate.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
+import { createSecondFactorAttempts } from './second-factor-attempts.js';
 
 /** Spec Limits: failed authentications per minute per source address. */
 const FAILED_AUTHENTICATION_MAX = 300;
@@ -72,6 +73,7 @@ export async function createLimits(
         settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...budgetsOf(config) },
     });
     return createRequestLimits(
-        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock), options.onFailure,
+        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock),
+        createSecondFactorAttempts(store, prefix, clock), options.onFailure,
     );
 }
