@@ -46,6 +46,8 @@ export interface LimitOptions {
     clock?: () => number;
     failureMax?: number;
     loginConcurrency?: number;
+    /** wrong user codes per minute of all anonymous device-code entry (limits/device-verification.ts) */
+    deviceAnonymousMax?: number;
     /** each counted failed authentication (the failed-authentications metric) */
     onFailure?: () => void;
 }
@@ -73,7 +75,7 @@ export async function createLimits(
         settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...budgetsOf(config) },
     });
     return createRequestLimits(
-        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock),
+        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock, undefined, options.deviceAnonymousMax),
         createSecondFactorAttempts(store, prefix, clock), options.onFailure,
     );
 }

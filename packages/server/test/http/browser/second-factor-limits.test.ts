@@ -58,7 +58,8 @@ describeEachDialect('browser sign-in: wrong codes from rotating addresses', (dia
         expect(locking.body).toContain('Two-factor sign-in is paused');
 
         const last = await toSecondPage(world);
-        for (const factor of [{ otp: await nextTotpCode(secret) }, { recovery_code: recoveryCodes[0]! }]) {
+        const factors: Record<string, string>[] = [{ otp: await nextTotpCode(secret) }, { recovery_code: recoveryCodes[0]! }];
+        for (const factor of factors) {
             const refused = await last.client.submit(last.second, factor, freshAddress());
             expect(refused.statusCode).toBe(429);
             expect(refused.headers['retry-after']).toBeDefined();
