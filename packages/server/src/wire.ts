@@ -185,7 +185,6 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     });
-    const grants = grantRegistry({ dialect: handle.dialect, tokens, sessions, passwords, secondFactor: { dialect: handle.dialect, secrets }, events, scopeBindings: cachedScopeBindings(caches.clientScopes) });
     const bus = await createBus(config, (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);
@@ -217,6 +216,11 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             else process.emitWarning(`rate-limit store (Redis) unreachable; counting in process until it answers: ${String(error)}`);
         },
         recovered: () => options.logger?.info('rate-limit store (Redis) answers again; counting there'),
+    });
+    const grants = grantRegistry({
+        dialect: handle.dialect, tokens, sessions, passwords, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
+        // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
+        secondFactor: { dialect: handle.dialect, secrets, attempts: limits.secondFactor, events },
     });
     // one transport for the process (issue 14 item 3); a bad smtp object stops the boot here
     const mailer = createMailer(config.smtp, config.publicUrl, (detail, message) => {

@@ -66,6 +66,8 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     if (!credentials) throw invalidCredentials();
     let identity: PolicyIdentity | null = null;
     let inactive = false;
+    /** a user's right password while it is inactive: answered as a wrong one, but not counted (spec Limits) */
+    let inactiveUser = false;
     /** whether a bcrypt-cost verification ran: every refusal must cost one, or timing tells known names apart */
     let costly = false;
     const passwordLogin = { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets };
@@ -76,7 +78,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
         const result = await verifyPasswordLogin(passwordLogin, realmId, local, credentials.name, credentials.secret);
         if (result.unavailable) unavailable = true;
         else if (result.user) identity = { id: result.user.id, type: 'user', realmId, realmName: null, clientId: null };
-        else if (!result.failed) inactive = true;
+        else if (!result.failed) inactiveUser = true;
     };
     const found = await candidates(deps.db, credentials.name, routeRealmId);
     for (const candidate of found) {
@@ -106,7 +108,10 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
         // here — not a failed authentication, so a script using it is told why instead of being locked out
         throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Basic authentication with user credentials is turned off (USER_AUTH_BASIC); obtain a token through POST /token.', { statusCode: 401 });
     }
+    // a client's secret is no guessable password: an inactive client is said so
     if (inactive && !identity) throw new AppError(ErrorCode.ENTITY_INACTIVE, 'The account is inactive.', { statusCode: 401 });
+    // a user's is: its right password while inactive must not be told from a wrong one
+    if (inactiveUser && !identity) throw invalidCredentials();
     // spec Limits: a wrong Basic password (or an unknown name) counts toward the address's failures
     if (!identity) throw failedAuthentication(invalidCredentials(), { realmId: routeRealmId, refType: 'identity', refId: null });
     if (identity.type === 'user' && identity.realmId) await refuseBasicBeforeSignInRules(deps.db, identity.realmId, identity.id);

@@ -20,6 +20,7 @@ export interface PasswordLoginDeps {
 export interface LocalCandidate {
     id: string;
     password: string | null;
+    active: boolean;
 }
 
 /**
@@ -76,8 +77,13 @@ async function directoryLogin(deps: PasswordLoginDeps, providers: ProviderRow[],
  */
 export async function verifyPasswordLogin(deps: PasswordLoginDeps, realmId: string, local: LocalCandidate | undefined, login: string, password: string): Promise<PasswordLoginResult> {
     if (local?.password) {
-        const valid = await deps.passwords.verify(password, local.password);
+        // an inactive account's password is verified in full every time (never remembered), so a
+        // right one takes as long as a wrong one; callers answer both alike (RFC 6749 §5.2)
+        const valid = local.active ?
+            await deps.passwords.verify(password, local.password) :
+            await deps.passwords.verify(password, local.password, { remember: false });
         if (!valid) return { user: null, failed: true };
+        if (!local.active) return { user: null, failed: false };
         const user = await findSignInUserById(deps.db, realmId, local.id);
         // right credentials of an inactive user: refused, but not a failed authentication (spec Limits)
         if (!user?.active) return { user: null, failed: false };

@@ -35,6 +35,8 @@ export async function startPendingSignIn(db: Kysely<Database>, dialect: DialectN
 
 /** A live pending sign-in: the user it is for and the secret that consumes it. */
 export interface PendingSignIn {
+    /** the auth_mfa_tickets row (wrong codes are counted on it: authn/ticket-factor.ts) */
+    ticketId: string;
     userId: string;
     realmId: string;
     /** removes the ticket; false when another request did first (single use) */
@@ -47,5 +49,5 @@ export async function findPendingSignIn(db: Kysely<Database>, dialect: DialectNa
     const id = ticketIdOf(secret);
     const ticket = await findLiveMfaTicket(db, dialect, id);
     if (!ticket) return null;
-    return { ...ticket, consume: () => consumeMfaTicket(db, id, ticket.userId) };
+    return { ...ticket, ticketId: id, consume: () => consumeMfaTicket(db, id, ticket.userId) };
 }

@@ -2,7 +2,8 @@ import { ErrorCode } from '@realmgate/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSession } from '../authn/console-session.js';
 import { findPendingSignIn, PENDING_SIGN_IN_MAX_AGE, startPendingSignIn } from '../authn/pending-sign-in.js';
-import { secondFactorNeeded, verifySecondFactor } from '../authn/second-factor.js';
+import { secondFactorNeeded } from '../authn/second-factor.js';
+import { verifyTicketFactor } from '../authn/ticket-factor.js';
 import { AppError } from '../errors/app-error.js';
 import { isFailedAuthentication } from '../limits/failed-authentication.js';
 import { createBrowserSession } from '../oauth2/authorize/sessions.js';
@@ -134,8 +135,9 @@ export async function firstFactorPassed(
  * The second-factor step: the pending sign-in the cookie names (bound to this browser, of this
  * realm, unexpired), a current TOTP code accepted once or an unused recovery code
  * (authn/second-factor.ts), then the pending sign-in is used up and the session created. A wrong
- * or replayed code is a counted failed authentication and leaves the page open for another try
- * until the pending sign-in expires.
+ * or replayed code is a counted failed authentication — toward the address, the pending sign-in
+ * and the user (authn/ticket-factor.ts) — and leaves the page open for another try until the
+ * pending sign-in expires or is spent by wrong codes; a user locked by them is refused with 429.
  */
 export async function secondFactorStep(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, form: Form): Promise<SignInStep> {
     const { deps } = context;
@@ -149,11 +151,20 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
     const recoveryCode = textOf(form, 'recovery_code').trim();
     const otp = textOf(form, 'otp').trim();
     if ((recoveryCode === '' && otp === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: pages.secondFactor(STRINGS.invalidSecondFactor, 400) };
-    try {
-        await verifySecondFactor({ dialect: deps.handle.dialect, secrets: deps.secrets }, deps.db, pending.userId, recoveryCode !== '' ? { recoveryCode } : { otp });
-    } catch (error) {
-        if (!isFailedAuthentication(error)) throw error;
-        await deps.limits.failed(request);
+    const outcome = await verifyTicketFactor(
+        { dialect: deps.handle.dialect, secrets: deps.secrets, attempts: deps.limits.secondFactor, events: deps.events }, deps.db,
+        { id: pending.ticketId, userId: pending.userId, realmId: pending.realmId }, recoveryCode !== '' ? { recoveryCode } : { otp }, requestOfEvent(request),
+    );
+    if (!outcome.ok) {
+        if (isFailedAuthentication(outcome.error)) await deps.limits.failed(request);
+        if (outcome.reason === 'locked') {
+            reply.header('retry-after', String(outcome.error.retryAfter ?? 1));
+            return { reply: pages.secondFactor(STRINGS.secondFactorLocked, 429) };
+        }
+        if (outcome.ticketSpent) {
+            clearPending(context, reply);
+            return { reply: await pages.signIn(STRINGS.secondFactorSpent, 401) };
+        }
         return { reply: pages.secondFactor(STRINGS.invalidSecondFactor, 401) };
     }
     const user = await findSignInUserById(deps.db, pages.realm.id, pending.userId);

@@ -8,6 +8,10 @@ export interface CounterStore {
      * charges a budget and learns the address's failure count together.
      */
     incrementAndRead(key: string, watched: string | null, ttlMs: number): Promise<[count: number, watched: number]>;
+    /** the value of `key` (0 when absent or expired), without changing it */
+    read(key: string): Promise<number>;
+    /** sets `key` to `value` for `ttlMs` (a lock's end): replaces any value and lifetime it had */
+    put(key: string, value: number, ttlMs: number): Promise<void>;
     /** whether the store answers now (GET /health/ready); an in-process store always does */
     reachable?(): Promise<boolean>;
     close(): Promise<void>;
@@ -50,6 +54,11 @@ export function createMemoryCounterStore(clock: () => number = Date.now): Counte
             counter.count += 1;
             const other = watched === null ? 0 : (live(watched, now)?.count ?? 0);
             return Promise.resolve([counter.count, other]);
+        },
+        read: (key) => Promise.resolve(live(key, clock())?.count ?? 0),
+        put(key, value, ttlMs) {
+            counters.set(key, { count: value, expiresAt: clock() + ttlMs });
+            return Promise.resolve();
         },
         close: () => Promise.resolve(),
     };

@@ -10,6 +10,21 @@ import { WINDOW_MS } from './limiter.js';
  */
 export const DEVICE_VERIFICATION_MAX = 10;
 
+/**
+ * The key every anonymous lookup (the `/device` page before a session: no user, no session to
+ * count by) is counted under as well, so a guesser rotating addresses — X-Forwarded-For under
+ * TRUST_PROXY — still meets one bound for the whole deployment (RFC 8628 §5.1).
+ */
+export const ANONYMOUS_ENTRY = 'anonymous';
+
+/**
+ * Wrong user codes per window of all anonymous entry together: far above the typing mistakes of a
+ * deployment's people in a minute, while a guesser's chance of hitting one of the pending codes
+ * (RFC 8628 §6.1: 20^8 codes of 8 base-20 characters) stays negligible. A browser signed in to
+ * the realm is counted per session instead, so it can still enter a code while this one is spent.
+ */
+export const DEVICE_VERIFICATION_ANONYMOUS_MAX = 100;
+
 /** Keys outlive their window a little, as the limiter's do. */
 const KEY_GRACE_MS = 5_000;
 
@@ -25,7 +40,10 @@ export interface DeviceVerificationThrottle {
     miss(keys: readonly string[]): Promise<void>;
 }
 
-export function createDeviceVerificationThrottle(store: CounterStore, prefix: string, clock: () => number, max = DEVICE_VERIFICATION_MAX): DeviceVerificationThrottle {
+export function createDeviceVerificationThrottle(
+    store: CounterStore, prefix: string, clock: () => number, max = DEVICE_VERIFICATION_MAX, anonymousMax = DEVICE_VERIFICATION_ANONYMOUS_MAX,
+): DeviceVerificationThrottle {
+    const maxOf = (key: string) => (key === ANONYMOUS_ENTRY ? anonymousMax : max);
     const windowOf = () => {
         const now = clock();
         const index = Math.floor(now / WINDOW_MS);
@@ -39,7 +57,7 @@ export function createDeviceVerificationThrottle(store: CounterStore, prefix: st
             for (const key of keys) {
                 // the store reads a counter only with an increment: the attempt counter is the one charged
                 const [, misses] = await store.incrementAndRead(`${prefix}dv:a:${key}:${window.index}`, missKey(key, window.index), window.ttl);
-                if (misses >= max) {
+                if (misses >= maxOf(key)) {
                     throw new AppError(ErrorCode.DEVICE_VERIFICATION_THROTTLED, 'Too many wrong user codes; try again when the minute ends.', {
                         retryAfter: window.seconds,
                     });

@@ -15,23 +15,26 @@ export interface FallbackReport {
  */
 export function createFallbackCounterStore(primary: CounterStore, fallback: CounterStore, report: FallbackReport): CounterStore {
     let down = false;
-    return {
-        async incrementAndRead(key, watched, ttlMs) {
-            try {
-                const result = await primary.incrementAndRead(key, watched, ttlMs);
-                if (down) {
-                    down = false;
-                    report.recovered();
-                }
-                return result;
-            } catch (error) {
-                if (!down) {
-                    down = true;
-                    report.outage(error);
-                }
-                return fallback.incrementAndRead(key, watched, ttlMs);
+    const either = async <T>(operation: (store: CounterStore) => Promise<T>): Promise<T> => {
+        try {
+            const result = await operation(primary);
+            if (down) {
+                down = false;
+                report.recovered();
             }
-        },
+            return result;
+        } catch (error) {
+            if (!down) {
+                down = true;
+                report.outage(error);
+            }
+            return operation(fallback);
+        }
+    };
+    return {
+        incrementAndRead: (key, watched, ttlMs) => either((store) => store.incrementAndRead(key, watched, ttlMs)),
+        read: (key) => either((store) => store.read(key)),
+        put: (key, value, ttlMs) => either((store) => store.put(key, value, ttlMs)),
         // ready means Redis answers, not that the in-process fallback does
         reachable: () => primary.reachable?.() ?? Promise.resolve(true),
         async close() {

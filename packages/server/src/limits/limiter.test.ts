@@ -118,7 +118,7 @@ describe('rate limiter', () => {
 
     it('lets requests through and reports once when the store fails', async () => {
         const reports: unknown[] = [];
-        const broken: CounterStore = { incrementAndRead: () => Promise.reject(new Error('down')), close: () => Promise.resolve() };
+        const broken: CounterStore = { incrementAndRead: () => Promise.reject(new Error('down')), read: () => Promise.reject(new Error('down')), put: () => Promise.reject(new Error('down')), close: () => Promise.resolve() };
         const subject = createRateLimiter({ store: broken, settings, prefix: 'b:', onStoreError: (error) => reports.push(error) });
         expect((await subject.charge(null, 'x')).allowed).toBe(true);
         await subject.recordFailure('x');

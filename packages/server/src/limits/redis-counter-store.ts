@@ -43,6 +43,12 @@ export async function createRedisCounterStore(url: string): Promise<CounterStore
                 await redis.limitIncrement(2, key, watched, ttl);
             return [Number(count), Number(other)];
         },
+        async read(key) {
+            return Number(await redis.get(key) ?? 0);
+        },
+        async put(key, value, ttlMs) {
+            await redis.set(key, String(value), 'PX', Math.max(1, Math.ceil(ttlMs)));
+        },
         async reachable() {
             // the offline queue is off, so a disconnected client fails at once instead of waiting
             return redis.ping().then(() => true, () => false);

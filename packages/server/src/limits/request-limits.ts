@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import type { DeviceVerificationThrottle } from './device-verification.js';
 import type { Chargeable, Decision, RateLimiter } from './limiter.js';
 import type { LoginGate } from './login-gate.js';
+import type { SecondFactorAttempts } from './second-factor-attempts.js';
 
 /**
  * A request as the limits see it, without its transport: an object that stands for the request
@@ -38,6 +39,8 @@ export interface RequestLimits {
     gate: LoginGate;
     /** RFC 8628 §5.1: wrong user codes per address and per session, in the same counter store */
     deviceVerification: DeviceVerificationThrottle;
+    /** wrong second factors per sign-in ticket and per user, never per address, in the same counter store */
+    secondFactor: SecondFactorAttempts;
     /** stage one: starts tracking the request; throws 429 when its address is refused as a whole */
     admit(request: LimitedRequest, headers: (values: RateLimitHeaders) => void): void;
     /**
@@ -79,13 +82,14 @@ export function loginGateKey(account: string, address: string): string {
 }
 
 export function createRequestLimits(
-    limiter: RateLimiter, gate: LoginGate, deviceVerification: DeviceVerificationThrottle, onFailure: () => void = () => undefined,
+    limiter: RateLimiter, gate: LoginGate, deviceVerification: DeviceVerificationThrottle, secondFactor: SecondFactorAttempts, onFailure: () => void = () => undefined,
 ): RequestLimits {
     const states = new WeakMap<LimitedRequest, RequestState>();
     return {
         limiter,
         gate,
         deviceVerification,
+        secondFactor,
         admit(request, headers) {
             const seconds = limiter.refusal(request.ip);
             // a refused request costs no counter operation at all

@@ -6,6 +6,7 @@ import { createDeviceVerificationThrottle } from './device-verification.js';
 import { createRateLimiter } from './limiter.js';
 import { createLoginGate } from './login-gate.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
+import { createSecondFactorAttempts } from './second-factor-attempts.js';
 
 /** Spec Limits: failed authentications per minute per source address. */
 const FAILED_AUTHENTICATION_MAX = 300;
@@ -45,6 +46,8 @@ export interface LimitOptions {
     clock?: () => number;
     failureMax?: number;
     loginConcurrency?: number;
+    /** wrong user codes per minute of all anonymous device-code entry (limits/device-verification.ts) */
+    deviceAnonymousMax?: number;
     /** each counted failed authentication (the failed-authentications metric) */
     onFailure?: () => void;
 }
@@ -72,6 +75,7 @@ export async function createLimits(
         settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...budgetsOf(config) },
     });
     return createRequestLimits(
-        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock), options.onFailure,
+        limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock, undefined, options.deviceAnonymousMax),
+        createSecondFactorAttempts(store, prefix, clock), options.onFailure,
     );
 }

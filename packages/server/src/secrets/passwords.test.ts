@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPasswordHasher, DUMMY_BCRYPT_HASH } from './passwords.js';
+import { createRememberedVerifications, type RememberedVerifications } from './remembered.js';
 
 describe('createPasswordHasher', () => {
     it('remembers only successful verifications, bound to the stored hash they were made against', async () => {
@@ -22,5 +23,25 @@ describe('createPasswordHasher', () => {
         const hasher = createPasswordHasher(4);
         expect(await hasher.verify('anything', 'plain-text')).toBe(false);
         expect(await hasher.verify('anything', DUMMY_BCRYPT_HASH)).toBe(false);
+    });
+});
+
+describe('createPasswordHasher without remembering', () => {
+    it('neither answers from nor adds to the remembered verifications when told not to (an inactive account)', async () => {
+        const real = createRememberedVerifications();
+        const used: string[] = [];
+        const remembered: RememberedVerifications = {
+            has: (stored, presented) => (used.push('has'), real.has(stored, presented)),
+            add: (stored, presented) => (used.push('add'), real.add(stored, presented)),
+        };
+        const hasher = createPasswordHasher(4, remembered);
+        const stored = await hasher.hash('the-password');
+        expect(await hasher.verify('the-password', stored)).toBe(true);
+        expect(used).toEqual(['has', 'add']);
+        used.length = 0;
+        // the pair is remembered, yet a verification for an inactive account pays the full bcrypt cost
+        expect(await hasher.verify('the-password', stored, { remember: false })).toBe(true);
+        expect(await hasher.verify('wrong-password', stored, { remember: false })).toBe(false);
+        expect(used).toEqual([]);
     });
 });

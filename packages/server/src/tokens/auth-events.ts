@@ -10,6 +10,8 @@ import type { DetachedEventLog } from '../storage/events.js';
 export const AUTH_EVENT = {
     signedIn: 'signedIn',
     signInFailed: 'signInFailed',
+    /** too many wrong second factors: the user's second factor is locked for a while (authn/ticket-factor.ts) */
+    secondFactorLocked: 'secondFactorLocked',
     tokenIssued: 'tokenIssued',
     /** a login opened a session: the `sessions` statistic counts these (`<entity>.created`) */
     sessionCreated: 'session.created',

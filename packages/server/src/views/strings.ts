@@ -19,6 +19,8 @@ export const STRINGS = {
     verifyButton: 'Verify',
     invalidSecondFactor: 'The code is incorrect or was already used.',
     secondFactorExpired: 'The sign-in took too long or was already completed. Sign in again.',
+    secondFactorSpent: 'Too many incorrect codes. Sign in again.',
+    secondFactorLocked: 'Too many incorrect codes for this account. Two-factor sign-in is paused for a while; try again later.',
     directoryUnavailable: 'The directory that verifies your account could not be reached. Try again later.',
     signInWith: (provider: string) => `Sign in with ${provider}`,
     providersHeading: 'Or sign in with',

@@ -4,7 +4,7 @@ import { clientAccessAllows } from '../../authz/client-access.js';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import { AppError } from '../../errors/app-error.js';
-import type { DeviceVerificationThrottle } from '../../limits/device-verification.js';
+import { ANONYMOUS_ENTRY, type DeviceVerificationThrottle } from '../../limits/device-verification.js';
 import { decideDeviceCode, findPendingByUserCode, type PendingDeviceCode } from '../../storage/device-codes.js';
 import { scopeNames } from '../grants/scope.js';
 import { sha256Hex } from '../../secrets/digests.js';
@@ -88,10 +88,12 @@ export function createDeviceVerification(deps: DeviceVerificationDeps) {
         /**
          * The `/device` page before it knows the user: the pending request a code names in any realm
          * (user codes are unique across realms), so the page signs the user in to the code's realm.
-         * Throttled as every entry is, per address and per the browser session held, if any.
+         * Throttled as every entry is, per address, and per the browser session held — without one,
+         * together with every other anonymous entry (ANONYMOUS_ENTRY): the address alone is the
+         * client's to choose.
          */
         locate: (entry: { address: string; sessionId: string | null }, typed: string): Promise<PendingDeviceCode> =>
-            pendingIn(null, [`a:${entry.address}`, ...(entry.sessionId ? [`s:${entry.sessionId}`] : [])], typed),
+            pendingIn(null, [`a:${entry.address}`, entry.sessionId ? `s:${entry.sessionId}` : ANONYMOUS_ENTRY], typed),
         /** the pending request a user code names */
         lookup: async (verifier: DeviceVerifier, typed: string): Promise<DeviceRequestView> => viewOf(await pendingRequest(verifier, typed)),
         /** RFC 8628 §3.3: the user authorizes the device; the next poll receives the tokens */

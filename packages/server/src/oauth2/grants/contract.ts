@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
-import type { SecondFactorDeps } from '../../authn/second-factor.js';
+import type { TicketFactorDeps } from '../../authn/ticket-factor.js';
 import type { RequestClient } from '../client-auth/authenticate.js';
 import { hasScope, type TokenSubject } from '../../tokens/claims.js';
 import type { IssuedTokens } from '../../tokens/issuing.js';
@@ -48,7 +48,7 @@ export interface GrantDeps {
     sessions: SessionStore;
     passwords: PasswordHasher;
     /** the multi-factor core's dependencies (issue 14: the password grant's mfa_token and its redemption) */
-    secondFactor: SecondFactorDeps;
+    secondFactor: TicketFactorDeps;
     /** a client's scope bindings, remembered (oauth2/grants/scope.ts) */
     scopeBindings: ScopeBindings;
     /** the event log's issuance entries, batched and never awaited (issue 15: a token answer waits on no event write) */

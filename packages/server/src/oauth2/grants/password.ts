@@ -29,13 +29,15 @@ export const passwordGrant: Grant = {
             );
             // a directory that cannot answer is not a wrong password (RFC 6749 §4.1.2.1 names the code)
             if (login.unavailable) throw oauthError(ErrorCode.TEMPORARILY_UNAVAILABLE, 'The directory that verifies this account could not be reached; try again later.');
-            // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant
-            // a failed login counts toward the address's failures (spec Limits, Authentication rule 16)
-            if (login.failed) {
-                throw failedAuthentication(invalidGrant('The username or password is invalid.'), { realmId: request.realm.id, refType: 'user', refId: local?.id ?? null });
-            }
+            // RFC 6749 §5.2: invalid resource owner credentials are invalid_grant; an inactive
+            // account's right password gets the same answer, so it does not reveal the password
             const user = login.user;
-            if (!user) throw invalidGrant('The user is inactive.');
+            if (!user) {
+                const refused = invalidGrant('The username or password is invalid.');
+                // a failed login counts toward the address's failures (spec Limits, Authentication rule 16);
+                // the right password of an inactive account is refused alike but not counted
+                throw login.failed ? failedAuthentication(refused, { realmId: request.realm.id, refType: 'user', refId: local?.id ?? null }) : refused;
+            }
             const subject = { id: user.id, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
             const scope = await resolveScope(request.db, request.realm.id, request.params.scope, request.client?.row.id ?? null, deps.scopeBindings);
