@@ -71,8 +71,11 @@ export interface KeyStore {
     publicJwks(db: Kysely<Database>, realmId: string): Promise<{ keys: PublicJwk[] }>;
     /** one published key of the realm; undefined when unknown, not a signing key, or disabled */
     publicJwk(db: Kysely<Database>, realmId: string, kid: string): Promise<PublicJwk | undefined>;
-    /** the private half of a signing key that is not disabled, for signing; it never leaves the server */
-    privateKeyFor(db: Kysely<Database>, kid: string): Promise<KeyObject | undefined>;
+    /**
+     * the private half of one of the realm's signing keys that is not disabled, for signing; it
+     * never leaves the server. Undefined for a kid of another realm.
+     */
+    privateKeyFor(db: Kysely<Database>, realmId: string, kid: string): Promise<KeyObject | undefined>;
 }
 
 /** The active-key cache's key: the realm and the algorithm asked for (`*`: any, the realm's access-token key). */
@@ -134,8 +137,8 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox, activeK
             const key = await findPublishedSigningKey(db, realmId, kid);
             return key ? jwkOf(key) : undefined;
         },
-        async privateKeyFor(db, kid) {
-            const stored = await findSigningPrivateKey(db, kid);
+        async privateKeyFor(db, realmId, kid) {
+            const stored = await findSigningPrivateKey(db, realmId, kid);
             if (!stored) return undefined;
             return createPrivateKey({ key: secrets.unwrapKey(stored).toString('utf8'), format: 'pem' });
         },

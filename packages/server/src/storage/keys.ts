@@ -91,9 +91,13 @@ export async function findPublishedSigningKey(db: Kysely<Database>, realmId: str
     return row && signingKeyOf(row);
 }
 
-/** The stored (wrapped) private half of a signing key that is not disabled; null when unavailable. */
-export async function findSigningPrivateKey(db: Kysely<Database>, kid: string): Promise<string | null> {
-    const row = await db.selectFrom('auth_keys').select(['private_key']).where('id', '=', kid)
+/**
+ * The stored (wrapped) private half of a realm's signing key that is not disabled; null when
+ * unavailable. Keyed by realm and kid together: a kid of another realm never selects material here
+ * (spec Authentication rule 2: only a key of the realm a token names may sign for it).
+ */
+export async function findSigningPrivateKey(db: Kysely<Database>, realmId: string, kid: string): Promise<string | null> {
+    const row = await db.selectFrom('auth_keys').select(['private_key']).where('id', '=', kid).where('realm_id', '=', realmId)
         .where('use', '=', 'sig').where('status', '!=', 'disabled').executeTakeFirst();
     return row?.private_key ?? null;
 }

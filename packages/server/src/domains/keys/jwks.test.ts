@@ -36,7 +36,7 @@ describeEachDialect('keys: realm signing keys and JWKS', (dialect) => {
     };
     /** a token signed with the key's private half, verified against the realm's published JWKS */
     const verifies = async (kid: string, alg: string, realm = realmId) => {
-        const privateKey = await store.privateKeyFor(app.deps.db, kid);
+        const privateKey = await store.privateKeyFor(app.deps.db, realm, kid);
         expect(privateKey).toBeDefined();
         const token = await new SignJWT({ realm_id: realm }).setProtectedHeader({ alg, kid }).setIssuedAt().setExpirationTime('5m').sign(privateKey!);
         try {
@@ -88,12 +88,22 @@ describeEachDialect('keys: realm signing keys and JWKS', (dialect) => {
         }
     });
 
+    it('finds a private signing key by realm and kid together: another realm\'s kid selects no key of this realm', async () => {
+        const otherRealm = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: `jwks-other-${randomUUID().slice(0, 8)}` } }, 201)).data.id;
+        const own = (await store.activeSigningKey(app.deps.db, realmId))!;
+        const foreign = (await store.activeSigningKey(app.deps.db, otherRealm))!;
+        expect(await store.privateKeyFor(app.deps.db, realmId, own.kid)).toBeDefined();
+        expect(await store.privateKeyFor(app.deps.db, otherRealm, foreign.kid)).toBeDefined();
+        expect(await store.privateKeyFor(app.deps.db, realmId, foreign.kid)).toBeUndefined();
+        expect(await store.privateKeyFor(app.deps.db, otherRealm, own.kid)).toBeUndefined();
+    });
+
     it('drops a disabled key from the JWKS and its tokens stop verifying; re-enabling brings both back; passive keys stay published', async () => {
         const [key] = await keysOf(realmId);
         await app.json({ method: 'POST', url: `/keys/${key!.id}`, payload: { status: 'disabled' } }, 200);
         expect((await jwks(realmId)).keys).toEqual([]);
         expect((await app.request({ method: 'GET', url: `/realms/${realmId}/jwks/${key!.id}`, as: null })).statusCode).toBe(404);
-        expect(await store.privateKeyFor(app.deps.db, key!.id)).toBeUndefined();
+        expect(await store.privateKeyFor(app.deps.db, realmId, key!.id)).toBeUndefined();
         expect(await store.activeSigningKey(app.deps.db, realmId)).toBeUndefined();
 
         await app.json({ method: 'POST', url: `/keys/${key!.id}`, payload: { status: 'active' } }, 200);
@@ -112,7 +122,7 @@ describeEachDialect('keys: realm signing keys and JWKS', (dialect) => {
         expect(await verifies(key!.id, 'ES256')).toBe(true);
         // a realm's key does not verify for another realm
         const masterJwks = createLocalJWKSet(await jwks('master'));
-        const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: rs.id }).sign((await store.privateKeyFor(app.deps.db, rs.id))!);
+        const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: rs.id }).sign((await store.privateKeyFor(app.deps.db, realmId, rs.id))!);
         await expect(jwtVerify(token, masterJwks)).rejects.toThrow();
     });
 });
