@@ -53,6 +53,9 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             backchannel_logout_supported: true,
             backchannel_logout_session_supported: true,
             authorization_response_iss_parameter_supported: true,
+            // OIDC Discovery §3: request objects are refused (request_not_supported, request_uri_not_supported)
+            request_parameter_supported: false,
+            request_uri_parameter_supported: false,
             // the realm's admin-console client, created with the realm (storage/console-clients.ts)
             realmgate_console_client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         });

@@ -34,6 +34,9 @@ export interface DiscoveryDocument {
     backchannel_logout_supported: boolean;
     backchannel_logout_session_supported: boolean;
     authorization_response_iss_parameter_supported: boolean;
+    /** OIDC Discovery §3: request objects are refused (oauth2/authorize/request.ts) */
+    request_parameter_supported: false;
+    request_uri_parameter_supported: false;
     /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
     mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
     /**
@@ -107,6 +110,10 @@ export async function discoveryDocument(
         backchannel_logout_session_supported: true,
         // RFC 9207 §3: the authorization response carries `iss`
         authorization_response_iss_parameter_supported: true,
+        // OIDC Discovery §3 (the defaults are false and true): a `request` or `request_uri` is
+        // answered request_not_supported / request_uri_not_supported (OIDC Core §6.3)
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
     };
 }
