@@ -9459,6 +9459,7 @@ export interface Routes {
         response: {
             sub: string;
             preferred_username?: string;
+            name?: string;
             nickname?: string;
             given_name?: string;
             family_name?: string;
@@ -9477,6 +9478,7 @@ export interface Routes {
         response: {
             sub: string;
             preferred_username?: string;
+            name?: string;
             nickname?: string;
             given_name?: string;
             family_name?: string;

@@ -47,9 +47,11 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             scopes_supported: expect.arrayContaining(['global', 'openid', 'profile', 'email', 'offline_access', 'roles', 'identity', 'reports']),
             claims_supported: [
                 'iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp',
-                'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash',
-                'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
+                'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash', 'acr',
+                'preferred_username', 'name', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
             ],
+            // the ID token's `acr` when acr_values is sent (OIDC Core §2): password, password and a second factor
+            acr_values_supported: ['urn:realmgate:acr:pwd', 'urn:realmgate:acr:mfa'],
             backchannel_logout_supported: true,
             backchannel_logout_session_supported: true,
             authorization_response_iss_parameter_supported: true,

@@ -10,7 +10,7 @@ import { authorizationError, type AuthorizationResponse, type ResponseTarget } f
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
 const AUTHORIZATION_PARAMETERS = [
     'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
-    'prompt', 'max_age', 'login_hint', 'response_mode',
+    'prompt', 'max_age', 'login_hint', 'response_mode', 'acr_values',
 ] as const;
 
 /**
@@ -43,6 +43,8 @@ export interface AuthorizationRequest {
     prompt: ReadonlySet<Prompt>;
     maxAge: number | null;
     loginHint: string | undefined;
+    /** OIDC Core §3.1.2.1 `acr_values`, in order of preference; null when not sent */
+    acrValues: readonly string[] | null;
     /** RFC 9207: the issuer of the client's realm, sent as `iss` with every response */
     issuer: string;
     /** the parameters as received (the authorization parameters only), carried by the forms */
@@ -184,7 +186,7 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
         request: {
             client, redirectUri, responseMode, state: params.state, scope, scopes: scope.split(' ').filter(Boolean),
             nonce: params.nonce ?? null, codeChallenge: challenge ?? null, codeChallengeMethod: challenge === undefined ? null : 'S256',
-            prompt, maxAge, loginHint: params.login_hint, issuer, params,
+            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, issuer, params,
         },
     };
 }
