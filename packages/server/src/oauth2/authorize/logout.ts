@@ -68,7 +68,7 @@ export async function validateLogout(db: Kysely<Database>, publicUrl: string, pa
  * in, not that this browser is theirs — anyone holding the token (an `<img>` on any page, an
  * expired hint) could otherwise end that user's sessions. So the hint acts alone only when this
  * browser's own session is the hint's session of the hint's user: its `sid`, or the browser session
- * its `sid` was signed in through (ISSUE13 sessions model). Then the `sid` session, its browser
+ * its `sid` was signed in through (an application session's parent). Then the `sid` session, its browser
  * session and the cookie's are revoked through the SessionStore (logout cascade, back-channel
  * notices).
  */
