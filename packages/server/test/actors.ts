@@ -18,7 +18,8 @@ export async function createRealm(app: TestApp, name: string): Promise<string> {
         id, name, display_name: null, description: null, built_in: toDbBool(app.deps.handle.dialect, false), created_at: now, updated_at: now,
     }).execute();
     await app.deps.secrets.ensureRealmKey(app.deps.db, id);
-    // like realm creation through the API: a signing key, so the realm can issue tokens
+    // a signing key, so the realm can issue tokens; its other advertised keys (the RS256 ID-token
+    // key) follow on demand, as for a realm that predates them (the API creates all with the realm)
     await app.deps.keys.ensureSigningKey(app.deps.db, id);
     return id;
 }

@@ -36,7 +36,7 @@ describeEachDialect('bearer authentication and the session lifecycle', (dialect)
     /** a token signed with the realm's active key, claims as given */
     const forge = async (realmId: string, claims: JWTPayload) => {
         const active = await app.deps.keys.activeSigningKey(app.deps.db, realmId);
-        const key = await app.deps.keys.privateKeyFor(app.deps.db, active!.kid);
+        const key = await app.deps.keys.privateKeyFor(app.deps.db, realmId, active!.kid);
         return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: active!.kid }).sign(key!);
     };
 

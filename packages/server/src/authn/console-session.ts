@@ -76,6 +76,8 @@ export interface ConsoleSession {
     realmId: string;
     realmName: string;
     authTime: Date;
+    /** how strongly the user authenticated (tokens/claims.ts ACR); null when unknown */
+    acr: string | null;
 }
 
 const COOKIE_SHAPE = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/;
@@ -92,7 +94,7 @@ export async function verifyConsoleSession(db: Kysely<Database>, value: string |
     if (!row?.cookieDigest || !sameSecret(row.cookieDigest, sha256Hex(match[2]!))) return null;
     if (row.revokedAt !== null || row.expiresAt.getTime() <= Date.now()) return null;
     if (row.subKind !== 'user' || row.clientId !== null || row.userActive !== true || row.userName === null) return null;
-    return { id: row.id, userId: row.sub, userName: row.userName, realmId: row.realmId, realmName: row.realmName, authTime: row.createdAt };
+    return { id: row.id, userId: row.sub, userName: row.userName, realmId: row.realmId, realmName: row.realmName, authTime: row.createdAt, acr: row.acr };
 }
 
 /**

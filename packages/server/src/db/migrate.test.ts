@@ -142,7 +142,7 @@ describeEachDialect('db migrations', (dialect) => {
         await db.insertInto('auth_event_aggregates').values(days.map((day, index) => ({
             id: `00000000-0000-4000-8000-00000000001${index}`, day, realm_id: null, scope: 'api', name: 'user.created', ref_type: 'user', count: 1,
         }))).execute();
-        expect(await migrateToLatest(database)).toEqual(['0012_event_aggregated_flag']);
+        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0012_event_aggregated_flag'));
         const flags = await db.selectFrom('auth_events').select(['id', 'aggregated']).orderBy('id').execute();
         expect(flags.map((row) => Number(row.aggregated))).toEqual([1, 0, 0]);
         const kept = await db.selectFrom('auth_event_aggregates').select('day').execute();

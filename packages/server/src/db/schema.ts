@@ -232,6 +232,8 @@ export interface SessionTable extends Timestamps {
     parent_id: string | null;
     /** SHA-256 hex of the console session cookie's secret; null for sessions without a cookie */
     cookie_digest: string | null;
+    /** a browser session's authentication strength (tokens/claims.ts ACR, migration 0017); null: unknown */
+    acr: string | null;
 }
 
 /** An authorization code (spec Authentication 12), stored only as its SHA-256 digest (migration 0003). */
@@ -253,6 +255,8 @@ export interface AuthorizationCodeTable {
     used_at: DbDate | null;
     /** the session the first redemption created; revoked when the code is presented again */
     issued_session_id: string | null;
+    /** the `acr` its ID token states: null unless the request sent `acr_values` (migration 0017) */
+    acr: string | null;
     created_at: DbDate;
 }
 

@@ -43,10 +43,11 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore, dialect: Di
         fields: spec.fields,
         hooks: {
             // every realm gets its encryption key (secrets stored encrypted depend on it) and its
-            // ES256 signing key (API.md §5) with it, in the creating transaction
+            // signing keys with it, in the creating transaction: ES256 (API.md §5) and every other
+            // algorithm discovery advertises, published before they sign anything (OIDC Core §10.1.1)
             async afterCreate(_ctx, row, tx) {
                 await secrets.ensureRealmKey(tx, row.id);
-                await keys.ensureSigningKey(tx, row.id);
+                await keys.ensureRealmSigningKeys(tx, row.id);
                 // and its console client (storage/console-clients.ts), so its users can sign in to the
                 // consoles through their own realm (/authorize signs in only the client's realm's users)
                 await ensureConsoleClient(tx, dialect, { id: row.id, name: String(row.name) }, consoleUris);

@@ -9,6 +9,7 @@ import { isFailedAuthentication } from '../limits/failed-authentication.js';
 import { createBrowserSession } from '../oauth2/authorize/sessions.js';
 import { verifySignIn } from '../oauth2/authorize/sign-in.js';
 import { AUTH_EVENT } from '../tokens/auth-events.js';
+import { ACR, type Acr } from '../tokens/claims.js';
 import { requestOfEvent } from './event-request.js';
 import { findSignInUserById, type SignInUser } from '../storage/authorize-lookups.js';
 import { STRINGS } from '../views/strings.js';
@@ -65,17 +66,17 @@ function signInEvent(context: BrowserContext, request: FastifyRequest, pages: Si
 }
 
 /** The new browser session (its cookie set), after the client's access policy admitted the user. */
-async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, providerId?: string): Promise<SignInStep> {
+async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, acr: Acr, providerId?: string): Promise<SignInStep> {
     const refused = await pages.admit(user);
     if (refused) return { reply: refused };
     const { deps } = context;
     const created = await createBrowserSession(deps.db, deps.handle.dialect, {
         userId: user.id, realmId: pages.realm.id, ipAddress: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null,
-        maxAge: deps.config.tokenRefreshMaxAge, cookie: true,
+        maxAge: deps.config.tokenRefreshMaxAge, cookie: true, acr,
     });
     setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
     signInEvent(context, request, pages, AUTH_EVENT.signedIn, user.id, providerId);
-    return { session: { id: created.id, userId: user.id, userName: user.name, realmId: pages.realm.id, realmName: pages.realm.name, authTime: created.authTime } };
+    return { session: { id: created.id, userId: user.id, userName: user.name, realmId: pages.realm.id, realmName: pages.realm.name, authTime: created.authTime, acr } };
 }
 
 const clearPending = (context: BrowserContext, reply: FastifyReply) =>
@@ -123,7 +124,7 @@ export async function firstFactorPassed(
     const needed = await secondFactorNeeded(deps.db, pages.realm.id, user.id);
     if (needed === 'unverified') return { reply: await pages.signIn(STRINGS.emailNotVerified, 403, how.username) };
     if (needed === 'enrolment') return { reply: await pages.signIn(STRINGS.enrolmentRequired, 403, how.username) };
-    if (needed === 'none') return signedIn(context, request, reply, pages, user, how.providerId);
+    if (needed === 'none') return signedIn(context, request, reply, pages, user, ACR.PASSWORD, how.providerId);
     const secret = await startPendingSignIn(deps.db, deps.handle.dialect, { id: user.id, realmId: pages.realm.id });
     reply.setCookie(context.cookies.pendingName, secret, {
         httpOnly: true, sameSite: 'strict', secure: context.cookies.secure, path: '/', maxAge: PENDING_SIGN_IN_MAX_AGE,
@@ -174,5 +175,5 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
         return { reply: await pages.signIn(STRINGS.secondFactorExpired, 401) };
     }
     clearPending(context, reply);
-    return signedIn(context, request, reply, pages, user);
+    return signedIn(context, request, reply, pages, user, ACR.SECOND_FACTOR);
 }

@@ -7,9 +7,9 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { afterCommit } from '../storage/write-transaction.js';
 import {
     findActiveSigningKey, findAnyActiveSigningKeyId, findPublishedSigningKey, findSigningPrivateKey, insertKey, listPublishedSigningKeys,
-    lowestSigningKeyPriority, type SigningKeyRecord,
+    listRealmsWithoutActiveSigningKey, lowestSigningKeyPriority, type SigningKeyRecord,
 } from '../storage/keys.js';
-import { generateSigningMaterial, type SigningAlgorithm, type SigningMaterial } from './material.js';
+import { generateSigningMaterial, SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningMaterial } from './material.js';
 
 export const KEY_USES = ['sig', 'enc'] as const;
 export const KEY_STATUSES = ['active', 'passive', 'disabled'] as const;
@@ -65,14 +65,26 @@ export interface KeyStore {
      * existing key's priority so it never takes over the realm's access tokens (the RS256 ID-token key)
      */
     ensureSigningKey(db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<string>;
+    /**
+     * an active key of every signing algorithm the realm's discovery document advertises (ES256 for
+     * its access tokens, RS256 below it for ID tokens), so its JWKS holds each key before that key
+     * signs anything: a relying party that fetched the JWKS first verifies every ID token (OIDC
+     * Core §10.1.1). With the realm's creation, in its transaction.
+     */
+    ensureRealmSigningKeys(db: Kysely<Database>, realmId: string): Promise<void>;
+    /** at boot: `ensureRealmSigningKeys` for every realm that lacks one of them (realms that predate it) */
+    ensureEveryRealmSigningKeys(db: Kysely<Database>): Promise<void>;
     /** the key new tokens are signed with: the highest-priority active signing key (of `algorithm`, when given) */
     activeSigningKey(db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<ActiveSigningKey | undefined>;
     /** RFC 7517 §5 JWK Set of the realm: every signing key that is not disabled (active and passive) */
     publicJwks(db: Kysely<Database>, realmId: string): Promise<{ keys: PublicJwk[] }>;
     /** one published key of the realm; undefined when unknown, not a signing key, or disabled */
     publicJwk(db: Kysely<Database>, realmId: string, kid: string): Promise<PublicJwk | undefined>;
-    /** the private half of a signing key that is not disabled, for signing; it never leaves the server */
-    privateKeyFor(db: Kysely<Database>, kid: string): Promise<KeyObject | undefined>;
+    /**
+     * the private half of one of the realm's signing keys that is not disabled, for signing; it
+     * never leaves the server. Undefined for a kid of another realm.
+     */
+    privateKeyFor(db: Kysely<Database>, realmId: string, kid: string): Promise<KeyObject | undefined>;
 }
 
 /** The active-key cache's key: the realm and the algorithm asked for (`*`: any, the realm's access-token key). */
@@ -99,14 +111,27 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox, activeK
         return id;
     };
 
+    const ensureSigningKey = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm): Promise<string> => {
+        const existing = await findAnyActiveSigningKeyId(db, realmId, algorithm);
+        if (existing) return existing;
+        if (!algorithm) return createSigningKey(db, realmId);
+        const lowest = await lowestSigningKeyPriority(db, realmId);
+        return createSigningKey(db, realmId, algorithm, Math.min(0, lowest) - 1);
+    };
+    const ensureRealmSigningKeys = async (db: Kysely<Database>, realmId: string): Promise<void> => {
+        // the access-token key first (ES256 at the top), then each other algorithm below every key
+        await ensureSigningKey(db, realmId);
+        for (const algorithm of SIGNING_ALGORITHMS) await ensureSigningKey(db, realmId, algorithm);
+    };
+
     return {
         createSigningKey: (db, realmId, algorithm) => createSigningKey(db, realmId, algorithm),
-        async ensureSigningKey(db, realmId, algorithm) {
-            const existing = await findAnyActiveSigningKeyId(db, realmId, algorithm);
-            if (existing) return existing;
-            if (!algorithm) return createSigningKey(db, realmId);
-            const lowest = await lowestSigningKeyPriority(db, realmId);
-            return createSigningKey(db, realmId, algorithm, Math.min(0, lowest) - 1);
+        ensureSigningKey,
+        ensureRealmSigningKeys,
+        async ensureEveryRealmSigningKeys(db) {
+            const lacking = new Set<string>();
+            for (const algorithm of SIGNING_ALGORITHMS) for (const id of await listRealmsWithoutActiveSigningKey(db, algorithm)) lacking.add(id);
+            for (const realmId of lacking) await ensureRealmSigningKeys(db, realmId);
         },
         async activeSigningKey(db, realmId, algorithm) {
             const read = async () => {
@@ -134,8 +159,8 @@ export function createKeyStore(dialect: DialectName, secrets: SecretBox, activeK
             const key = await findPublishedSigningKey(db, realmId, kid);
             return key ? jwkOf(key) : undefined;
         },
-        async privateKeyFor(db, kid) {
-            const stored = await findSigningPrivateKey(db, kid);
+        async privateKeyFor(db, realmId, kid) {
+            const stored = await findSigningPrivateKey(db, realmId, kid);
             if (!stored) return undefined;
             return createPrivateKey({ key: secrets.unwrapKey(stored).toString('utf8'), format: 'pem' });
         },

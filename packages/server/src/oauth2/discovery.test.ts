@@ -47,12 +47,17 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             scopes_supported: expect.arrayContaining(['global', 'openid', 'profile', 'email', 'offline_access', 'roles', 'identity', 'reports']),
             claims_supported: [
                 'iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp',
-                'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash',
-                'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
+                'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash', 'acr',
+                'preferred_username', 'name', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
             ],
+            // the ID token's `acr` when acr_values is sent (OIDC Core §2): password, password and a second factor
+            acr_values_supported: ['urn:realmgate:acr:pwd', 'urn:realmgate:acr:mfa'],
             backchannel_logout_supported: true,
             backchannel_logout_session_supported: true,
             authorization_response_iss_parameter_supported: true,
+            // OIDC Discovery §3: request objects are refused (request_not_supported, request_uri_not_supported)
+            request_parameter_supported: false,
+            request_uri_parameter_supported: false,
             // the realm's admin-console client, created with the realm (storage/console-clients.ts)
             realmgate_console_client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
+import { ACR, ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { findConsoleClientId } from '../storage/console-clients.js';
@@ -31,9 +31,13 @@ export interface DiscoveryDocument {
     id_token_signing_alg_values_supported: string[];
     scopes_supported: string[];
     claims_supported: string[];
+    acr_values_supported: string[];
     backchannel_logout_supported: boolean;
     backchannel_logout_session_supported: boolean;
     authorization_response_iss_parameter_supported: boolean;
+    /** OIDC Discovery §3: request objects are refused (oauth2/authorize/request.ts) */
+    request_parameter_supported: false;
+    request_uri_parameter_supported: false;
     /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
     mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
     /**
@@ -51,8 +55,8 @@ const TOKEN_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
 
 /** The claims an ID token may carry besides those of an access token (oauth2/grants/contract.ts). */
 const ID_TOKEN_CLAIMS = [
-    'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash',
-    'preferred_username', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
+    'aud', 'azp', 'sid', 'auth_time', 'nonce', 'at_hash', 'acr',
+    'preferred_username', 'name', 'nickname', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified',
 ];
 
 /** The claims of an access token (API.md §4, oauth2/tokens/claims.ts). */
@@ -102,11 +106,17 @@ export async function discoveryDocument(
         // registered it as its id_token_signed_response_alg (tokens/claims.ts idTokenAlgorithmOf)
         id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM, ID_TOKEN_ES256],
         claims_supported: [...new Set([...ACCESS_TOKEN_CLAIMS, ...ID_TOKEN_CLAIMS])],
+        // OIDC Discovery §3: the values an ID token's `acr` takes when acr_values is sent (tokens/claims.ts ACR)
+        acr_values_supported: Object.values(ACR),
         // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid`
         backchannel_logout_supported: true,
         backchannel_logout_session_supported: true,
         // RFC 9207 §3: the authorization response carries `iss`
         authorization_response_iss_parameter_supported: true,
+        // OIDC Discovery §3 (the defaults are false and true): a `request` or `request_uri` is
+        // answered request_not_supported / request_uri_not_supported (OIDC Core §6.3)
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
     };
 }

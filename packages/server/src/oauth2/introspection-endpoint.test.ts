@@ -181,7 +181,7 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
         const tokens = await aliceViaWeb();
         const claims = decodeJwt(tokens.access_token);
         const key = (await app.deps.keys.activeSigningKey(app.deps.db, realm.id))!;
-        const privateKey = (await app.deps.keys.privateKeyFor(app.deps.db, key.kid))!;
+        const privateKey = (await app.deps.keys.privateKeyFor(app.deps.db, realm.id, key.kid))!;
         const idToken = signJws(key.algorithm as SigningAlgorithm, key.kid, { ...claims, kind: 'id_token' }, privateKey);
         expect(await answerOf({ token: idToken })).toEqual({ active: false });
         expect(await answerOf({ token: tokens.access_token }, app.basic(outsider.id, 'outsider-secret'))).toEqual({ active: false });

@@ -90,7 +90,9 @@ async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, 
     // read with the token's state when it was (issue 19 item 2: no second round trip)
     const claims = profile ? claimsOfProfile(profile) : await userClaims(db, subject.id);
     if (!claims) return {};
-    return { ...claims.profile, ...(claims.email.email ? { email: claims.email.email } : {}) };
+    // the spec's Introspection response names its OpenID claims: `name` (an ID token and UserInfo claim) is not one
+    const { name: _name, ...named } = claims.profile;
+    return { ...named, ...(claims.email.email ? { email: claims.email.email } : {}) };
 }
 
 /**

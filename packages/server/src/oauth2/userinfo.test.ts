@@ -80,7 +80,7 @@ describeEachDialect('ID token claims and GET/POST /userinfo (OpenID Connect Core
         expect(identity.email).toBeUndefined();
         const empty = decodeJwt((await signInThrough('openid profile email', eve)).tokens.id_token!);
         expect(empty.preferred_username).toBe('eve');
-        for (const claim of ['email', 'email_verified', 'given_name', 'family_name', 'nickname']) expect(claim in empty).toBe(false);
+        for (const claim of ['email', 'email_verified', 'given_name', 'family_name', 'name', 'nickname']) expect(claim in empty).toBe(false);
         expect(hasNull(empty)).toBe(false);
         // no ID token without openid
         expect((await signInThrough('profile')).tokens.id_token).toBeUndefined();
@@ -90,7 +90,7 @@ describeEachDialect('ID token claims and GET/POST /userinfo (OpenID Connect Core
         const { tokens } = await signInThrough('openid profile email');
         const bearer = `Bearer ${tokens.access_token}`;
         const expected = {
-            sub: dana.id, preferred_username: 'dana', given_name: 'Dana', family_name: 'Scully', nickname: 'D',
+            sub: dana.id, preferred_username: 'dana', given_name: 'Dana', family_name: 'Scully', name: 'D', nickname: 'D',
             email: 'dana@example.com', email_verified: true, updated_at: expect.any(Number),
         };
         const got = await userinfo(bearer);

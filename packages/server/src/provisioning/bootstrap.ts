@@ -109,8 +109,9 @@ export async function bootstrap(deps: BootstrapDeps, logger?: FastifyBaseLogger)
     const wrapped = await deps.secrets.wrapStoredKeys(db);
     if (wrapped > 0) logger?.info({ wrapped }, 'wrapped stored realm keys under SECRETS_ENCRYPTION_KEY');
     await deps.secrets.ensureRealmKey(db, masterId);
-    // API.md §5: the master realm's signing key, created once (an active one is kept)
-    await deps.keys.ensureSigningKey(db, masterId);
+    // API.md §5: the master realm's signing keys, created once (active ones are kept); and those of
+    // realms created before every advertised algorithm's key came with the realm (OIDC Core §10.1.1)
+    await deps.keys.ensureEveryRealmSigningKeys(db);
 
     const policyIds = new Map<string, string>();
     for (const seed of SYSTEM_POLICIES) policyIds.set(seed.name, await ensurePolicyTree(db, dialect, seed));

@@ -69,6 +69,19 @@ export async function findAnyActiveSigningKeyId(db: Kysely<Database>, realmId: s
     return (await query.executeTakeFirst())?.id;
 }
 
+/**
+ * The realms without an active signing key of `algorithm`: at boot, the realms that predate a key
+ * every realm now gets with its creation. One anti-join, normally empty — never a scan per realm.
+ */
+export async function listRealmsWithoutActiveSigningKey(db: Kysely<Database>, algorithm: string): Promise<string[]> {
+    const rows = await db.selectFrom('auth_realms').select('auth_realms.id')
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('auth_keys').select('auth_keys.id')
+            .whereRef('auth_keys.realm_id', '=', 'auth_realms.id').where('auth_keys.use', '=', 'sig')
+            .where('auth_keys.status', '=', 'active').where('auth_keys.algorithm', '=', algorithm))))
+        .orderBy('auth_realms.id').execute();
+    return rows.map((row) => row.id);
+}
+
 /** The lowest priority among the realm's signing keys (0 without any). */
 export async function lowestSigningKeyPriority(db: Kysely<Database>, realmId: string): Promise<number> {
     const row = await db.selectFrom('auth_keys').select((eb) => eb.fn.min('priority').as('lowest'))
@@ -91,9 +104,13 @@ export async function findPublishedSigningKey(db: Kysely<Database>, realmId: str
     return row && signingKeyOf(row);
 }
 
-/** The stored (wrapped) private half of a signing key that is not disabled; null when unavailable. */
-export async function findSigningPrivateKey(db: Kysely<Database>, kid: string): Promise<string | null> {
-    const row = await db.selectFrom('auth_keys').select(['private_key']).where('id', '=', kid)
+/**
+ * The stored (wrapped) private half of a realm's signing key that is not disabled; null when
+ * unavailable. Keyed by realm and kid together: a kid of another realm never selects material here
+ * (spec Authentication rule 2: only a key of the realm a token names may sign for it).
+ */
+export async function findSigningPrivateKey(db: Kysely<Database>, realmId: string, kid: string): Promise<string | null> {
+    const row = await db.selectFrom('auth_keys').select(['private_key']).where('id', '=', kid).where('realm_id', '=', realmId)
         .where('use', '=', 'sig').where('status', '!=', 'disabled').executeTakeFirst();
     return row?.private_key ?? null;
 }

@@ -46,10 +46,10 @@ export function sessionRowOf(dialect: DialectName, session: NewSessionRecord): S
     };
 }
 
-/** One multi-row INSERT of sessions (the columns sessionRowOf writes, and a console session's cookie digest), compiled once per row count. */
+/** One multi-row INSERT of sessions (the columns sessionRowOf writes, and a browser session's cookie digest and strength), compiled once per row count. */
 export const insertSessionRows: (db: Kysely<Database>, rows: SessionRow[]) => Promise<void> = prepareInsert('auth_sessions', [
     'id', 'sub', 'sub_kind', 'user_id', 'client_id', 'realm_id', 'ip_address', 'user_agent',
-    'seen_at', 'expires_at', 'revoked_at', 'parent_id', 'cookie_digest', 'created_at', 'updated_at',
+    'seen_at', 'expires_at', 'revoked_at', 'parent_id', 'cookie_digest', 'acr', 'created_at', 'updated_at',
 ]);
 
 /** Sets revoked_at on a live session and its children (spec States); the sessions it ended. */

@@ -23,6 +23,15 @@ export const ID_TOKEN_ES256: SigningAlgorithm = 'ES256';
 export function idTokenAlgorithmOf(registered: string | null | undefined): SigningAlgorithm {
     return registered === ID_TOKEN_ES256 ? ID_TOKEN_ES256 : ID_TOKEN_ALGORITHM;
 }
+/**
+ * The `acr` an ID token states when the authorization request asked with `acr_values` (OIDC Core
+ * §2, §3.1.2.1): one fixed value per authentication strength of the browser session — a password
+ * (or an identity provider's sign-in: one factor), and a password with a second factor. Advertised
+ * as `acr_values_supported` (oauth2/discovery.ts).
+ */
+export const ACR = { PASSWORD: 'urn:realmgate:acr:pwd', SECOND_FACTOR: 'urn:realmgate:acr:mfa' } as const;
+export type Acr = (typeof ACR)[keyof typeof ACR];
+
 /** The `kind` of an ID token: never accepted as a bearer, at introspection or at revocation. */
 export const ID_TOKEN_KIND = 'id_token';
 

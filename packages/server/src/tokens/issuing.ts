@@ -45,6 +45,8 @@ export interface IdTokenRequest {
     nonce?: string | null;
     /** the access token issued beside it, bound by `at_hash` (Core §3.1.3.6) */
     accessToken?: string;
+    /** the authentication strength to state (Core §2 `acr`), when the request asked with acr_values */
+    acr?: string | null;
     /** the client's registered id_token_signed_response_alg (null: RS256, OIDC Registration §2) */
     algorithm?: string | null;
 }
@@ -177,6 +179,7 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
                 auth_time: Math.floor(request.authTime.getTime() / 1000),
                 // absent, never null (Core §2: a claim without a value is omitted)
                 ...(request.nonce ? { nonce: request.nonce } : {}),
+                ...(request.acr ? { acr: request.acr } : {}),
                 ...(request.accessToken ? { at_hash: accessTokenHash(request.accessToken) } : {}),
                 iat,
                 exp: iat + settings.accessMaxAge,

@@ -34,7 +34,7 @@ export function createSigner(keys: KeyStore): Signer {
         const cacheKey = `${realmId}/${active.kid}/${active.createdAt}`;
         let key = privateKeys.get(cacheKey);
         if (!key) {
-            key = await keys.privateKeyFor(db, active.kid);
+            key = await keys.privateKeyFor(db, realmId, active.kid);
             if (!key) throw new Error(`signing key ${active.kid} is unavailable`);
             privateKeys.set(cacheKey, key);
         }

@@ -5,6 +5,8 @@ import { findUserProfile, type UserProfile } from '../storage/users.js';
 /** The profile claims of a user (OpenID Connect Core §5.1); each is omitted when unavailable, never null. */
 export interface ProfileClaims {
     preferred_username?: string;
+    /** the End-User's full name in displayable form (Core §5.1): the display name */
+    name?: string;
     nickname?: string;
     given_name?: string;
     family_name?: string;
@@ -29,7 +31,10 @@ export async function userClaims(db: Kysely<Database>, userId: string): Promise<
 /** The OpenID claims of a user's profile row (read by userClaims, or with a token's state). */
 export function claimsOfProfile(user: UserProfile): { profile: ProfileClaims; email: EmailClaims } {
     const profile: ProfileClaims = { preferred_username: user.name };
-    if (user.displayName) profile.nickname = user.displayName;
+    if (user.displayName) {
+        profile.name = user.displayName;
+        profile.nickname = user.displayName;
+    }
     if (user.firstName) profile.given_name = user.firstName;
     if (user.lastName) profile.family_name = user.lastName;
     if (user.updatedAt) profile.updated_at = Math.floor(user.updatedAt.getTime() / 1000);

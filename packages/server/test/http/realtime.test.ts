@@ -160,7 +160,7 @@ describeEachDialect('realtime: entity events over socket.io', (dialect) => {
         const reader = await actorWith(app, realmId, ['user_read'], RealmScope.OWN);
         const { createBrowserSession } = await import('../../src/oauth2/authorize/sessions.js');
         const created = await createBrowserSession(app.deps.db, app.deps.handle.dialect, {
-            userId: reader.id, realmId, ipAddress: null, userAgent: null, maxAge: 600, cookie: true,
+            userId: reader.id, realmId, ipAddress: null, userAgent: null, maxAge: 600, cookie: true, acr: 'urn:realmgate:acr:pwd',
         });
         const cookie = `realmgate_session=${created.cookie!}`;
         await expect(open({ cookie, origin: 'https://evil.example' })).rejects.toThrow(/unauthorized/);

@@ -54,7 +54,7 @@ describeEachDialect('token attacks (issue 12)', (dialect) => {
     /** a token signed with the realm's own active key (what only a key leak or the server could make) */
     const signedByRealm = async (realmId: string, claims: JWTPayload) => {
         const active = await app.deps.keys.activeSigningKey(app.deps.db, realmId);
-        const key = await app.deps.keys.privateKeyFor(app.deps.db, active!.kid);
+        const key = await app.deps.keys.privateKeyFor(app.deps.db, realmId, active!.kid);
         return new SignJWT(claims).setProtectedHeader({ alg: active!.algorithm, kid: active!.kid }).sign(key!);
     };
 

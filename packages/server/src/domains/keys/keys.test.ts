@@ -74,7 +74,7 @@ describeEachDialect('keys: the /keys resource', (dialect) => {
         const jwk = await create({ realmId: realmA, algorithm: 'RS256', privateKey: rsa.privateKey.export({ format: 'jwk' }) });
         expect(jwk.publicKey).toMatchObject({ n: rsa.publicKey.export({ format: 'jwk' }).n, kid: jwk.id });
         // the stored private half is the imported one
-        const stored = await createKeyStore(dialect, app.deps.secrets).privateKeyFor(app.deps.db, jwk.id);
+        const stored = await createKeyStore(dialect, app.deps.secrets).privateKeyFor(app.deps.db, realmA, jwk.id);
         const signature = sign('sha256', Buffer.from('x'), stored!);
         expect(verify('sha256', Buffer.from('x'), rsa.publicKey, signature)).toBe(true);
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { endHintedSessions, readLogoutParams, validateLogout, type LogoutRequest } from '../../oauth2/authorize/logout.js';
+import { readLogoutParams, sessionsEndedByHint, validateLogout, type LogoutRequest } from '../../oauth2/authorize/logout.js';
 import { contract } from '../contracts/route-contract.js';
 import { clearSessionCookie, csrfToken, formIsSameSite, formTarget, sendErrorPage, sendPage } from '../auth-pages.js';
 import { browserContext, pageRealm, sendFailurePage, sessionOf, type BrowserContext } from '../authorize-render.js';
@@ -23,9 +23,10 @@ function finish(context: BrowserContext, reply: FastifyReply, logout: Validated)
 }
 
 /**
- * OIDC RP-Initiated Logout 1.0 at the end_session_endpoint (issue 13 item 9): with a verified
- * id_token_hint the session ends at once; without one the user confirms on a page whose form
- * (CSRF token, same origin) posts back here. Either way the cookie is cleared when its session ended.
+ * OIDC RP-Initiated Logout 1.0 at the end_session_endpoint: a verified id_token_hint of this
+ * browser's own session ends it at once (oauth2/authorize/logout.ts sessionsEndedByHint); any other
+ * request asks on a page whose form (CSRF token, same origin) posts back here and ends this
+ * browser's session alone (§2: the OP asks the End-User whether to log out).
  */
 async function logout(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, source: unknown, posted: boolean): Promise<FastifyReply> {
     const { deps, cookies } = context;
@@ -37,15 +38,17 @@ async function logout(context: BrowserContext, request: FastifyRequest, reply: F
     const session = await sessionOf(context, request);
     const checked = await validateLogout(deps.db, deps.config.publicUrl, params, session);
     if (!checked.ok) return fail(checked.message, checked.realm);
-    if (checked.hint) {
-        const endedCookie = await endHintedSessions(deps.db, deps.sessions, checked.hint, session);
-        if (endedCookie) clearSessionCookie(reply, cookies);
-        return finish(context, reply, checked);
-    }
     const form = (source ?? {}) as Record<string, unknown>;
+    // the confirmation ends this browser's own session alone, whatever else the request names
     if (posted && form.confirm !== undefined) {
         if (!formIsSameSite(request, cookies, form.csrf)) return fail('This form expired or was not sent from this site.', checked.realm, 403);
         if (session) await deps.sessions.revoke(deps.db, session.id);
+        clearSessionCookie(reply, cookies);
+        return finish(context, reply, checked);
+    }
+    const hinted = checked.hint ? await sessionsEndedByHint(deps.db, checked.hint, session) : null;
+    if (hinted) {
+        for (const id of hinted) await deps.sessions.revoke(deps.db, id);
         clearSessionCookie(reply, cookies);
         return finish(context, reply, checked);
     }

@@ -19,6 +19,7 @@ export interface UserinfoRouteDeps {
 const ANSWER = ProtocolObject('The UserInfo response (OpenID Connect Core §5.3.2): `sub` and the claims the token\'s scope releases.', {
     sub: Type.String(),
     preferred_username: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
     nickname: Type.Optional(Type.String()),
     given_name: Type.Optional(Type.String()),
     family_name: Type.Optional(Type.String()),

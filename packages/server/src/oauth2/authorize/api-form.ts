@@ -2,6 +2,7 @@ import { ErrorCode } from '@realmgate/core';
 import type { Actor } from '../../authn/actor.js';
 import { AppError } from '../../errors/app-error.js';
 import { findSessionLife } from '../../storage/sessions.js';
+import { ACR } from '../../tokens/claims.js';
 import { mintCode } from './code.js';
 import { accessAllows, type FlowDeps } from './flow.js';
 import { targetOf, type AuthorizationRequest } from './request.js';
@@ -44,16 +45,18 @@ export async function authorizeForActor(
     if (!await accessAllows(deps.db, request, { id: identity.id, realmName: request.client.realm.name })) {
         throw new AppError(ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user.");
     }
-    let subject: { sessionId: string; authTime: Date };
+    let subject: { sessionId: string; authTime: Date; acr: string | null };
     if (actor.sessionId !== undefined) {
         const life = await findSessionLife(deps.db, actor.sessionId);
         if (!life) throw loginRequired('The session has ended.');
-        subject = { sessionId: actor.sessionId, authTime: life.createdAt };
+        // a bearer's session states no strength of its own: the weakest is stated (code.ts)
+        subject = { sessionId: actor.sessionId, authTime: life.createdAt, acr: null };
     } else {
         const created = await createBrowserSession(deps.db, deps.dialect, {
-            userId: identity.id, realmId: request.client.realm.id, ...origin, maxAge: deps.sessionMaxAge, cookie: false,
+            // Basic credentials: a password, never a second factor (spec Authentication 6 refuses them when one is due)
+            userId: identity.id, realmId: request.client.realm.id, ...origin, maxAge: deps.sessionMaxAge, cookie: false, acr: ACR.PASSWORD,
         });
-        subject = { sessionId: created.id, authTime: created.authTime };
+        subject = { sessionId: created.id, authTime: created.authTime, acr: ACR.PASSWORD };
     }
     const code = await mintCode(deps.db, deps.dialect, request, { userId: identity.id, ...subject });
     const response = authorizationSuccess(targetOf(request), code);

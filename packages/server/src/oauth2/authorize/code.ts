@@ -4,6 +4,7 @@ import { randomToken, sha256Hex } from '../../secrets/digests.js';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import { insertAuthorizationCode } from '../../storage/authorization-codes.js';
+import { ACR } from '../../tokens/claims.js';
 import type { AuthorizationRequest } from './request.js';
 
 /** Spec Limits "authorization code lifetime 5 minutes" (RFC 6749 §4.1.2: short-lived, 10 minutes at most). */
@@ -14,12 +15,15 @@ export interface CodeSubject {
     userId: string;
     sessionId: string;
     authTime: Date;
+    /** the session's authentication strength (tokens/claims.ts ACR); null when unknown */
+    acr: string | null;
 }
 
 /**
  * Spec Authentication 12: a 256-bit random code (base64url), stored only as its SHA-256 digest,
  * bound to the client, the redirect URI, the PKCE challenge and method (RFC 7636 §4.4), the nonce
- * (OIDC Core §3.1.2.1), the scope, the session and the authentication time. Returns the code.
+ * (OIDC Core §3.1.2.1), the scope, the session, the authentication time and, when acr_values was
+ * sent, the `acr` its ID token states. Returns the code.
  */
 export async function mintCode(db: Kysely<Database>, dialect: DialectName, request: AuthorizationRequest, subject: CodeSubject): Promise<string> {
     const code = randomToken();
@@ -36,6 +40,9 @@ export async function mintCode(db: Kysely<Database>, dialect: DialectName, reque
         codeChallenge: request.codeChallenge,
         codeChallengeMethod: request.codeChallengeMethod,
         authTime: subject.authTime,
+        // OIDC Core §3.1.2.1: acr_values is a voluntary request — the ID token states the strength
+        // the session has (an unknown one as the weakest), whichever values were asked for
+        acr: request.acrValues ? subject.acr ?? ACR.PASSWORD : null,
         expiresAt: new Date(Date.now() + CODE_LIFETIME_MS),
     });
     return code;

@@ -82,6 +82,6 @@ export async function decide(deps: FlowDeps, request: AuthorizationRequest, sess
             return { kind: 'consent', session, scopes: request.scopes };
         }
     }
-    const code = await mintCode(deps.db, deps.dialect, request, { userId: session.userId, sessionId: session.id, authTime: session.authTime });
+    const code = await mintCode(deps.db, deps.dialect, request, { userId: session.userId, sessionId: session.id, authTime: session.authTime, acr: session.acr });
     return { kind: 'respond', response: authorizationSuccess(targetOf(request), code) };
 }

@@ -4,7 +4,6 @@ import type { ConsoleSession } from '../../authn/console-session.js';
 import type { Database } from '../../db/schema.js';
 import { findAuthorizationClient, findPageRealm, type AuthorizationClient } from '../../storage/authorize-lookups.js';
 import { findSessionLink } from '../../storage/console-sessions.js';
-import type { SessionStore } from '../../tokens/sessions.js';
 import { verifyIdTokenHint, type IdTokenHint } from './id-token-hint.js';
 import { isRegisteredUri } from './request.js';
 
@@ -64,21 +63,20 @@ export async function validateLogout(db: Kysely<Database>, publicUrl: string, pa
 }
 
 /**
- * The sessions a verified hint ends (ISSUE13 sessions model): the session its `sid` names and the
- * browser session it was signed in through, revoked through the SessionStore (so the logout
- * cascade and back-channel notices run), plus the cookie's session when it is the same user's.
- * Returns whether the cookie's session was ended.
+ * The sessions a verified hint ends without asking, or null when the End-User must be asked.
+ * OIDC RP-Initiated Logout 1.0 §2: an id_token_hint proves who the relying party believes signed
+ * in, not that this browser is theirs — anyone holding the token (an `<img>` on any page, an
+ * expired hint) could otherwise end that user's sessions. So the hint acts alone only when this
+ * browser's own session is the hint's session of the hint's user: its `sid`, or the browser session
+ * its `sid` was signed in through (an application session's parent). Then the `sid` session, its browser
+ * session and the cookie's are revoked through the SessionStore (logout cascade, back-channel
+ * notices).
  */
-export async function endHintedSessions(db: Kysely<Database>, sessions: SessionStore, hint: IdTokenHint, cookie: ConsoleSession | null): Promise<boolean> {
-    const ended = new Set<string>();
-    if (hint.sid !== null && isUuid(hint.sid)) {
-        const link = await findSessionLink(db, hint.sid);
-        if (link && link.sub === hint.sub && link.realmId === hint.realmId) {
-            ended.add(hint.sid);
-            if (link.parentId !== null) ended.add(link.parentId);
-        }
-    }
-    if (cookie && cookie.userId === hint.sub) ended.add(cookie.id);
-    for (const id of ended) await sessions.revoke(db, id);
-    return cookie !== null && ended.has(cookie.id);
+export async function sessionsEndedByHint(db: Kysely<Database>, hint: IdTokenHint, cookie: ConsoleSession | null): Promise<string[] | null> {
+    if (!cookie || cookie.userId !== hint.sub || cookie.realmId !== hint.realmId || hint.sid === null || !isUuid(hint.sid)) return null;
+    const sid = hint.sid.toLowerCase();
+    if (sid === cookie.id) return [cookie.id];
+    const link = await findSessionLink(db, sid);
+    if (!link || link.sub !== hint.sub || link.realmId !== hint.realmId || link.parentId !== cookie.id) return null;
+    return [sid, cookie.id];
 }

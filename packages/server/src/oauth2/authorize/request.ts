@@ -10,7 +10,17 @@ import { authorizationError, type AuthorizationResponse, type ResponseTarget } f
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
 const AUTHORIZATION_PARAMETERS = [
     'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
-    'prompt', 'max_age', 'login_hint', 'response_mode',
+    'prompt', 'max_age', 'login_hint', 'response_mode', 'acr_values',
+] as const;
+
+/**
+ * OIDC Core §6 and RFC 9101: a request object by value (`request`) or by reference (`request_uri`).
+ * Not supported yet; ignoring one would drop the `state` and `nonce` inside it, so its presence is
+ * answered with the error OIDC Core §6.3 names (discovery advertises both as unsupported).
+ */
+const REQUEST_OBJECT_PARAMETERS = [
+    ['request', ErrorCode.REQUEST_NOT_SUPPORTED, 'Request objects (the request parameter) are not supported.'],
+    ['request_uri', ErrorCode.REQUEST_URI_NOT_SUPPORTED, 'Request objects by reference (the request_uri parameter) are not supported.'],
 ] as const;
 
 /** OIDC Core §5.4 and §11: the scopes every client may ask for, whatever its scope bindings. */
@@ -33,6 +43,8 @@ export interface AuthorizationRequest {
     prompt: ReadonlySet<Prompt>;
     maxAge: number | null;
     loginHint: string | undefined;
+    /** OIDC Core §3.1.2.1 `acr_values`, in order of preference; null when not sent */
+    acrValues: readonly string[] | null;
     /** RFC 9207: the issuer of the client's realm, sent as `iss` with every response */
     issuer: string;
     /** the parameters as received (the authorization parameters only), carried by the forms */
@@ -61,13 +73,17 @@ const MAX_VALUE_LENGTH = 4096;
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-/** The parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names collected. */
-function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[] } {
+/**
+ * The parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names
+ * collected, and the request-object parameters sent in any shape.
+ */
+function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[]; requestObject: (typeof REQUEST_OBJECT_PARAMETERS)[number] | undefined } {
     const params: Record<string, string> = {};
     const repeated: string[] = [];
-    if (typeof source !== 'object' || source === null) return { params, repeated };
+    if (typeof source !== 'object' || source === null) return { params, repeated, requestObject: undefined };
+    const sent = source as Record<string, unknown>;
     for (const name of AUTHORIZATION_PARAMETERS) {
-        const value = (source as Record<string, unknown>)[name];
+        const value = sent[name];
         if (value === undefined) continue;
         if (typeof value !== 'string') {
             repeated.push(name);
@@ -75,7 +91,7 @@ function readAuthorizationParams(source: unknown): { params: Record<string, stri
         }
         params[name] = value;
     }
-    return { params, repeated };
+    return { params, repeated, requestObject: REQUEST_OBJECT_PARAMETERS.find(([name]) => sent[name] !== undefined) };
 }
 
 function allowsCodeGrant(client: AuthorizationClient): boolean {
@@ -110,7 +126,7 @@ function parsePrompt(value: string | undefined): Set<Prompt> | null {
  * (RFC 6749 §4.1.2.1, RFC 9207).
  */
 export async function validateAuthorizationRequest(db: Kysely<Database>, publicUrl: string, source: unknown): Promise<Validation> {
-    const { params, repeated } = readAuthorizationParams(source);
+    const { params, repeated, requestObject } = readAuthorizationParams(source);
     const page = (message: string, realm: AuthorizationClient['realm'] | null = null): Validation =>
         ({ ok: false, page: { error: ErrorCode.INVALID_REQUEST, message, realm } });
     if (repeated.includes('client_id') || repeated.includes('redirect_uri')) return page('client_id and redirect_uri must each be sent once.');
@@ -130,6 +146,8 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
     const fail = (error: ErrorCode, message: string): Validation => ({ ok: false, redirect: authorizationError(target, error, message) });
 
     if (repeated.length > 0) return fail(ErrorCode.INVALID_REQUEST, `The parameter ${repeated[0]} is repeated.`);
+    // before any other member is judged: a request object carries them in place of the query (OIDC Core §6.1)
+    if (requestObject) return fail(requestObject[1], requestObject[2]);
     const tooLong = Object.entries(params).find(([, value]) => value.length > MAX_VALUE_LENGTH || value.includes('\u0000'));
     if (tooLong) return fail(ErrorCode.INVALID_REQUEST, `The parameter ${tooLong[0]} is malformed.`);
     if (mode !== undefined && mode !== 'query' && mode !== 'form_post') return fail(ErrorCode.INVALID_REQUEST, 'response_mode must be query or form_post.');
@@ -168,7 +186,7 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
         request: {
             client, redirectUri, responseMode, state: params.state, scope, scopes: scope.split(' ').filter(Boolean),
             nonce: params.nonce ?? null, codeChallenge: challenge ?? null, codeChallengeMethod: challenge === undefined ? null : 'S256',
-            prompt, maxAge, loginHint: params.login_hint, issuer, params,
+            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, issuer, params,
         },
     };
 }

@@ -4,6 +4,7 @@ import { newCookieSecret, sessionCookieValue } from '../../authn/console-session
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import { insertBrowserSession } from '../../storage/console-sessions.js';
+import type { Acr } from '../../tokens/claims.js';
 
 /** A session the user just authenticated in: its id, its authentication time and, for a browser, the cookie. */
 export interface NewBrowserSession {
@@ -23,7 +24,7 @@ export interface NewBrowserSession {
 export async function createBrowserSession(
     db: Kysely<Database>,
     dialect: DialectName,
-    session: { userId: string; realmId: string; ipAddress: string | null; userAgent: string | null; maxAge: number; cookie: boolean },
+    session: { userId: string; realmId: string; ipAddress: string | null; userAgent: string | null; maxAge: number; cookie: boolean; acr: Acr },
 ): Promise<NewBrowserSession> {
     const id = timeOrderedId();
     const authTime = new Date();
@@ -32,7 +33,7 @@ export async function createBrowserSession(
         id, subjectId: session.userId, subjectKind: 'user', clientId: null, realmId: session.realmId,
         ipAddress: session.ipAddress, userAgent: session.userAgent?.slice(0, 512) ?? null,
         expiresAt: new Date(authTime.getTime() + session.maxAge * 1000), createdAt: authTime,
-        cookieDigest: secret?.digest ?? null,
+        cookieDigest: secret?.digest ?? null, acr: session.acr,
     });
     return { id, authTime, cookie: secret ? sessionCookieValue(id, secret.secret) : null, maxAge: session.maxAge };
 }

@@ -102,7 +102,7 @@ export const authorizationCodeGrant: Grant = {
                 }
                 const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
                 const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
-                return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce, profile: code.profile }, issued);
+                return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce, acr: code.acr ?? null, profile: code.profile }, issued);
             },
         }),
 };

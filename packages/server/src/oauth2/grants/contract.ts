@@ -122,6 +122,8 @@ export interface IssuedGrant {
     authTime: Date;
     /** the authorization request's nonce (code redemption only; Core §12.2: not on a refresh) */
     nonce?: string | null;
+    /** the `acr` to state (code redemption only, when the request sent acr_values: Core §3.1.2.1) */
+    acr?: string | null;
     /** the user's profile when the grant read it already (a code's redemption); else the ID token's claims are read */
     profile?: UserProfile | null;
 }
@@ -156,6 +158,7 @@ export async function tokenResponse(deps: GrantDeps, request: GrantRequest, gran
         authTime: grant.authTime,
         claims: { ...releasedClaims(grant.scope, claims) },
         nonce: grant.nonce ?? null,
+        acr: grant.acr ?? null,
         accessToken: issued.accessToken,
         // every grant that issues an ID token has the audience as its request's client (RFC 6749 §6: a refresh too)
         algorithm: request.client?.row.id === grant.clientId ? request.client.row.idTokenAlgorithm : null,

@@ -65,6 +65,33 @@ describeEachDialect('browser sign-in: attacks of RFC 9700 §4', (dialect) => {
         }
     });
 
+    it('answers request_not_supported and request_uri_not_supported at the trusted redirect URI with the query\'s state (OIDC Core §6.3)', async () => {
+        const client = browser(app);
+        const { params } = authorizeParams(world);
+        const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+        // an unsigned request object (RFC 9101 §2.1, `alg: none`) whose own state and nonce would be lost if ignored
+        const requestObject = `${segment({ alg: 'none' })}.${segment({ ...params, state: 'inner-state', nonce: 'inner-nonce', iss: world.clientId, aud: `${app.deps.config.publicUrl}/realms/${world.realmName}` })}.`;
+        const cases: [Record<string, string | undefined>, string][] = [
+            [{ request: requestObject }, 'request_not_supported'],
+            // OIDC Core §6.1: the request object's members stand in for the query's, so their absence there is no other error
+            [{ request: requestObject, response_type: undefined, code_challenge: undefined, code_challenge_method: undefined }, 'request_not_supported'],
+            [{ request: `${requestObject}${'x'.repeat(5000)}` }, 'request_not_supported'],
+            [{ request_uri: 'https://app.example/request.jwt' }, 'request_uri_not_supported'],
+            [{ request_uri: 'urn:ietf:params:oauth:request_uri:abc' }, 'request_uri_not_supported'],
+        ];
+        for (const [change, error] of cases) {
+            const sent = Object.fromEntries(Object.entries({ ...params, ...change }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+            const { base, params: response } = locationParams(await client.authorize(sent));
+            expect(base, JSON.stringify(change).slice(0, 80)).toBe(world.redirectUri);
+            expect(response).toMatchObject({ error, state: params.state, iss: `${app.deps.config.publicUrl}/realms/${world.realmName}` });
+            expect(response.code).toBeUndefined();
+        }
+        // the redirect URI only inside the request object cannot be trusted: the error page
+        const { redirect_uri: _inner, ...withoutRedirect } = params;
+        expectErrorPage(await client.authorize({ ...withoutRedirect, request: requestObject }));
+        expectErrorPage(await client.authorize({ ...withoutRedirect, request_uri: 'https://app.example/request.jwt' }));
+    });
+
     it('lets a confidential client omit PKCE, and refuses a client without the authorization_code grant', async () => {
         const confidential = await createBrowserClient(app, world.realmId, { redirectUri: world.redirectUri, secret: 'confidential-secret', firstParty: true });
         const client = browser(app);
