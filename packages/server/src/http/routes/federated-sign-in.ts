@@ -6,7 +6,7 @@ import { openProviderSecret } from '../../authn/password-login.js';
 import { fromDbBool } from '../../db/values.js';
 import { completeUpstreamLogin, newChecks, upstreamAuthorizationUrl } from '../../federation/oidc.js';
 import { provisionUser } from '../../federation/provision.js';
-import { ProviderSecretUnavailableError, UpstreamUnavailableError } from '../../federation/upstream-identity.js';
+import { AccountLinkRefusedError, ProviderSecretUnavailableError, UpstreamUnavailableError } from '../../federation/upstream-identity.js';
 import { decide } from '../../oauth2/authorize/flow.js';
 import { validateAuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { sha256Hex } from '../../secrets/digests.js';
@@ -119,7 +119,15 @@ async function callback(context: BrowserContext, request: FastifyRequest, reply:
         request.log.warn({ providerId: provider.id, reason: (error as Error).message }, 'federated sign-in refused');
         return failurePage(context, reply, realm, 400, ErrorCode.ACCESS_DENIED, STRINGS.federatedFailed(providerName));
     }
-    const { userId } = await provisionUser({ db: deps.db, dialect: deps.handle.dialect }, provider, identity);
+    let userId;
+    try {
+        ({ userId } = await provisionUser({ db: deps.db, dialect: deps.handle.dialect }, provider, identity));
+    } catch (error) {
+        if (!(error instanceof AccountLinkRefusedError)) throw error;
+        // neither linked nor duplicated (federation/provision.ts): the person proves the local account first
+        request.log.warn({ providerId: provider.id }, 'federated sign-in refused: the address belongs to an account it may not be linked to');
+        return failurePage(context, reply, realm, 409, ErrorCode.ENTITY_CONFLICT, STRINGS.federatedAccountExists(providerName));
+    }
     const user = await findSignInUserById(deps.db, realm.id, userId);
     if (!user?.active) return failurePage(context, reply, realm, 403, ErrorCode.ENTITY_INACTIVE, 'The account is inactive.');
     const federatedLogin = { providerId: provider.id };
