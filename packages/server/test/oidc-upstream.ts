@@ -20,6 +20,8 @@ export interface OidcUpstream {
     clientSecret: string;
     /** while true, every token answer's id_token has a broken signature */
     tamper: { on: boolean };
+    /** how each token request authenticated its client, in order: a Basic header, a body secret or an assertion */
+    tokenAuth: { method: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none'; clientId: string | undefined }[];
     close(): Promise<void>;
 }
 
@@ -30,6 +32,8 @@ export interface OidcUpstreamOptions {
     clientAuthMethods?: readonly string[];
     /** claims that replace the defaults of the account with this login name */
     accounts?: Readonly<Record<string, Record<string, unknown>>>;
+    /** the token endpoint authentication method of the default client (client_secret_basic) */
+    defaultClientAuthMethod?: string;
 }
 
 export async function startOidcUpstream(redirectUri: string, options: OidcUpstreamOptions = {}): Promise<OidcUpstream> {
@@ -39,8 +43,9 @@ export async function startOidcUpstream(redirectUri: string, options: OidcUpstre
     const clientId = 'realmgate';
     const clientSecret = 'upstream-client-secret-0123456789abcdef';
     const tamper = { on: false };
+    const tokenAuth: OidcUpstream['tokenAuth'] = [];
     const provider = new Provider(issuer, {
-        clients: [{ client_id: clientId, client_secret: clientSecret, token_endpoint_auth_method: 'client_secret_basic' }, ...options.clients ?? []]
+        clients: [{ client_id: clientId, client_secret: clientSecret, token_endpoint_auth_method: options.defaultClientAuthMethod ?? 'client_secret_basic' }, ...options.clients ?? []]
             .map((registered) => ({ grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: [redirectUri], ...registered })),
         ...(options.clientAuthMethods ? { clientAuthMethods: [...options.clientAuthMethods] } : {}),
         // the login name typed on the development page is the account and the subject (`sub`)
@@ -62,6 +67,12 @@ export async function startOidcUpstream(redirectUri: string, options: OidcUpstre
     });
     provider.use(async (ctx, next) => {
         await next();
+        if (ctx.path === '/token') {
+            const params = ctx.oidc?.params ?? {};
+            const basic = /^basic /i.test(ctx.get('authorization'));
+            const method = basic ? 'client_secret_basic' : params.client_assertion ? 'private_key_jwt' : params.client_secret ? 'client_secret_post' : 'none';
+            tokenAuth.push({ method, clientId: ctx.oidc?.client?.clientId });
+        }
         const body = ctx.body as { id_token?: string } | undefined;
         if (tamper.on && ctx.path === '/token' && body && typeof body.id_token === 'string') {
             const [header, payload, signature = ''] = body.id_token.split('.');
@@ -72,7 +83,7 @@ export async function startOidcUpstream(redirectUri: string, options: OidcUpstre
     const server: Server = createServer(provider.callback());
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return {
-        issuer, clientId, clientSecret, tamper,
+        issuer, clientId, clientSecret, tamper, tokenAuth,
         close: () => new Promise<void>((resolve) => {
             server.closeAllConnections();
             server.close(() => resolve());

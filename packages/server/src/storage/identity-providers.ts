@@ -12,6 +12,10 @@ import { grantsChangedAfterCommit } from './write-transaction.js';
 
 export type ProviderRow = Omit<IdentityProviderTable, 'created_at'>;
 
+/** The values of `token_endpoint_auth_method` (migration 0015): how Realmgate authenticates at the upstream's token endpoint. */
+export const UPSTREAM_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type UpstreamAuthMethod = (typeof UPSTREAM_AUTH_METHODS)[number];
+
 /** The enabled providers of a realm, by name (the sign-in page's list; LDAP logins try them in this order). */
 export async function listEnabledProviders(db: Kysely<Database>, realmId: string, protocols: readonly string[]): Promise<ProviderRow[]> {
     const rows = await db.selectFrom('auth_identity_providers').selectAll().where('realm_id', '=', realmId)

@@ -10,6 +10,7 @@ import { migration as idTokenAlgorithm } from './0009_id_token_algorithm.js';
 import { migration as identityProviders } from './0010_identity_providers.js';
 import { migration as sessionIndexes } from './0011_session_indexes.js';
 import { migration as eventAggregatedFlag } from './0012_event_aggregated_flag.js';
+import { migration as identityProviderTokenAuth } from './0015_identity_provider_token_auth.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -29,6 +30,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0010_identity_providers': identityProviders,
     '0011_session_indexes': sessionIndexes,
     '0012_event_aggregated_flag': eventAggregatedFlag,
+    '0015_identity_provider_token_auth': identityProviderTokenAuth,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */
