@@ -95,6 +95,17 @@ describeEachDialect('identity providers: client authentication at the upstream t
         expect(await linked(providerId)).toEqual(['jwt-user']);
     });
 
+    it('an OAuth 2.0 provider (configured endpoints, no discovery) posts its secret, or uses the method it chooses', async () => {
+        const endpoints = { protocol: 'oauth2', authorizationUrl: `${upstream.issuer}/auth`, tokenUrl: `${upstream.issuer}/token`, userinfoUrl: `${upstream.issuer}/me`, scope: 'openid email' };
+        const posting = await createProvider(upstream, { ...endpoints, issuer: undefined, clientId: 'rg-post', clientSecret: secret });
+        expect((await federatedSignIn(posting, 'oauth-post-user')).statusCode).toBeLessThan(400);
+        expect(upstream.tokenAuth.at(-1)).toEqual({ method: 'client_secret_post', clientId: 'rg-post' });
+        const basic = await createProvider(upstream, { ...endpoints, issuer: undefined, clientId: upstream.clientId, clientSecret: upstream.clientSecret, tokenEndpointAuthMethod: 'client_secret_basic' });
+        expect((await federatedSignIn(basic, 'oauth-basic-user')).statusCode).toBeLessThan(400);
+        expect(upstream.tokenAuth.at(-1)).toEqual({ method: 'client_secret_basic', clientId: upstream.clientId });
+        expect(await linked(basic)).toEqual(['oauth-basic-user']);
+    });
+
     it('refuses an unknown method and a secret method without a secret with 400 and issues; null goes back to discovery', async () => {
         const unknown = await app.request({
             method: 'POST', url: '/identity-providers', payload: {
