@@ -50,8 +50,8 @@ spec.fields = [
     text('authorizationUrl', 'authorization_url', 2048),
     text('tokenUrl', 'token_url', 2048),
     text('userinfoUrl', 'userinfo_url', 2048),
-    // issue 16 item 3: an upstream email links to an existing account only when the upstream says
-    // it is verified (email_verified) and this is on
+    // an upstream email links to an existing account only when this is on, the upstream says it is
+    // verified (email_verified) and the account verified the same address (federation/provision.ts)
     flag('linkVerifiedEmail', 'link_verified_email', false),
     // RFC 6749 §2.3 at the upstream's token endpoint (API.md §8's client field name); null: from the
     // upstream's discovery, client_secret_basic first (federation/upstream-client-auth.ts)
