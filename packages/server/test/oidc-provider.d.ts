@@ -8,6 +8,9 @@ declare module 'oidc-provider' {
     interface Context {
         path: string;
         body: unknown;
+        get(header: string): string;
+        /** set once oidc-provider parsed the request */
+        oidc?: { params?: Record<string, unknown>; client?: { clientId: string } };
     }
     interface Account {
         accountId: string;

@@ -1768,6 +1768,7 @@ export interface Routes {
             "filter[tokenUrl]"?: unknown;
             "filter[userinfoUrl]"?: unknown;
             "filter[linkVerifiedEmail]"?: unknown;
+            "filter[tokenEndpointAuthMethod]"?: unknown;
             "filter[url]"?: unknown;
             "filter[bindDn]"?: unknown;
             "filter[baseDn]"?: unknown;
@@ -1806,6 +1807,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -1847,6 +1849,7 @@ export interface Routes {
             tokenUrl?: string | null;
             userinfoUrl?: string | null;
             linkVerifiedEmail?: boolean;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
             url?: string | null;
             bindDn?: string | null;
             bindPassword?: string | null;
@@ -1880,6 +1883,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -1938,6 +1942,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -1974,6 +1979,7 @@ export interface Routes {
             tokenUrl?: string | null;
             userinfoUrl?: string | null;
             linkVerifiedEmail?: boolean;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
             url?: string | null;
             bindDn?: string | null;
             bindPassword?: string | null;
@@ -2007,6 +2013,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -2045,6 +2052,7 @@ export interface Routes {
             tokenUrl?: string | null;
             userinfoUrl?: string | null;
             linkVerifiedEmail?: boolean;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
             url?: string | null;
             bindDn?: string | null;
             bindPassword?: string | null;
@@ -2078,6 +2086,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -2125,6 +2134,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -4544,6 +4554,7 @@ export interface Routes {
             "filter[tokenUrl]"?: unknown;
             "filter[userinfoUrl]"?: unknown;
             "filter[linkVerifiedEmail]"?: unknown;
+            "filter[tokenEndpointAuthMethod]"?: unknown;
             "filter[url]"?: unknown;
             "filter[bindDn]"?: unknown;
             "filter[baseDn]"?: unknown;
@@ -4582,6 +4593,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -4625,6 +4637,7 @@ export interface Routes {
             tokenUrl?: string | null;
             userinfoUrl?: string | null;
             linkVerifiedEmail?: boolean;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
             url?: string | null;
             bindDn?: string | null;
             bindPassword?: string | null;
@@ -4658,6 +4671,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -4719,6 +4733,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -4756,6 +4771,7 @@ export interface Routes {
             tokenUrl?: string | null;
             userinfoUrl?: string | null;
             linkVerifiedEmail?: boolean;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
             url?: string | null;
             bindDn?: string | null;
             bindPassword?: string | null;
@@ -4789,6 +4805,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -4828,6 +4845,7 @@ export interface Routes {
             tokenUrl?: string | null;
             userinfoUrl?: string | null;
             linkVerifiedEmail?: boolean;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
             url?: string | null;
             bindDn?: string | null;
             bindPassword?: string | null;
@@ -4861,6 +4879,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;
@@ -4909,6 +4928,7 @@ export interface Routes {
                 tokenUrl?: string | null;
                 userinfoUrl?: string | null;
                 linkVerifiedEmail?: boolean | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
                 url?: string | null;
                 bindDn?: string | null;
                 bindPassword?: string | null;

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import { ldapLogin } from '../federation/ldap.js';
 import { provisionUser } from '../federation/provision.js';
-import { ProviderSecretUnavailableError, UpstreamUnavailableError } from '../federation/upstream-identity.js';
+import { AccountLinkRefusedError, ProviderSecretUnavailableError, UpstreamUnavailableError } from '../federation/upstream-identity.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { findSignInUserById, type SignInUser } from '../storage/authorize-lookups.js';
@@ -59,6 +59,8 @@ async function directoryLogin(deps: PasswordLoginDeps, providers: ProviderRow[],
             if (!user?.active) return { user: null, failed: false };
             return { user, failed: false, providerId: provider.id };
         } catch (error) {
+            // the entry's address belongs to a local account it may not be linked to (federation/provision.ts): refused, not a wrong password
+            if (error instanceof AccountLinkRefusedError) return { user: null, failed: false };
             if (!(error instanceof UpstreamUnavailableError || error instanceof ProviderSecretUnavailableError)) throw error;
             unavailable = error.message;
         }

@@ -35,10 +35,12 @@ const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> =
 };
 const ALL = Object.keys(MIGRATIONS);
 
-async function userColumns(handle: DatabaseHandle): Promise<string[]> {
+async function columnsOf(handle: DatabaseHandle, name: string): Promise<string[]> {
     const tables = await handle.db.introspection.getTables();
-    return tables.find((table) => table.name === 'auth_users')!.columns.map((column) => column.name);
+    return tables.find((table) => table.name === name)!.columns.map((column) => column.name);
 }
+
+const userColumns = (handle: DatabaseHandle) => columnsOf(handle, 'auth_users');
 
 async function schemaTables(handle: DatabaseHandle): Promise<string[]> {
     const tables = await handle.db.introspection.getTables();
@@ -147,6 +149,15 @@ describeEachDialect('db migrations', (dialect) => {
         expect(flags.map((row) => Number(row.aggregated))).toEqual([1, 0, 0]);
         const kept = await db.selectFrom('auth_event_aggregates').select('day').execute();
         expect(kept.map((row) => row.day)).toEqual(['2030-03-01']);
+    }, TIMEOUT);
+
+    it('0015 adds the token endpoint authentication method of identity providers (null: from discovery); down drops it', async () => {
+        await migrateToLatest(database);
+        expect(await columnsOf(database, 'auth_identity_providers')).toContain('token_endpoint_auth_method');
+        while (!(await migrateDown(database)).includes('0015_identity_provider_token_auth'));
+        expect(await columnsOf(database, 'auth_identity_providers')).not.toContain('token_endpoint_auth_method');
+        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0015_identity_provider_token_auth'));
+        expect(await columnsOf(database, 'auth_identity_providers')).toContain('token_endpoint_auth_method');
     }, TIMEOUT);
 
     it('names the migration that failed', async () => {

@@ -383,6 +383,8 @@ export interface IdentityProviderTable extends Timestamps {
     token_url: string | null;
     userinfo_url: string | null;
     link_verified_email: DbBool;
+    /** RFC 6749 §2.3 at the upstream's token endpoint; null = from its discovery (migration 0015) */
+    token_endpoint_auth_method: string | null;
     url: string | null;
     bind_dn: string | null;
     /** sealed like client_secret */

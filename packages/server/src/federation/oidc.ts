@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { ProviderRow } from '../storage/identity-providers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT } from './ldap.js';
+import { upstreamClientAuth, type AssertionKeySource } from './upstream-client-auth.js';
 import { UpstreamUnavailableError, type UpstreamIdentity } from './upstream-identity.js';
 
 /*
@@ -20,12 +21,19 @@ function loopback(url: string): boolean {
     return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
 }
 
-async function configurationOf(provider: ProviderRow, clientSecret: string | null): Promise<client.Configuration> {
+/** What authenticates Realmgate at the upstream's token endpoint: the opened secret, and the realm's signing key for private_key_jwt. */
+export interface UpstreamCredentials {
+    clientSecret: string | null;
+    assertionKey: AssertionKeySource;
+}
+
+async function configurationOf(provider: ProviderRow, credentials: UpstreamCredentials): Promise<client.Configuration> {
     // a saved provider (new issuer, client or secret) has a new updated_at: its configuration is rebuilt
     const version = String(provider.updated_at);
     const cached = discovered.get(provider.id);
     if (cached && cached.at > Date.now() - DISCOVERY_TTL_MS && version === cached.version) return cached.config;
-    const auth = clientSecret ? client.ClientSecretPost(clientSecret) : client.None();
+    // the method is chosen per request from the upstream's metadata (upstream-client-auth.ts)
+    const auth = upstreamClientAuth(provider, credentials.clientSecret, credentials.assertionKey);
     const timeout = (provider.timeout ?? DEFAULT_UPSTREAM_TIMEOUT) / 1000;
     const endpoint = provider.protocol === 'oidc' ? provider.issuer! : provider.authorization_url!;
     const insecure = endpoint.startsWith('http:') && loopback(endpoint);
@@ -66,10 +74,10 @@ function defaultScope(provider: ProviderRow): string {
 }
 
 /** The upstream authorization request the browser is sent to. */
-export async function upstreamAuthorizationUrl(provider: ProviderRow, clientSecret: string | null, redirectUri: string, checks: RoundTripChecks): Promise<URL> {
+export async function upstreamAuthorizationUrl(provider: ProviderRow, credentials: UpstreamCredentials, redirectUri: string, checks: RoundTripChecks): Promise<URL> {
     let config: client.Configuration;
     try {
-        config = await configurationOf(provider, clientSecret);
+        config = await configurationOf(provider, credentials);
     } catch (error) {
         throw new UpstreamUnavailableError(`The identity provider ${provider.name} could not be reached: ${(error as Error).message}`);
     }
@@ -93,8 +101,8 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
  * nonce verify (openid-client, OIDC Core §3.1.3.7). The subject is the ID token's `sub`, or for
  * OAuth 2.0 the userinfo `sub` or `id`. Anything wrong throws.
  */
-export async function completeUpstreamLogin(provider: ProviderRow, clientSecret: string | null, callbackUrl: URL, checks: RoundTripChecks): Promise<UpstreamIdentity> {
-    const config = await configurationOf(provider, clientSecret);
+export async function completeUpstreamLogin(provider: ProviderRow, credentials: UpstreamCredentials, callbackUrl: URL, checks: RoundTripChecks): Promise<UpstreamIdentity> {
+    const config = await configurationOf(provider, credentials);
     const oidc = provider.protocol === 'oidc';
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, ...(oidc ? { expectedNonce: checks.nonce } : {}), idTokenExpected: oidc,

@@ -4,14 +4,14 @@ import type { Database } from '../db/schema.js';
 import { fromDbBool, type DialectName } from '../db/values.js';
 import { eventRowOf, insertEvents } from '../storage/events.js';
 import {
-    ensureFolderPath, findLinkedUser, findProviderMappings, findUserByVerifiedEmail, insertIdentityLink, insertProvisionedUser,
+    ensureFolderPath, findLinkedUser, findProviderMappings, findUserEmail, findUsersByEmail, insertIdentityLink, insertProvisionedUser,
     setUserAttribute, setUserFolder, syncMappedRoles, updateMappedUserFields, userNameTaken,
-    type MappedUserColumns, type ProviderMappings, type ProviderRow,
+    type MappedTextColumn, type MappedUserColumns, type ProviderMappings, type ProviderRow,
 } from '../storage/identity-providers.js';
 import { protocolTransaction } from '../storage/write-transaction.js';
-import type { UpstreamIdentity } from './upstream-identity.js';
+import { AccountLinkRefusedError, type UpstreamIdentity } from './upstream-identity.js';
 
-const USER_COLUMNS: Readonly<Record<string, keyof MappedUserColumns>> = { email: 'email', firstName: 'first_name', lastName: 'last_name', displayName: 'display_name' };
+const USER_COLUMNS: Readonly<Record<string, MappedTextColumn>> = { email: 'email', firstName: 'first_name', lastName: 'last_name', displayName: 'display_name' };
 /** A folder name (domains/paths.ts): no slash, at most 128 characters. */
 const FOLDER_NAME = /^[^/]{1,128}$/;
 /** A user name (domains/users/identity-rules.ts IDENTITY_NAME_PATTERN), up to 128 characters. */
@@ -66,7 +66,34 @@ async function applyAttributes(tx: Kysely<Database>, dialect: DialectName, userI
             await setUserAttribute(tx, dialect, { userId, realmId, name: mapping.targetName, value: stored }, now);
         }
     }
-    await updateMappedUserFields(tx, dialect, userId, columns, now);
+    let emailChanged = false;
+    if (columns.email !== undefined) {
+        const stored = await findUserEmail(tx, userId);
+        const mapped = columns.email?.toLowerCase() ?? null;
+        // a mailbox's case is not an identity: only another address is a change
+        emailChanged = (stored?.email?.toLowerCase() ?? null) !== mapped;
+        // OIDC Core §5.1: the upstream vouches only for the address it names with email_verified true
+        const vouched = identity.emailVerified && identity.email !== null && identity.email.toLowerCase() === mapped;
+        // a new address is as verified as the upstream says; the same one keeps a verification made here
+        columns.email_verified = emailChanged ? vouched : (stored?.emailVerified ?? false) || vouched;
+    }
+    await updateMappedUserFields(tx, dialect, userId, columns, now, emailChanged);
+}
+
+/**
+ * The local account an upstream login links to by its address (`linkVerifiedEmail`), compared
+ * case-normalised. Only an address verified on both sides links: the upstream says so
+ * (email_verified, OIDC Core §5.1) and the local account proved it here. Otherwise an account that
+ * holds the address refuses the login (account pre-hijacking: whoever registered the address first
+ * without proving it must never receive the upstream's login, and a second account with the same
+ * address would split the person in two); the user signs in locally and verifies the address first.
+ */
+async function accountByEmail(tx: Kysely<Database>, provider: ProviderRow, identity: UpstreamIdentity): Promise<string | undefined> {
+    if (!identity.email || !fromDbBool(provider.link_verified_email)) return undefined;
+    const matches = await findUsersByEmail(tx, provider.realm_id, identity.email);
+    if (matches.length === 0) return undefined;
+    if (identity.emailVerified && matches.length === 1 && matches[0]!.emailVerified) return matches[0]!.id;
+    throw new AccountLinkRefusedError('An upstream login names the address of a local account it may not be linked to.');
 }
 
 export interface ProvisionDeps {
@@ -76,8 +103,9 @@ export interface ProvisionDeps {
 
 /**
  * The user an upstream login signs in as (issue 16 items 3 and 5; spec States): the user linked to
- * the upstream subject; else — only when the provider allows it and the upstream says the address
- * is verified — the one user of the realm with that email, then linked; else a new user, filed under
+ * the upstream subject; else — only when the provider allows it and both sides verified the
+ * address — the one user of the realm with that email, then linked (`accountByEmail`, which throws
+ * AccountLinkRefusedError when an account holds the address but may not be linked); else a new user, filed under
  * `sources/<provider name>` unless a folder mapping applies (a folder that cannot be created leaves
  * the user unfiled, and the login goes on). Mapped fields, attributes and roles are applied on every
  * login. One transaction: the link, the user and its mappings exist together or not at all.
@@ -88,8 +116,8 @@ export async function provisionUser(deps: ProvisionDeps, provider: ProviderRow, 
     const result = await protocolTransaction(deps.db, async (tx) => {
         let userId = await findLinkedUser(tx, provider.id, identity.subject);
         let created = false;
-        if (!userId && identity.email && identity.emailVerified && fromDbBool(provider.link_verified_email)) {
-            userId = await findUserByVerifiedEmail(tx, realmId, identity.email);
+        if (!userId) {
+            userId = await accountByEmail(tx, provider, identity);
             if (userId) await insertIdentityLink(tx, deps.dialect, { providerId: provider.id, userId, realmId, subject: identity.subject }, now);
         }
         if (!userId) {

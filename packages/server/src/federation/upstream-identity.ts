@@ -22,3 +22,12 @@ export class UpstreamUnavailableError extends Error {
 export class ProviderSecretUnavailableError extends Error {
     readonly code = 'provider_secret_unavailable';
 }
+
+/**
+ * An upstream login whose address belongs to a local account it may not be linked to (account
+ * pre-hijacking): the local address was never verified, or the upstream does not say it verified
+ * its own, or several accounts share it. The sign-in is refused; no second account takes the address.
+ */
+export class AccountLinkRefusedError extends Error {
+    readonly code = 'account_link_refused';
+}

@@ -12,6 +12,10 @@ import { grantsChangedAfterCommit } from './write-transaction.js';
 
 export type ProviderRow = Omit<IdentityProviderTable, 'created_at'>;
 
+/** The values of `token_endpoint_auth_method` (migration 0015): how Realmgate authenticates at the upstream's token endpoint. */
+export const UPSTREAM_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type UpstreamAuthMethod = (typeof UPSTREAM_AUTH_METHODS)[number];
+
 /** The enabled providers of a realm, by name (the sign-in page's list; LDAP logins try them in this order). */
 export async function listEnabledProviders(db: Kysely<Database>, realmId: string, protocols: readonly string[]): Promise<ProviderRow[]> {
     const rows = await db.selectFrom('auth_identity_providers').selectAll().where('realm_id', '=', realmId)
@@ -68,10 +72,21 @@ export async function insertIdentityLink(db: Kysely<Database>, dialect: DialectN
     }).execute();
 }
 
-/** The one user of a realm with this (verified) address, for linking by email; none when several share it. */
-export async function findUserByVerifiedEmail(db: Kysely<Database>, realmId: string, email: string): Promise<string | undefined> {
-    const rows = await db.selectFrom('auth_users').select(['id', 'email_verified']).where('realm_id', '=', realmId).where('email', '=', email).limit(2).execute();
-    return rows.length === 1 ? rows[0]!.id : undefined;
+/** A local account an upstream address matches, and whether its own address was verified here. */
+export interface EmailMatch {
+    id: string;
+    emailVerified: boolean;
+}
+
+/**
+ * The users of a realm whose address is this one compared case-normalised (lower-cased on both
+ * sides: the dialects' collations differ, and a mailbox's case is not an identity), at most two —
+ * enough to tell one owner from an ambiguous address.
+ */
+export async function findUsersByEmail(db: Kysely<Database>, realmId: string, email: string): Promise<EmailMatch[]> {
+    const rows = await db.selectFrom('auth_users').select(['id', 'email_verified']).where('realm_id', '=', realmId)
+        .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).limit(2).execute();
+    return rows.map((row) => ({ id: row.id, emailVerified: fromDbBool(row.email_verified) }));
 }
 
 export async function userNameTaken(db: Kysely<Database>, realmId: string, name: string): Promise<boolean> {
@@ -98,11 +113,30 @@ export async function insertProvisionedUser(db: Kysely<Database>, dialect: Diale
     }).execute();
 }
 
-export type MappedUserColumns = Partial<Record<'email' | 'first_name' | 'last_name' | 'display_name', string | null>>;
+/** The user columns an attribute mapping may write. */
+export type MappedTextColumn = 'email' | 'first_name' | 'last_name' | 'display_name';
 
-export async function updateMappedUserFields(db: Kysely<Database>, dialect: DialectName, userId: string, columns: MappedUserColumns, now: Date): Promise<void> {
+export type MappedUserColumns = Partial<Record<MappedTextColumn, string | null>> & { email_verified?: boolean };
+
+/** The address of a user as stored, and whether it was verified. */
+export async function findUserEmail(db: Kysely<Database>, userId: string): Promise<{ email: string | null; emailVerified: boolean } | undefined> {
+    const row = await db.selectFrom('auth_users').select(['email', 'email_verified']).where('id', '=', userId).executeTakeFirst();
+    return row && { email: row.email, emailVerified: fromDbBool(row.email_verified) };
+}
+
+/**
+ * Writes mapped fields. A changed address voids the activation and reset codes mailed to the old
+ * one, as any email change does (domains/users/definition.ts; spec "Other resource fields").
+ */
+export async function updateMappedUserFields(db: Kysely<Database>, dialect: DialectName, userId: string, columns: MappedUserColumns, now: Date, emailChanged = false): Promise<void> {
     if (Object.keys(columns).length === 0) return;
-    await db.updateTable('auth_users').set({ ...columns, updated_at: toDbDate(dialect, now) }).where('id', '=', userId).execute();
+    const { email_verified: emailVerified, ...rest } = columns;
+    await db.updateTable('auth_users').set({
+        ...rest,
+        ...(emailVerified !== undefined ? { email_verified: toDbBool(dialect, emailVerified) } : {}),
+        ...(emailChanged ? { activate_hash: null, activate_at: null, reset_hash: null, reset_at: null } : {}),
+        updated_at: toDbDate(dialect, now),
+    }).where('id', '=', userId).execute();
 }
 
 /** Sets a user attribute (JSON text, as the attribute collection stores it). */

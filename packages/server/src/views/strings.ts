@@ -26,6 +26,7 @@ export const STRINGS = {
     providersHeading: 'Or sign in with',
     federatedFailed: (provider: string) => `The sign-in through ${provider} did not succeed. Go back to the application and try again.`,
     federatedExpired: 'This sign-in through another provider expired, was already completed or was not started in this browser. Go back to the application and start again.',
+    federatedAccountExists: (provider: string) => `An account with the email address that ${provider} gave already exists here. It is linked only when both that account and ${provider} have verified the address: sign in with the account's password, verify its address, then sign in with ${provider} again.`,
     federatedUnavailable: (provider: string) => `${provider} could not be reached or is not usable right now. Try again later.`,
     emailNotVerified: 'Your email address is not verified yet. Follow the link in the activation mail, then sign in again.',
     enrolmentRequired: 'This realm requires two-factor authentication and your account has no authenticator yet. Ask an administrator to enrol one for you.',

@@ -10,6 +10,7 @@ import { migration as idTokenAlgorithm } from './0009_id_token_algorithm.js';
 import { migration as identityProviders } from './0010_identity_providers.js';
 import { migration as sessionIndexes } from './0011_session_indexes.js';
 import { migration as eventAggregatedFlag } from './0012_event_aggregated_flag.js';
+import { migration as identityProviderTokenAuth } from './0015_identity_provider_token_auth.js';
 import { migration as authenticationStrength } from './0017_authentication_strength.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
@@ -30,6 +31,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0010_identity_providers': identityProviders,
     '0011_session_indexes': sessionIndexes,
     '0012_event_aggregated_flag': eventAggregatedFlag,
+    '0015_identity_provider_token_auth': identityProviderTokenAuth,
     '0017_authentication_strength': authenticationStrength,
 };
 

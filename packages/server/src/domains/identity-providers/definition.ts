@@ -2,6 +2,7 @@ import { PermissionName } from '@realmgate/core';
 import { issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
+import { UPSTREAM_AUTH_METHODS } from '../../storage/identity-providers.js';
 import type { Columns, TableRow } from '../../storage/resource/table.js';
 import { createSecretStore } from '../clients/secret.js';
 import { displayNameField, nameField } from '../fields.js';
@@ -49,9 +50,12 @@ spec.fields = [
     text('authorizationUrl', 'authorization_url', 2048),
     text('tokenUrl', 'token_url', 2048),
     text('userinfoUrl', 'userinfo_url', 2048),
-    // issue 16 item 3: an upstream email links to an existing account only when the upstream says
-    // it is verified (email_verified) and this is on
+    // an upstream email links to an existing account only when this is on, the upstream says it is
+    // verified (email_verified) and the account verified the same address (federation/provision.ts)
     flag('linkVerifiedEmail', 'link_verified_email', false),
+    // RFC 6749 §2.3 at the upstream's token endpoint (API.md §8's client field name); null: from the
+    // upstream's discovery, client_secret_basic first (federation/upstream-client-auth.ts)
+    { name: 'tokenEndpointAuthMethod', column: 'token_endpoint_auth_method', type: 'enum', values: UPSTREAM_AUTH_METHODS, nullable: true, create: 'optional', update: true },
     // LDAP
     text('url', 'url', 2048),
     text('bindDn', 'bind_dn', 1024),
@@ -90,6 +94,12 @@ function assertSettings(merged: Record<string, unknown>): void {
     }
     for (const [name, pattern] of Object.entries(URLS)) {
         if (typeof merged[name] === 'string' && !pattern.test(merged[name])) issues.push(issue([name], 'invalid_url', pattern === LDAP_URL ? 'must be an ldap:// or ldaps:// URL' : 'must be an http(s) URL'));
+    }
+    const method = merged.tokenEndpointAuthMethod;
+    if (typeof method === 'string' && protocol === 'ldap') issues.push(issue(['tokenEndpointAuthMethod'], 'not_applicable', 'applies to OpenID Connect and OAuth 2.0 providers only'));
+    // a secret method without a secret could only fail at the upstream, on a user's sign-in
+    if (typeof method === 'string' && method.startsWith('client_secret_') && (typeof merged.clientSecret !== 'string' || merged.clientSecret === '')) {
+        issues.push(issue(['clientSecret'], 'required', `is required for tokenEndpointAuthMethod ${method}`));
     }
     const timeout = merged.timeout;
     if (typeof timeout === 'number' && (timeout < 100 || timeout > 60_000)) issues.push(issue(['timeout'], 'invalid_range', 'must be between 100 and 60000 milliseconds'));

@@ -4,14 +4,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { openProviderSecret } from '../../authn/password-login.js';
 import { fromDbBool } from '../../db/values.js';
-import { completeUpstreamLogin, newChecks, upstreamAuthorizationUrl } from '../../federation/oidc.js';
+import { completeUpstreamLogin, newChecks, upstreamAuthorizationUrl, type UpstreamCredentials } from '../../federation/oidc.js';
 import { provisionUser } from '../../federation/provision.js';
-import { ProviderSecretUnavailableError, UpstreamUnavailableError } from '../../federation/upstream-identity.js';
+import { AccountLinkRefusedError, ProviderSecretUnavailableError, UpstreamUnavailableError } from '../../federation/upstream-identity.js';
 import { decide } from '../../oauth2/authorize/flow.js';
 import { validateAuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { sha256Hex } from '../../secrets/digests.js';
 import { findPageRealm, findSignInUserById } from '../../storage/authorize-lookups.js';
 import { findProvider, insertFederatedLogin, takeFederatedLogin, type ProviderRow } from '../../storage/identity-providers.js';
+import { createSigner, type Signer } from '../../tokens/signer.js';
 import { STRINGS } from '../../views/strings.js';
 import { sendErrorPage } from '../auth-pages.js';
 import { browserContext, pageRealm, sendErrorAsPage, sendInvalid, sendOutcome, type BrowserContext } from '../authorize-render.js';
@@ -48,30 +49,35 @@ function failurePage(context: BrowserContext, reply: FastifyReply, realm: { name
     return sendErrorPage(reply, context.deps.views, { status, realm: realm && pageRealm(realm), error, message, publicOrigin: context.cookies.origin });
 }
 
-/** An enabled OIDC or OAuth 2.0 provider of the realm, and its client secret opened (a disabled realm key fails here; spec States). */
-async function usableProvider(context: BrowserContext, realmId: string, providerId: unknown): Promise<{ provider: ProviderRow; secret: string | null } | null> {
+/**
+ * An enabled OIDC or OAuth 2.0 provider of the realm, and what authenticates Realmgate at it: its
+ * client secret opened (a disabled realm key fails here; spec States) and, for private_key_jwt, the
+ * realm's signing key, whose public half the realm's JWKS serves to the upstream (RFC 7523 §2.2).
+ */
+async function usableProvider(context: BrowserContext, signer: Signer, realmId: string, providerId: unknown): Promise<{ provider: ProviderRow; credentials: UpstreamCredentials } | null> {
     if (typeof providerId !== 'string' || !/^[0-9a-f-]{36}$/i.test(providerId)) return null;
     const provider = await findProvider(context.deps.db, realmId, providerId.toLowerCase());
     if (!provider || !fromDbBool(provider.enabled) || provider.protocol === 'ldap') return null;
-    return { provider, secret: await openProviderSecret(context.deps.secrets, context.deps.db, provider.client_secret) };
+    const clientSecret = await openProviderSecret(context.deps.secrets, context.deps.db, provider.client_secret);
+    return { provider, credentials: { clientSecret, assertionKey: () => signer(context.deps.db, realmId) } };
 }
 
 /** Sends the browser to the upstream, the round trip stored by its state's digest and the state in a cookie. */
-async function start(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, realm: { id: string; name: string; displayName: string | null }, providerId: unknown, resume: Resume): Promise<FastifyReply> {
+async function start(context: BrowserContext, signer: Signer, request: FastifyRequest, reply: FastifyReply, realm: { id: string; name: string; displayName: string | null }, providerId: unknown, resume: Resume): Promise<FastifyReply> {
     const { deps } = context;
     let usable;
     try {
-        usable = await usableProvider(context, realm.id, providerId);
+        usable = await usableProvider(context, signer, realm.id, providerId);
     } catch (error) {
         if (!(error instanceof ProviderSecretUnavailableError)) throw error;
         return failurePage(context, reply, realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, STRINGS.federatedUnavailable('The identity provider'));
     }
     if (!usable) return failurePage(context, reply, realm, 400, ErrorCode.INVALID_REQUEST, 'provider_id names no enabled identity provider of this realm.');
-    const { provider, secret } = usable;
+    const { provider, credentials } = usable;
     const checks = newChecks();
     let url: URL;
     try {
-        url = await upstreamAuthorizationUrl(provider, secret, callbackUrl(context), checks);
+        url = await upstreamAuthorizationUrl(provider, credentials, callbackUrl(context), checks);
     } catch (error) {
         if (!(error instanceof UpstreamUnavailableError)) throw error;
         request.log.warn({ providerId: provider.id }, error.message);
@@ -89,7 +95,7 @@ async function start(context: BrowserContext, request: FastifyRequest, reply: Fa
 const sameState = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The upstream's answer: the round trip taken, the code redeemed, the user linked, then the flow goes on. */
-async function callback(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function callback(context: BrowserContext, signer: Signer, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { deps } = context;
     const query = request.query as Record<string, string | undefined>;
     const held = request.cookies[context.cookies.federatedName];
@@ -102,24 +108,32 @@ async function callback(context: BrowserContext, request: FastifyRequest, reply:
     if (!realm) return failurePage(context, reply, null, 400, ErrorCode.INVALID_REQUEST, STRINGS.federatedExpired);
     let usable;
     try {
-        usable = await usableProvider(context, trip.realmId, trip.providerId);
+        usable = await usableProvider(context, signer, trip.realmId, trip.providerId);
     } catch (error) {
         if (!(error instanceof ProviderSecretUnavailableError)) throw error;
         return failurePage(context, reply, realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, STRINGS.federatedUnavailable('The identity provider'));
     }
     if (!usable) return failurePage(context, reply, realm, 400, ErrorCode.INVALID_REQUEST, STRINGS.federatedExpired);
-    const { provider, secret } = usable;
+    const { provider, credentials } = usable;
     const providerName = provider.display_name ?? provider.name;
     let identity;
     try {
         const current = new URL(request.url, `${context.base}/`);
-        identity = await completeUpstreamLogin(provider, secret, new URL(`${callbackUrl(context)}${current.search}`), { state: query.state, nonce: trip.nonce, codeVerifier: trip.codeVerifier });
+        identity = await completeUpstreamLogin(provider, credentials, new URL(`${callbackUrl(context)}${current.search}`), { state: query.state, nonce: trip.nonce, codeVerifier: trip.codeVerifier });
     } catch (error) {
         // an upstream error answer, a refused code, a tampered or foreign ID token: never a session
         request.log.warn({ providerId: provider.id, reason: (error as Error).message }, 'federated sign-in refused');
         return failurePage(context, reply, realm, 400, ErrorCode.ACCESS_DENIED, STRINGS.federatedFailed(providerName));
     }
-    const { userId } = await provisionUser({ db: deps.db, dialect: deps.handle.dialect }, provider, identity);
+    let userId;
+    try {
+        ({ userId } = await provisionUser({ db: deps.db, dialect: deps.handle.dialect }, provider, identity));
+    } catch (error) {
+        if (!(error instanceof AccountLinkRefusedError)) throw error;
+        // neither linked nor duplicated (federation/provision.ts): the person proves the local account first
+        request.log.warn({ providerId: provider.id }, 'federated sign-in refused: the address belongs to an account it may not be linked to');
+        return failurePage(context, reply, realm, 409, ErrorCode.ENTITY_CONFLICT, STRINGS.federatedAccountExists(providerName));
+    }
     const user = await findSignInUserById(deps.db, realm.id, userId);
     if (!user?.active) return failurePage(context, reply, realm, 403, ErrorCode.ENTITY_INACTIVE, 'The account is inactive.');
     const federatedLogin = { providerId: provider.id };
@@ -146,6 +160,7 @@ async function callback(context: BrowserContext, request: FastifyRequest, reply:
 
 export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDeps): void {
     const context = browserContext(deps);
+    const signer = createSigner(deps.keys);
     void app.register(async (scope) => {
         scope.setErrorHandler((error, request, reply) => sendErrorAsPage(context, error, request, reply, 'federated sign-in'));
         scope.post('/authorize/federated', contract({
@@ -157,7 +172,7 @@ export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDep
             const checked = await validatedForm(context, request, reply);
             if (!('authorization' in checked)) return checked;
             const { form, authorization } = checked;
-            return start(context, request, reply, authorization.client.realm, form.provider_id, { kind: 'authorize', params: { ...authorization.params } });
+            return start(context, signer, request, reply, authorization.client.realm, form.provider_id, { kind: 'authorize', params: { ...authorization.params } });
         });
         scope.post('/device/federated', contract({
             auth: 'none', tags: ['auth pages'], summary: 'Sign in through an identity provider from the device verification page (issue 16)',
@@ -168,7 +183,7 @@ export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDep
             const checked = await checkedForm(context, request, reply);
             if (!('found' in checked)) return checked;
             const { form, typed, found } = checked;
-            return start(context, request, reply, found.realm, form.provider_id, { kind: 'device', userCode: typed });
+            return start(context, signer, request, reply, found.realm, form.provider_id, { kind: 'device', userCode: typed });
         });
         scope.get('/authorize/federated/callback', contract({
             auth: 'none', tags: ['oauth2'], summary: 'The redirect URI Realmgate registers at upstream identity providers (issue 16)',
@@ -179,7 +194,7 @@ export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDep
                 error_description: Type.Optional(Type.String({ maxLength: 2048 })), session_state: Type.Optional(Type.String({ maxLength: 512 })),
             }),
             response: { 200: PAGE, 303: REDIRECT }, errors: [403, 503],
-        }), (request, reply) => callback(context, request, reply));
+        }), (request, reply) => callback(context, signer, request, reply));
     });
 }
 

@@ -100,6 +100,30 @@ describeEachDialect('identity providers: LDAP', (dialect) => {
         expect(after.length).toBe(before.length);
     });
 
+    it('never links a directory login to a local account that registered the entry\'s address without verifying it', async () => {
+        // tried before corp-directory (providers are tried by name); links by email
+        const linking = (await app.json<{ data: { id: string } }>({
+            method: 'POST', url: '/identity-providers', payload: {
+                name: 'aaa-linking-directory', protocol: 'ldap', realmId: world.realmId, url: ldap.url, linkVerifiedEmail: true,
+                bindDn: LDAP_ADMIN.dn, bindPassword: LDAP_ADMIN.password, baseDn: `ou=people,${LDAP_BASE}`,
+                userFilter: '(&(objectClass=inetOrgPerson)(uid={{username}}))',
+            },
+        }, 201)).data;
+        try {
+            const attacker = (await app.json<{ data: { id: string } }>({
+                method: 'POST', url: '/users', payload: { realmId: world.realmId, name: 'pre-hijacker', email: 'BOB@example.org', password: 'attacker-password-1' },
+            }, 201)).data.id;
+            const refused = await passwordGrant('bob', 'bob-password');
+            expect(refused.statusCode, refused.body).toBe(400);
+            expect(refused.json()).toMatchObject({ error: 'invalid_grant' });
+            expect(await app.deps.db.selectFrom('auth_user_identities').select('user_id').where('provider_id', '=', linking.id).execute()).toEqual([]);
+            expect(await app.deps.db.selectFrom('auth_user_identities').select('id').where('user_id', '=', attacker).execute()).toEqual([]);
+        } finally {
+            await app.json({ method: 'DELETE', url: `/identity-providers/${linking.id}` }, 200);
+            await app.deps.db.deleteFrom('auth_users').where('realm_id', '=', world.realmId).where('name', '=', 'pre-hijacker').execute();
+        }
+    });
+
     it('accepts a directory user through Basic on the realm route and the sign-in form', async () => {
         const me = await app.request({ method: 'GET', url: `/realms/${world.realmId}/users/@me`, as: app.basic('ada', 'ada-password') });
         expect(me.statusCode, me.body).toBe(200);

@@ -25,7 +25,17 @@ const OAUTH: Field[] = [
     { name: 'clientId', label: 'Client id', required: true },
     secret('clientSecret', 'Client secret'),
     { name: 'scope', label: 'Scope', help: 'Space-separated (RFC 6749 §3.3).' },
-    { name: 'linkVerifiedEmail', label: 'Link an existing account by verified email', type: 'checkbox' },
+    { name: 'linkVerifiedEmail', label: 'Link an existing account by verified email', type: 'checkbox', help: 'Only when the upstream and the account both verified the address.' },
+    {
+        name: 'tokenEndpointAuthMethod', label: 'Token endpoint authentication', type: 'select',
+        help: 'private_key_jwt signs with the realm\'s key: register the realm\'s JWKS (/realms/<realm>/jwks) at the upstream.',
+        options: [
+            { value: '', label: 'From discovery (client_secret_basic first)' },
+            { value: 'client_secret_basic', label: 'client_secret_basic' },
+            { value: 'client_secret_post', label: 'client_secret_post' },
+            { value: 'private_key_jwt', label: 'private_key_jwt' },
+        ],
+    },
 ];
 
 export const PROTOCOL_FIELDS: Record<Protocol, Field[]> = {
@@ -58,9 +68,10 @@ export const PROTOCOL_FIELDS: Record<Protocol, Field[]> = {
     ],
 };
 
-/** Form values to the API body: the timeout is a number. */
+/** Form values to the API body: the timeout is a number; an emptied authentication method is unset (null). */
 export function providerBody(values: Record<string, unknown>): Record<string, unknown> {
     const body = { ...values };
+    if (body.tokenEndpointAuthMethod === undefined || body.tokenEndpointAuthMethod === '') body.tokenEndpointAuthMethod = null;
     if (typeof body.timeout === 'string' && body.timeout !== '' && Number.isFinite(Number(body.timeout))) body.timeout = Number(body.timeout);
     return body;
 }
