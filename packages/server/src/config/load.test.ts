@@ -43,6 +43,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     MIGRATION_ENABLED: ['FALSE', false],
     TRUST_PROXY: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'],
     CORS_ORIGINS: ['https://app.example https://console.example', 'https://app.example https://console.example'],
+    OUTBOUND_ALLOWED_HOSTS: ['10.0.0.0/8, LDAP.internal,::1', ['10.0.0.0/8', 'ldap.internal', '::1']],
     AUTH_CONSOLE_PATH: ['./console/index.js', './console/index.js'],
     RATE_LIMIT_USER_MAX: ['10', 10],
     RATE_LIMIT_CLIENT_MAX: ['20', 20],

@@ -43,6 +43,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
     corsOrigins: parse.text,
+    outboundAllowedHosts: parse.hostList,
     authConsolePath: parse.text,
     'rateLimit.userMax': parse.positiveInteger,
     'rateLimit.clientMax': parse.positiveInteger,

@@ -112,6 +112,11 @@ export interface Config {
     trustProxy: boolean | number | string;
     /** API.md §7: origins allowed for CORS beyond those derived from the clients (comma- or space-separated) */
     corsOrigins: string | undefined;
+    /**
+     * hosts, addresses and CIDR ranges a realm administrator's URLs (back-channel logout, identity
+     * providers, LDAP) may reach although they are loopback, private or link-local (outbound/)
+     */
+    outboundAllowedHosts: string[] | undefined;
     /** issue 13: a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
     authConsolePath: string | undefined;
     /** days raw events are kept (spec Events 3) */
@@ -325,6 +330,12 @@ export const CONFIG_KEYS = [
         env: 'CORS_ORIGINS',
         default: null,
         description: 'extra origins (`https://app.example`, comma- or space-separated) allowed for CORS beyond those derived from each client\'s `redirectUri` and `baseUrl`',
+    },
+    {
+        key: 'outboundAllowedHosts',
+        env: 'OUTBOUND_ALLOWED_HOSTS',
+        default: null,
+        description: 'comma-separated host names, IP addresses and CIDR ranges (`ldap.internal,10.0.0.0/8,::1`) that back-channel logout URIs, identity-provider URLs and LDAP URLs may reach although they are loopback, private, link-local or otherwise special-purpose; unset: such targets are refused when written (400) and again after DNS resolution when connecting',
     },
     {
         key: 'authConsolePath',

@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { ProviderRow } from '../storage/identity-providers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT } from './ldap.js';
+import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 import { UpstreamUnavailableError, type UpstreamIdentity } from './upstream-identity.js';
 
 /*
@@ -20,18 +21,34 @@ function loopback(url: string): boolean {
     return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
 }
 
-async function configurationOf(provider: ProviderRow, clientSecret: string | null): Promise<client.Configuration> {
+/**
+ * Plain http is allowed only when every endpoint that uses it is on loopback: one loopback
+ * authorization URL must not let the token and userinfo requests (which carry the code, the client
+ * secret and the access token) go in the clear to another host (OIDC Core §3.1.2.1, RFC 6749 §3.2).
+ */
+function insecureAllowed(endpoints: string[]): boolean {
+    const plain = endpoints.filter((endpoint) => endpoint.startsWith('http:'));
+    if (plain.some((endpoint) => !loopback(endpoint))) throw new Error('An identity provider endpoint uses plain http off loopback; https is required.');
+    return plain.length > 0;
+}
+
+async function configurationOf(provider: ProviderRow, clientSecret: string | null, fetch: OutboundFetch): Promise<client.Configuration> {
     // a saved provider (new issuer, client or secret) has a new updated_at: its configuration is rebuilt
     const version = String(provider.updated_at);
     const cached = discovered.get(provider.id);
     if (cached && cached.at > Date.now() - DISCOVERY_TTL_MS && version === cached.version) return cached.config;
     const auth = clientSecret ? client.ClientSecretPost(clientSecret) : client.None();
     const timeout = (provider.timeout ?? DEFAULT_UPSTREAM_TIMEOUT) / 1000;
-    const endpoint = provider.protocol === 'oidc' ? provider.issuer! : provider.authorization_url!;
-    const insecure = endpoint.startsWith('http:') && loopback(endpoint);
+    const insecure = insecureAllowed(provider.protocol === 'oidc' ? [provider.issuer!] : [provider.authorization_url!, provider.token_url!, provider.userinfo_url!]);
+    // every upstream request (discovery, JWKS, token, userinfo) goes through the outbound policy
+    // after DNS resolution, so an upstream cannot lead the server into its own network
+    const customFetch = fetch as client.CustomFetch;
     let config: client.Configuration;
     if (provider.protocol === 'oidc') {
-        config = await client.discovery(new URL(provider.issuer!), provider.client_id!, undefined, auth, { timeout, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}) });
+        config = await client.discovery(new URL(provider.issuer!), provider.client_id!, undefined, auth, {
+            timeout, [client.customFetch]: customFetch, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        });
+        config[client.customFetch] = customFetch;
         // OIDC Core §3.1.3.7 item 6 lets a client skip the ID token's signature over TLS; it is
         // always verified here (against the upstream's JWKS), so a tampered token never signs in
         client.enableNonRepudiationChecks(config);
@@ -44,6 +61,7 @@ async function configurationOf(provider: ProviderRow, clientSecret: string | nul
             userinfo_endpoint: provider.userinfo_url!,
         }, provider.client_id!, undefined, auth);
         config.timeout = timeout;
+        config[client.customFetch] = customFetch;
         if (insecure) client.allowInsecureRequests(config);
     }
     discovered.set(provider.id, { at: Date.now(), version, config });
@@ -66,10 +84,10 @@ function defaultScope(provider: ProviderRow): string {
 }
 
 /** The upstream authorization request the browser is sent to. */
-export async function upstreamAuthorizationUrl(provider: ProviderRow, clientSecret: string | null, redirectUri: string, checks: RoundTripChecks): Promise<URL> {
+export async function upstreamAuthorizationUrl(provider: ProviderRow, clientSecret: string | null, redirectUri: string, checks: RoundTripChecks, fetch: OutboundFetch): Promise<URL> {
     let config: client.Configuration;
     try {
-        config = await configurationOf(provider, clientSecret);
+        config = await configurationOf(provider, clientSecret, fetch);
     } catch (error) {
         throw new UpstreamUnavailableError(`The identity provider ${provider.name} could not be reached: ${(error as Error).message}`);
     }
@@ -93,8 +111,8 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
  * nonce verify (openid-client, OIDC Core §3.1.3.7). The subject is the ID token's `sub`, or for
  * OAuth 2.0 the userinfo `sub` or `id`. Anything wrong throws.
  */
-export async function completeUpstreamLogin(provider: ProviderRow, clientSecret: string | null, callbackUrl: URL, checks: RoundTripChecks): Promise<UpstreamIdentity> {
-    const config = await configurationOf(provider, clientSecret);
+export async function completeUpstreamLogin(provider: ProviderRow, clientSecret: string | null, callbackUrl: URL, checks: RoundTripChecks, fetch: OutboundFetch): Promise<UpstreamIdentity> {
+    const config = await configurationOf(provider, clientSecret, fetch);
     const oidc = provider.protocol === 'oidc';
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, ...(oidc ? { expectedNonce: checks.nonce } : {}), idTokenExpected: oidc,

@@ -1,6 +1,8 @@
 import { DEVICE_CODE_GRANT_TYPE } from '@realmgate/core';
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { Tx } from '../resource/context.js';
+import type { OutboundPolicy } from '../../outbound/address-policy.js';
+import { outboundIssues } from '../outbound-fields.js';
 import { findPolicy } from '../../storage/policies.js';
 
 /** The grants the token endpoint serves (API.md §4); the device code grant only when listed (spec rule 14). */
@@ -51,11 +53,14 @@ function grantTypeIssues(value: unknown): Issue[] {
 }
 
 /** Field rules of a client body (members absent from the body are not checked: an update leaves them). */
-export function assertClientFields(input: Record<string, unknown>): void {
+export function assertClientFields(input: Record<string, unknown>, outbound: OutboundPolicy): void {
+    const backchannel = backchannelIssues(input.backchannelLogoutUri);
     const issues = [
         ...uriListIssues('redirectUri', input.redirectUri),
         ...uriListIssues('postLogoutRedirectUri', input.postLogoutRedirectUri),
-        ...backchannelIssues(input.backchannelLogoutUri),
+        ...backchannel,
+        // the server POSTs logout tokens there (Back-Channel Logout 1.0 §2.5): not to its own network
+        ...(backchannel.length === 0 ? outboundIssues(outbound, 'backchannelLogoutUri', input.backchannelLogoutUri) : []),
         ...grantTypeIssues(input.grantTypes),
     ];
     if (issues.length > 0) throw validationFailed(issues);

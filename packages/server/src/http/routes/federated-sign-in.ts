@@ -71,7 +71,7 @@ async function start(context: BrowserContext, request: FastifyRequest, reply: Fa
     const checks = newChecks();
     let url: URL;
     try {
-        url = await upstreamAuthorizationUrl(provider, secret, callbackUrl(context), checks);
+        url = await upstreamAuthorizationUrl(provider, secret, callbackUrl(context), checks, deps.outboundFetch);
     } catch (error) {
         if (!(error instanceof UpstreamUnavailableError)) throw error;
         request.log.warn({ providerId: provider.id }, error.message);
@@ -113,7 +113,7 @@ async function callback(context: BrowserContext, request: FastifyRequest, reply:
     let identity;
     try {
         const current = new URL(request.url, `${context.base}/`);
-        identity = await completeUpstreamLogin(provider, secret, new URL(`${callbackUrl(context)}${current.search}`), { state: query.state, nonce: trip.nonce, codeVerifier: trip.codeVerifier });
+        identity = await completeUpstreamLogin(provider, secret, new URL(`${callbackUrl(context)}${current.search}`), { state: query.state, nonce: trip.nonce, codeVerifier: trip.codeVerifier }, deps.outboundFetch);
     } catch (error) {
         // an upstream error answer, a refused code, a tampered or foreign ID token: never a session
         request.log.warn({ providerId: provider.id, reason: (error as Error).message }, 'federated sign-in refused');
