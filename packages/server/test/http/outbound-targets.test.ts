@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from '../actors.js';
 import { useTestApp } from '../app.js';
 import { startListener, type BackchannelListener } from '../backchannel.js';
+import { authorizeParams, browser, browserWorld, hiddenFields } from '../browser.js';
 import { describeEachDialect } from '../databases.js';
 import { createRealm, uniqueName } from '../grant-fixtures.js';
 import { createClient } from '../identities.js';
@@ -76,8 +78,15 @@ describeEachDialect('outbound targets written by realm administrators', (dialect
         let listener: BackchannelListener;
         let directory: Server;
         let connections = 0;
+        let upstream: HttpServer;
+        let upstreamRequests = 0;
         beforeAll(async () => {
             listener = await startListener();
+            upstream = createHttpServer((_request, response) => {
+                upstreamRequests += 1;
+                response.writeHead(404).end();
+            });
+            await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
             directory = createServer((socket) => {
                 connections += 1;
                 socket.destroy();
@@ -86,6 +95,7 @@ describeEachDialect('outbound targets written by realm administrators', (dialect
         });
         afterAll(async () => {
             await listener.close();
+            await new Promise<void>((resolve) => upstream.close(() => resolve()));
             await new Promise<void>((resolve) => directory.close(() => resolve()));
         });
 
@@ -102,6 +112,36 @@ describeEachDialect('outbound targets written by realm administrators', (dialect
             expect(listener.received).toHaveLength(0);
             const warned = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.clientId === client.id);
             expect(warned).toEqual([expect.objectContaining({ msg: 'back-channel logout delivery failed', reason: expect.stringContaining('OUTBOUND_ALLOWED_HOSTS') })]);
+        });
+
+        /** starts a federated sign-in through a provider whose stored columns are then replaced by `stored` */
+        const federatedStart = async (settings: Record<string, unknown>, stored: Record<string, string>) => {
+            const world = await browserWorld(app);
+            const provider = await app.json<{ data: { id: string } }>({
+                method: 'POST', url: '/identity-providers', payload: { name: uniqueName('upstream'), realmId: world.realmId, clientId: 'rg', ...settings },
+            }, 201);
+            await app.deps.db.updateTable('auth_identity_providers').set(stored).where('id', '=', provider.data.id).execute();
+            const agent = browser(app);
+            const page = await agent.authorize(authorizeParams(world).params);
+            expect(page.statusCode, page.body).toBe(200);
+            return agent.post('/authorize/federated', { ...hiddenFields(page.body), provider_id: provider.data.id });
+        };
+
+        it('does not fetch the discovery document of an issuer that resolves to loopback', async () => {
+            const port = (upstream.address() as AddressInfo).port;
+            const before = upstreamRequests;
+            const answer = await federatedStart({ protocol: 'oidc', issuer: 'https://idp.example' }, { issuer: `http://localhost:${port}` });
+            expect(answer.statusCode, answer.body).toBe(503);
+            expect(upstreamRequests).toBe(before);
+        });
+
+        it('does not send an OAuth 2.0 code to a plain-http token endpoint because the authorization URL is loopback', async () => {
+            const answer = await federatedStart(
+                { protocol: 'oauth2', authorizationUrl: 'https://idp.example/authorize', tokenUrl: 'https://idp.example/token', userinfoUrl: 'https://idp.example/me' },
+                { authorization_url: 'http://localhost/authorize', token_url: 'http://idp.example/token' },
+            );
+            expect(answer.statusCode, answer.body).toBe(503);
+            expect(answer.headers.location).toBeUndefined();
         });
 
         it('does not connect to an LDAP directory whose name resolves to loopback', async () => {
