@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { ProviderRow } from '../storage/identity-providers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT } from './ldap.js';
+import { isLoopbackHost } from '../outbound/address-policy.js';
 import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 import { UpstreamUnavailableError, type UpstreamIdentity } from './upstream-identity.js';
 
@@ -16,10 +17,7 @@ const DISCOVERY_TTL_MS = 5 * 60_000;
 const discovered = new Map<string, { at: number; version: string; config: client.Configuration }>();
 
 /** http:// upstreams only on loopback (a development provider); anything else must be https (OIDC Core §3.1.2.1). */
-function loopback(url: string): boolean {
-    const host = new URL(url).hostname;
-    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
-}
+const loopback = (url: string): boolean => isLoopbackHost(new URL(url).hostname);
 
 /**
  * Plain http is allowed only when every endpoint that uses it is on loopback: one loopback

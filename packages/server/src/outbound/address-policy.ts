@@ -54,6 +54,15 @@ function specialName(host: string): string | null {
     return null;
 }
 
+/**
+ * A loopback host as a URL's hostname writes it (`localhost`, `127.x.x.x`, `[::1]`): where plain
+ * http is acceptable, since the traffic never leaves the machine (RFC 8252 §7.3, §8.3).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+    const bare = bareHost(hostname);
+    return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
 /** `[::1]` → `::1`, lower case, without a trailing root dot */
 export function bareHost(host: string): string {
     const unbracketed = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;

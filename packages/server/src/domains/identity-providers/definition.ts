@@ -10,7 +10,7 @@ import { readValue } from '../resource/records.js';
 import { rowData } from '../resource/read.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { refuseRealmMove } from '../users/identity-rules.js';
-import type { OutboundPolicy } from '../../outbound/address-policy.js';
+import { isLoopbackHost, type OutboundPolicy } from '../../outbound/address-policy.js';
 import { outboundIssues } from '../outbound-fields.js';
 
 const PROTOCOLS = ['oidc', 'oauth2', 'ldap'] as const;
@@ -87,8 +87,7 @@ const URLS: Record<string, RegExp> = { issuer: HTTP_URL, authorizationUrl: HTTP_
 function plainHttpOffLoopback(value: unknown): boolean {
     if (typeof value !== 'string' || !/^http:/i.test(value)) return false;
     try {
-        const host = new URL(value).hostname;
-        return !(host === 'localhost' || host === '[::1]' || /^127\./.test(host));
+        return !isLoopbackHost(new URL(value).hostname);
     } catch {
         return false;
     }
