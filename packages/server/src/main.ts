@@ -1,7 +1,7 @@
 import type { Server } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createApp, type App } from './app.js';
-import { CONSOLE_NAMES, type ConsoleName } from './config/consoles.js';
+import { CONSOLE_NAMES, standaloneConsoleUrl, type ConsoleName } from './config/consoles.js';
 import type { Config } from './config/schema.js';
 import { registerConsoles } from './http/consoles.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
@@ -73,7 +73,7 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
 export async function startConsole(config: Config, name: ConsoleName): Promise<FastifyInstance> {
     const app = Fastify({ logger: { level: config.logLevel } });
     await registerSecurityHeaders(app);
-    await registerConsoles(app, { names: [name], apiUrl: config.publicUrl, consoleUrl: config.console.publicUrl, mode: 'token' });
+    await registerConsoles(app, { names: [name], apiUrl: config.publicUrl, consoleUrl: standaloneConsoleUrl(config)!, mode: 'token' });
     app.get('/health', { schema: { hide: true } }, () => ({ status: 'ok' }));
     const shutdown = async () => {
         await app.close();

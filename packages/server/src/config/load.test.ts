@@ -1,3 +1,4 @@
+import { deployedStandaloneConsoleUrl, standaloneConsoleUrl } from './consoles.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, decodeSecretsEncryptionKey, loadConfig } from './load.js';
 import { CONFIG_KEYS, describeConfig } from './schema.js';
@@ -87,9 +88,14 @@ describe('config key table and loader stay in step', () => {
         }
         expect(config.publicUrl).toBe('http://localhost:3000');
         expect(config.worker.port).toBe(3000);
-        // issue 18: a standalone console follows PORT, and its URL its own port
-        expect(config.console).toEqual({ port: 3000, publicUrl: 'http://localhost:3000' });
-        expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: 'http://localhost:3002' });
+        // issue 18: a standalone console follows PORT, and is reached on its own port unless CONSOLE_PUBLIC_URL says otherwise
+        expect(config.console).toEqual({ port: 3000, publicUrl: undefined });
+        expect(standaloneConsoleUrl(config)).toBe('http://localhost:3000');
+        expect(standaloneConsoleUrl(loadConfig({ CONSOLE_PORT: '3002' }))).toBe('http://localhost:3002');
+        // registered beside PUBLIC_URL only when a standalone console is deployed
+        expect(deployedStandaloneConsoleUrl(config)).toBeUndefined();
+        expect(deployedStandaloneConsoleUrl(loadConfig({ CONSOLE_PORT: '3002' }))).toBe('http://localhost:3002');
+        expect(deployedStandaloneConsoleUrl(loadConfig({ CONSOLE_PUBLIC_URL: 'https://console.example' }))).toBe('https://console.example');
         expect(config.env).toBe('development');
     });
 

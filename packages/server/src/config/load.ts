@@ -123,7 +123,6 @@ const DERIVED: Partial<Record<ConfigKeyPath, (resolved: Config) => unknown>> = {
     publicUrl: (resolved) => `http://localhost:${resolved.port}`,
     'worker.port': (resolved) => resolved.port,
     'console.port': (resolved) => resolved.port,
-    'console.publicUrl': (resolved) => `http://localhost:${resolved.console.port}`,
 };
 
 /**

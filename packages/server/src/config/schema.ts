@@ -102,9 +102,11 @@ export interface Config {
     worker: { enabled: boolean; port: number };
     /**
      * issue 18: a standalone admin or account console (`start console admin|account`) listens on
-     * `port` and is reached at `publicUrl`; the admin-console client's redirect URIs name it
+     * `port` and is reached at `publicUrl` (unset: `http://localhost:<port>`, config/consoles.ts
+     * `standaloneConsoleUrl`); the admin-console client's redirect URIs name it when it is set or
+     * `port` is apart from the API's
      */
-    console: { port: number; publicUrl: string };
+    console: { port: number; publicUrl: string | undefined };
     /** GET /metrics (Prometheus text): served at all, and the bearer token a scraper presents */
     metrics: { enabled: boolean; token: string | undefined };
     migrationEnabled: boolean;
@@ -290,8 +292,8 @@ export const CONFIG_KEYS = [
     {
         key: 'console.publicUrl',
         env: 'CONSOLE_PUBLIC_URL',
-        default: 'http://localhost:$CONSOLE_PORT',
-        description: 'absolute URL a browser reaches a standalone console at (without `/console/…`); bootstrap registers `<url>/console/admin/` and `<url>/console/account/` as redirect URIs of the `admin-console` client, which also allows the origin for CORS',
+        default: null,
+        description: 'absolute URL a browser reaches a standalone console at (without `/console/…`); bootstrap registers `<url>/console/admin/` and `<url>/console/account/` as redirect URIs of the `admin-console` client, which also allows the origin for CORS; unset: a standalone console is reached at `http://localhost:$CONSOLE_PORT`, registered only when `CONSOLE_PORT` differs from `PORT` (so an https deployment without a standalone console registers no plain-http URI)',
     },
     {
         key: 'metrics.enabled',
