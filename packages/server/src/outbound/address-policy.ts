@@ -47,10 +47,14 @@ const SPECIAL_IPV6: [string, number, string][] = [
     ['ff00::', 8, 'multicast'],
 ];
 
-/** Names that are loopback or metadata by definition, whatever a resolver says (RFC 6761 §6.3). */
-function specialName(host: string): string | null {
-    if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback (RFC 6761 §6.3)';
-    if (host === 'metadata.google.internal') return 'cloud metadata';
+/**
+ * Names that are loopback or metadata by definition, whatever a resolver says (RFC 6761 §6.3: every
+ * `localhost` name is loopback), judged as the address they stand for: refused when written unless
+ * the operator allows that address or the name itself.
+ */
+function addressOfSpecialName(host: string): string | null {
+    if (host === 'localhost' || host.endsWith('.localhost')) return '127.0.0.1';
+    if (host === 'metadata.google.internal') return '169.254.169.254';
     return null;
 }
 
@@ -152,8 +156,9 @@ export function createOutboundPolicy(allowedHosts: readonly string[] = []): Outb
             const bare = bareHost(host);
             if (names.has(bare)) return null;
             if (isIP(bare) !== 0) return refusalOfAddress(bare);
-            const special = specialName(bare);
-            return special === null ? null : `a ${special} name (${bare})`;
+            const standsFor = addressOfSpecialName(bare);
+            const reason = standsFor === null ? null : refusalOfAddress(standsFor);
+            return reason === null ? null : `${bare}, ${reason}`;
         },
         refusalOfAddress,
     };

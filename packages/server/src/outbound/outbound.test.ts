@@ -69,6 +69,16 @@ describe('outbound connections', () => {
         expect(await answer.text()).toBe('POST logout_token=t');
     });
 
+    it('asks the system resolver for a name and connects when every address is admitted', async () => {
+        const fetch = createOutboundFetch(createOutboundPolicy(['127.0.0.0/8', '::1']));
+        // `localhost` is loopback by name and by what the resolver answers; the range admits both
+        const answer = await fetch(`http://localhost:${port}/`);
+        expect(answer.status).toBe(200);
+        await expect(createOutboundFetch(createOutboundPolicy(['127.0.0.0/8']), (_host, callback) => callback(null, [
+            { address: '127.0.0.1', family: 4 }, { address: '10.0.0.1', family: 4 },
+        ]))(`http://mixed.example:${port}/`)).rejects.toThrow(/private/);
+    });
+
     it('resolves a directory host once, to an address the policy admits', async () => {
         await expect(resolveOutbound(closed, 'ldap.example', rebinding)).rejects.toBeInstanceOf(OutboundRefusedError);
         await expect(resolveOutbound(closed, 'localhost')).rejects.toBeInstanceOf(OutboundRefusedError);
