@@ -88,7 +88,7 @@ describe('config key table and loader stay in step', () => {
         }
         expect(config.publicUrl).toBe('http://localhost:3000');
         expect(config.worker.port).toBe(3000);
-        // issue 18: a standalone console follows PORT, and is reached on its own port unless CONSOLE_PUBLIC_URL says otherwise
+        // a standalone console follows PORT, and is reached on its own port unless CONSOLE_PUBLIC_URL says otherwise
         expect(config.console).toEqual({ port: 3000, publicUrl: undefined });
         expect(standaloneConsoleUrl(config)).toBe('http://localhost:3000');
         expect(standaloneConsoleUrl(loadConfig({ CONSOLE_PORT: '3002' }))).toBe('http://localhost:3002');
