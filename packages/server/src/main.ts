@@ -1,7 +1,7 @@
 import type { Server } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createApp, type App } from './app.js';
-import { CONSOLE_NAMES, type ConsoleName } from './config/consoles.js';
+import { CONSOLE_NAMES, standaloneConsoleUrl, type ConsoleName } from './config/consoles.js';
 import type { Config } from './config/schema.js';
 import { registerConsoles } from './http/consoles.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
@@ -74,8 +74,9 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
  */
 async function createBuiltConsoles(config: Config, names: readonly ConsoleName[]): Promise<FastifyInstance> {
     const app = Fastify({ logger: { level: config.logLevel } });
-    await registerSecurityHeaders(app, config.console.publicUrl);
-    await registerConsoles(app, { names, apiUrl: config.publicUrl, consoleUrl: config.console.publicUrl, mode: 'token' });
+    const consoleUrl = standaloneConsoleUrl(config)!;
+    await registerSecurityHeaders(app, consoleUrl);
+    await registerConsoles(app, { names, apiUrl: config.publicUrl, consoleUrl, mode: 'token' });
     app.get('/health', { schema: { hide: true } }, () => ({ status: 'ok' }));
     return app;
 }

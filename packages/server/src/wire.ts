@@ -17,6 +17,8 @@ import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js'
 import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint } from './oauth2/token-endpoint.js';
 import { createBackchannelLogout } from './oauth2/backchannel-logout.js';
+import { createOutboundPolicy } from './outbound/address-policy.js';
+import { createOutboundFetch } from './outbound/guarded-fetch.js';
 import { createLogoutTokenIssuer } from './tokens/logout-token.js';
 import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
@@ -163,8 +165,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const keys = createKeyStore(handle.dialect, secrets, caches.activeKeys);
     // the app's logger exists only after wire (app.ts hands it over with logTo): until then, process warnings
     let logger = options.logger;
+    // the hosts realm administrators' URLs may reach (OUTBOUND_ALLOWED_HOSTS; outbound/)
+    const outbound = createOutboundPolicy(config.outboundAllowedHosts);
+    const outboundFetch = createOutboundFetch(outbound);
     const backchannelLogout = createBackchannelLogout({
         db: handle.db,
+        fetch: outboundFetch,
         issueLogoutToken: createLogoutTokenIssuer(keys, config.publicUrl),
         warn: (detail, message) => {
             if (logger) logger.warn(detail, message);
@@ -218,7 +224,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         recovered: () => options.logger?.info('rate-limit store (Redis) answers again; counting there'),
     });
     const grants = grantRegistry({
-        dialect: handle.dialect, tokens, sessions, passwords, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
+        dialect: handle.dialect, tokens, sessions, passwords, outbound, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
         secondFactor: { dialect: handle.dialect, secrets, attempts: limits.secondFactor, events },
     });
@@ -251,17 +257,19 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         sessions,
         events,
         backchannelLogout,
+        outbound,
+        outboundFetch,
         logTo(appLogger) {
             logger ??= appLogger;
         },
         tokens,
-        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, grants , lookups }),
-        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, tokens, sessions, config , lookups }),
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants , lookups }),
+        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config , lookups }),
         limits,
         metrics,
-        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, publicUrl: config.publicUrl, lookups }),
+        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
-        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, tokens, catalog, config , lookups }),
+        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config , lookups }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
         views,
     };

@@ -28,6 +28,9 @@ import { sharedSchemaController } from './shared-validators.js';
 
 export const ADMIN = { name: 'admin', password: 'start123' };
 
+/** OUTBOUND_ALLOWED_HOSTS of every test server: its upstreams run on loopback */
+export const LOOPBACK_UPSTREAMS = ['localhost', '127.0.0.0/8', '::1'];
+
 export interface TestApp extends App {
     database: TestDatabase;
     /** `Authorization: Basic …` for a name (or id) and password */
@@ -54,6 +57,9 @@ export async function startTestApp(dialect: DialectName, overrides: DeepPartial<
         writableDirectoryPath: join(tmpdir(), 'realmgate-test'),
         // the handle is passed in; the location only satisfies the configuration's own checks
         db: { type: dialect, ...(dialect === 'sqlite' ? {} : { url: database.location }) },
+        // the harness's upstreams (OIDC provider, slapd, back-channel receivers) listen on loopback;
+        // a test of the refusals sets its own list (empty)
+        outboundAllowedHosts: LOOPBACK_UPSTREAMS,
         ...overrides,
     });
     let app: App;

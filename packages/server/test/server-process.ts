@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { LOOPBACK_UPSTREAMS } from './app.js';
 import { freePort } from './network.js';
 
 /* Server processes for the multi-process suites (replicas, crash tests): started as `realmgate start` starts. */
@@ -24,7 +25,7 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ...args], {
         cwd: ROOT,
-        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env },
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'warn', NODE_ENV: 'test', OUTBOUND_ALLOWED_HOSTS: LOOPBACK_UPSTREAMS.join(','), ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];

@@ -15,6 +15,7 @@ import { holdsConfirmedAuthenticator } from './second-factor.js';
 import { findRealmMfaSettings, isEmailVerified } from '../storage/authenticators.js';
 import type { DialectName } from '../db/values.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { OutboundPolicy } from '../outbound/address-policy.js';
 import { verifyPasswordLogin } from './password-login.js';
 
 export interface AuthenticationDeps {
@@ -23,6 +24,8 @@ export interface AuthenticationDeps {
     passwords: PasswordHasher;
     secrets: SecretBox;
     clientSecrets: ClientSecretVerifier;
+    /** the hosts an LDAP directory may be reached at (authn/password-login.ts) */
+    outbound: OutboundPolicy;
     /** USER_AUTH_BASIC (spec Authentication 1 and 6); Basic user credentials are accepted when absent */
     config?: { userAuthBasic: boolean };
 }
@@ -70,7 +73,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     let inactiveUser = false;
     /** whether a bcrypt-cost verification ran: every refusal must cost one, or timing tells known names apart */
     let costly = false;
-    const passwordLogin = { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets };
+    const passwordLogin = { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets, outbound: deps.outbound };
     let unavailable = false;
     /** a user's password, by the source that verifies it (authn/password-login.ts: local, else the realm's LDAP directories; issue 16) */
     const userLogin = async (realmId: string, local: UserCredentials | undefined): Promise<void> => {

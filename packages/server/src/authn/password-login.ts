@@ -6,6 +6,7 @@ import { provisionUser } from '../federation/provision.js';
 import { AccountLinkRefusedError, ProviderSecretUnavailableError, UpstreamUnavailableError } from '../federation/upstream-identity.js';
 import { DUMMY_BCRYPT_HASH, type PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { OutboundPolicy } from '../outbound/address-policy.js';
 import { findSignInUserById, type SignInUser } from '../storage/authorize-lookups.js';
 import { listEnabledProviders, type ProviderRow } from '../storage/identity-providers.js';
 
@@ -14,6 +15,8 @@ export interface PasswordLoginDeps {
     dialect: DialectName;
     passwords: PasswordHasher;
     secrets: SecretBox;
+    /** LDAP connections go only to an address this policy admits (OUTBOUND_ALLOWED_HOSTS) */
+    outbound: OutboundPolicy;
 }
 
 /** The local user a caller found for the login name (its own lookup rules), if any. */
@@ -51,7 +54,7 @@ async function directoryLogin(deps: PasswordLoginDeps, providers: ProviderRow[],
     for (const provider of providers) {
         try {
             const bindPassword = provider.bind_dn ? await openProviderSecret(deps.secrets, deps.db, provider.bind_password) : null;
-            const identity = await ldapLogin(provider, bindPassword, login, password);
+            const identity = await ldapLogin(provider, bindPassword, login, password, deps.outbound);
             if (!identity) continue;
             const { userId } = await provisionUser({ db: deps.db, dialect: deps.dialect }, provider, identity);
             const user = await findSignInUserById(deps.db, provider.realm_id, userId);

@@ -1,3 +1,4 @@
+import { deployedStandaloneConsoleUrl, standaloneConsoleUrl } from './consoles.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, decodeSecretsEncryptionKey, loadConfig } from './load.js';
 import { CONFIG_KEYS, describeConfig } from './schema.js';
@@ -44,6 +45,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     MIGRATION_ENABLED: ['FALSE', false],
     TRUST_PROXY: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'],
     CORS_ORIGINS: ['https://app.example https://console.example', 'https://app.example https://console.example'],
+    OUTBOUND_ALLOWED_HOSTS: ['10.0.0.0/8, LDAP.internal,::1', ['10.0.0.0/8', 'ldap.internal', '::1']],
     AUTH_CONSOLE_PATH: ['./console/index.js', './console/index.js'],
     RATE_LIMIT_USER_MAX: ['10', 10],
     RATE_LIMIT_CLIENT_MAX: ['20', 20],
@@ -87,9 +89,16 @@ describe('config key table and loader stay in step', () => {
         }
         expect(config.publicUrl).toBe('http://localhost:3000');
         expect(config.worker.port).toBe(3000);
-        // a standalone console follows PORT, and its URL its own port; the auth console follows CONSOLE_PORT
-        expect(config.console).toEqual({ port: 3000, publicUrl: 'http://localhost:3000', authPort: 3000 });
-        expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: 'http://localhost:3002', authPort: 3002 });
+        // a standalone console follows PORT, and is reached on its own port unless CONSOLE_PUBLIC_URL says otherwise;
+        // the auth console follows CONSOLE_PORT
+        expect(config.console).toEqual({ port: 3000, publicUrl: undefined, authPort: 3000 });
+        expect(loadConfig({ CONSOLE_PORT: '3002' }).console).toEqual({ port: 3002, publicUrl: undefined, authPort: 3002 });
+        expect(standaloneConsoleUrl(config)).toBe('http://localhost:3000');
+        expect(standaloneConsoleUrl(loadConfig({ CONSOLE_PORT: '3002' }))).toBe('http://localhost:3002');
+        // registered beside PUBLIC_URL only when a standalone console is deployed
+        expect(deployedStandaloneConsoleUrl(config)).toBeUndefined();
+        expect(deployedStandaloneConsoleUrl(loadConfig({ CONSOLE_PORT: '3002' }))).toBe('http://localhost:3002');
+        expect(deployedStandaloneConsoleUrl(loadConfig({ CONSOLE_PUBLIC_URL: 'https://console.example' }))).toBe('https://console.example');
         expect(config.env).toBe('development');
     });
 

@@ -44,6 +44,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     migrationEnabled: parse.boolean,
     trustProxy: parse.trustProxy,
     corsOrigins: parse.text,
+    outboundAllowedHosts: parse.hostList,
     authConsolePath: parse.text,
     'rateLimit.userMax': parse.positiveInteger,
     'rateLimit.clientMax': parse.positiveInteger,
@@ -124,7 +125,6 @@ const DERIVED: Partial<Record<ConfigKeyPath, (resolved: Config) => unknown>> = {
     publicUrl: (resolved) => `http://localhost:${resolved.port}`,
     'worker.port': (resolved) => resolved.port,
     'console.port': (resolved) => resolved.port,
-    'console.publicUrl': (resolved) => `http://localhost:${resolved.console.port}`,
     'console.authPort': (resolved) => resolved.console.port,
 };
 

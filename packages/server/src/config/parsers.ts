@@ -132,6 +132,24 @@ function proxyAddressValid(item: string): boolean {
     return family === 4 && isIP(range) === 4;
 }
 
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
+
+/** An OUTBOUND_ALLOWED_HOSTS entry: an IP address, a CIDR range (prefix length only) or a host name. */
+function allowedHostValid(item: string): boolean {
+    const [address = '', range, ...rest] = item.split('/');
+    const family = isIP(address);
+    if (family === 0) return range === undefined && HOST_NAME.test(item);
+    if (rest.length > 0) return false;
+    return range === undefined || (/^\d{1,3}$/.test(range) && Number(range) <= (family === 4 ? 32 : 128));
+}
+
+/** Comma-separated host names, addresses and CIDR ranges (lower-cased; empty items ignored). */
+export const hostList: Parser<string[]> = (raw, entry) => {
+    const items = raw.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
+    if (items.some((item) => !allowedHostValid(item))) fail(entry, raw, 'a comma-separated list of host names, IP addresses and CIDR ranges');
+    return items;
+};
+
 /** Fastify trustProxy (proxy-addr): a boolean, a hop count, or addresses / CIDR ranges. */
 export const trustProxy: Parser<boolean | number | string> = (raw, entry) => {
     const lower = raw.toLowerCase();

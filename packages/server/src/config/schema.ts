@@ -102,9 +102,11 @@ export interface Config {
     worker: { enabled: boolean; port: number };
     /**
      * issue 18: a standalone admin or account console (`start console admin|account`) listens on
-     * `port` and is reached at `publicUrl`; the admin-console client's redirect URIs name it
+     * `port` and is reached at `publicUrl` (unset: `http://localhost:<port>`, config/consoles.ts
+     * `standaloneConsoleUrl`); the admin-console client's redirect URIs name it when it is set or
+     * `port` is apart from the API's
      */
-    console: { port: number; publicUrl: string; authPort: number };
+    console: { port: number; publicUrl: string | undefined; authPort: number };
     /** GET /metrics (Prometheus text): served at all, and the bearer token a scraper presents */
     metrics: { enabled: boolean; token: string | undefined };
     migrationEnabled: boolean;
@@ -112,6 +114,11 @@ export interface Config {
     trustProxy: boolean | number | string;
     /** API.md §7: origins allowed for CORS beyond those derived from the clients (comma- or space-separated) */
     corsOrigins: string | undefined;
+    /**
+     * hosts, addresses and CIDR ranges a realm administrator's URLs (back-channel logout, identity
+     * providers, LDAP) may reach although they are loopback, private or link-local (outbound/)
+     */
+    outboundAllowedHosts: string[] | undefined;
     /** issue 13: a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
     authConsolePath: string | undefined;
     /** days raw events are kept (spec Events 3) */
@@ -291,8 +298,8 @@ export const CONFIG_KEYS = [
     {
         key: 'console.publicUrl',
         env: 'CONSOLE_PUBLIC_URL',
-        default: 'http://localhost:$CONSOLE_PORT',
-        description: 'absolute URL a browser reaches a standalone console at (without `/console/…`); bootstrap registers `<url>/console/admin/` and `<url>/console/account/` as redirect URIs of the `admin-console` client, which also allows the origin for CORS',
+        default: null,
+        description: 'absolute URL a browser reaches a standalone console at (without `/console/…`); bootstrap registers `<url>/console/admin/` and `<url>/console/account/` as redirect URIs of the `admin-console` client, which also allows the origin for CORS; unset: a standalone console is reached at `http://localhost:$CONSOLE_PORT`, registered only when `CONSOLE_PORT` differs from `PORT` (so an https deployment without a standalone console registers no plain-http URI)',
     },
     {
         key: 'metrics.enabled',
@@ -331,6 +338,12 @@ export const CONFIG_KEYS = [
         env: 'CORS_ORIGINS',
         default: null,
         description: 'extra origins (`https://app.example`, comma- or space-separated) allowed for CORS beyond those derived from each client\'s `redirectUri` and `baseUrl`',
+    },
+    {
+        key: 'outboundAllowedHosts',
+        env: 'OUTBOUND_ALLOWED_HOSTS',
+        default: null,
+        description: 'comma-separated host names, IP addresses and CIDR ranges (`ldap.internal,10.0.0.0/8,::1`) that back-channel logout URIs, identity-provider URLs and LDAP URLs may reach although they are loopback, private, link-local or otherwise special-purpose; unset: such targets are refused when written (400) and again after DNS resolution when connecting',
     },
     {
         key: 'authConsolePath',

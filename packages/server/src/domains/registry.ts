@@ -3,6 +3,7 @@ import type { PasswordHasher } from '../secrets/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { SessionStore } from '../tokens/sessions.js';
 import type { ResourceDeps } from './resource/deps.js';
+import { createOutboundPolicy } from '../outbound/address-policy.js';
 import type { ResourceDefinition } from './resource/context.js';
 import { pathsDefinition } from './paths.js';
 import { permissionsDefinition } from './permissions.js';
@@ -24,7 +25,7 @@ import { identityProviderAttributeMappingsDefinition, identityProviderRoleMappin
 
 /** What the administered resources need, beyond the engine's own deps. */
 export interface DomainDeps extends ResourceDeps {
-    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number; permissionsDefaultPolicyAssignment: boolean } & ConsoleOrigins;
+    config: { tokenAccessMaxAge: number; tokenRefreshMaxAge: number; permissionsDefaultPolicyAssignment: boolean; outboundAllowedHosts?: string[] | undefined } & ConsoleOrigins;
     passwords: PasswordHasher;
     secrets: SecretBox;
     keys: KeyStore;
@@ -32,7 +33,9 @@ export interface DomainDeps extends ResourceDeps {
 }
 
 /** Every administered resource, explicitly listed. */
-export function resourceDefinitions(deps: DomainDeps): ResourceDefinition[] {
+export function resourceDefinitions(domainDeps: DomainDeps): ResourceDefinition[] {
+    // the URLs the server connects to are judged by the operator's OUTBOUND_ALLOWED_HOSTS
+    const deps = { ...domainDeps, outbound: createOutboundPolicy(domainDeps.config.outboundAllowedHosts) };
     return [
         realmsDefinition(deps.secrets, deps.keys, deps.handle.dialect, consoleRedirectUris(deps.config)),
         rolesDefinition,

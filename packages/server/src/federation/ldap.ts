@@ -1,28 +1,48 @@
+import { isIP } from 'node:net';
 import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
 import type { ProviderRow } from '../storage/identity-providers.js';
 import { fromDbBool } from '../db/values.js';
 import { fillFilter } from './ldap-filter.js';
 import { UpstreamUnavailableError, type UpstreamIdentity } from './upstream-identity.js';
+import { connectHostOf, type OutboundPolicy } from '../outbound/address-policy.js';
+import { resolveOutbound } from '../outbound/guarded-lookup.js';
 
 /** Each directory operation (connect, bind, search) gives up after this when the provider sets no timeout. */
 export const DEFAULT_UPSTREAM_TIMEOUT = 5000;
 const DEFAULT_USER_FILTER = '(uid={{username}})';
 
-function clientOf(provider: ProviderRow): Client {
+/**
+ * The directory's URL with its host replaced by the one address the outbound policy admitted
+ * (ldapts takes no `lookup`): the socket goes where the check looked, so a name cannot resolve to
+ * a public address for the check and a private one for the connection. TLS still verifies the
+ * certificate against the name written (`servername`).
+ */
+async function checkedTarget(provider: ProviderRow, outbound: OutboundPolicy): Promise<{ url: string; servername: string | undefined }> {
+    const written = new URL(provider.url ?? '');
+    const host = connectHostOf(written);
+    const { address, family } = await resolveOutbound(outbound, host);
+    const url = new URL(written.href);
+    url.hostname = family === 6 ? `[${address}]` : address;
+    return { url: url.href, servername: isIP(host.replace(/^\[|\]$/g, '')) === 0 ? host : undefined };
+}
+
+async function clientOf(provider: ProviderRow, outbound: OutboundPolicy): Promise<{ client: Client; servername: string | undefined }> {
     const timeout = provider.timeout ?? DEFAULT_UPSTREAM_TIMEOUT;
-    const url = provider.url ?? '';
-    return new Client({
+    const { url, servername } = await checkedTarget(provider, outbound);
+    const tls = { rejectUnauthorized: fromDbBool(provider.tls_reject_unauthorized), ...(servername ? { servername } : {}) };
+    const client = new Client({
         url,
         timeout,
         connectTimeout: timeout,
         // ldapts speaks TLS from the first byte whenever tlsOptions is given: only for ldaps://
-        ...(url.toLowerCase().startsWith('ldaps:') ? { tlsOptions: { rejectUnauthorized: fromDbBool(provider.tls_reject_unauthorized) } } : {}),
+        ...(url.toLowerCase().startsWith('ldaps:') ? { tlsOptions: tls } : {}),
     });
+    return { client, servername };
 }
 
-async function connected(provider: ProviderRow, bind?: { dn: string; password: string }): Promise<Client> {
-    const client = clientOf(provider);
-    if (fromDbBool(provider.start_tls)) await client.startTLS({ rejectUnauthorized: fromDbBool(provider.tls_reject_unauthorized) });
+async function connected(provider: ProviderRow, outbound: OutboundPolicy, bind?: { dn: string; password: string }): Promise<Client> {
+    const { client, servername } = await clientOf(provider, outbound);
+    if (fromDbBool(provider.start_tls)) await client.startTLS({ rejectUnauthorized: fromDbBool(provider.tls_reject_unauthorized), ...(servername ? { servername } : {}) });
     if (bind) await client.bind(bind.dn, bind.password);
     return client;
 }
@@ -62,13 +82,13 @@ async function closing<T>(client: Client, work: () => Promise<T>): Promise<T> {
  * same way. Null: no such entry, several, or a wrong password. A directory that cannot be reached
  * or answers an error throws UpstreamUnavailableError, bounded by the provider's timeout.
  */
-export async function ldapLogin(provider: ProviderRow, bindPassword: string | null, username: string, password: string): Promise<UpstreamIdentity | null> {
+export async function ldapLogin(provider: ProviderRow, bindPassword: string | null, username: string, password: string, outbound: OutboundPolicy): Promise<UpstreamIdentity | null> {
     // RFC 4513 §5.1.2: a simple bind with a DN and an empty password is an unauthenticated bind,
     // which a directory may accept without checking anything; it is never a login
     if (password === '' || username === '') return null;
     const service = provider.bind_dn ? { dn: provider.bind_dn, password: bindPassword ?? '' } : undefined;
     try {
-        const client = await connected(provider, service);
+        const client = await connected(provider, outbound, service);
         const found = await closing(client, async () => {
             const filter = fillFilter(provider.user_filter ?? DEFAULT_USER_FILTER, { username });
             const { searchEntries } = await client.search(provider.base_dn ?? '', { scope: 'sub', filter, sizeLimit: 2 });
@@ -84,7 +104,7 @@ export async function ldapLogin(provider: ProviderRow, bindPassword: string | nu
             return { entry, groups };
         });
         if (!found) return null;
-        const user = await connected(provider);
+        const user = await connected(provider, outbound);
         const bound = await closing(user, async () => {
             try {
                 await user.bind(found.entry.dn, password);

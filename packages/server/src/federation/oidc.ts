@@ -1,6 +1,8 @@
 import * as client from 'openid-client';
 import type { ProviderRow } from '../storage/identity-providers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT } from './ldap.js';
+import { isLoopbackHost } from '../outbound/address-policy.js';
+import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 import { upstreamClientAuth, type AssertionKeySource } from './upstream-client-auth.js';
 import { UpstreamUnavailableError, type UpstreamIdentity } from './upstream-identity.js';
 
@@ -16,9 +18,17 @@ const DISCOVERY_TTL_MS = 5 * 60_000;
 const discovered = new Map<string, { at: number; version: string; config: client.Configuration }>();
 
 /** http:// upstreams only on loopback (a development provider); anything else must be https (OIDC Core §3.1.2.1). */
-function loopback(url: string): boolean {
-    const host = new URL(url).hostname;
-    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+const loopback = (url: string): boolean => isLoopbackHost(new URL(url).hostname);
+
+/**
+ * Plain http is allowed only when every endpoint that uses it is on loopback: one loopback
+ * authorization URL must not let the token and userinfo requests (which carry the code, the client
+ * secret and the access token) go in the clear to another host (OIDC Core §3.1.2.1, RFC 6749 §3.2).
+ */
+function insecureAllowed(endpoints: string[]): boolean {
+    const plain = endpoints.filter((endpoint) => endpoint.startsWith('http:'));
+    if (plain.some((endpoint) => !loopback(endpoint))) throw new Error('An identity provider endpoint uses plain http off loopback; https is required.');
+    return plain.length > 0;
 }
 
 /** What authenticates Realmgate at the upstream's token endpoint: the opened secret, and the realm's signing key for private_key_jwt. */
@@ -27,7 +37,7 @@ export interface UpstreamCredentials {
     assertionKey: AssertionKeySource;
 }
 
-async function configurationOf(provider: ProviderRow, credentials: UpstreamCredentials): Promise<client.Configuration> {
+async function configurationOf(provider: ProviderRow, credentials: UpstreamCredentials, fetch: OutboundFetch): Promise<client.Configuration> {
     // a saved provider (new issuer, client or secret) has a new updated_at: its configuration is rebuilt
     const version = String(provider.updated_at);
     const cached = discovered.get(provider.id);
@@ -35,11 +45,16 @@ async function configurationOf(provider: ProviderRow, credentials: UpstreamCrede
     // the method is chosen per request from the upstream's metadata (upstream-client-auth.ts)
     const auth = upstreamClientAuth(provider, credentials.clientSecret, credentials.assertionKey);
     const timeout = (provider.timeout ?? DEFAULT_UPSTREAM_TIMEOUT) / 1000;
-    const endpoint = provider.protocol === 'oidc' ? provider.issuer! : provider.authorization_url!;
-    const insecure = endpoint.startsWith('http:') && loopback(endpoint);
+    const insecure = insecureAllowed(provider.protocol === 'oidc' ? [provider.issuer!] : [provider.authorization_url!, provider.token_url!, provider.userinfo_url!]);
+    // every upstream request (discovery, JWKS, token, userinfo) goes through the outbound policy
+    // after DNS resolution, so an upstream cannot lead the server into its own network
+    const customFetch = fetch as client.CustomFetch;
     let config: client.Configuration;
     if (provider.protocol === 'oidc') {
-        config = await client.discovery(new URL(provider.issuer!), provider.client_id!, undefined, auth, { timeout, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}) });
+        config = await client.discovery(new URL(provider.issuer!), provider.client_id!, undefined, auth, {
+            timeout, [client.customFetch]: customFetch, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        });
+        config[client.customFetch] = customFetch;
         // OIDC Core §3.1.3.7 item 6 lets a client skip the ID token's signature over TLS; it is
         // always verified here (against the upstream's JWKS), so a tampered token never signs in
         client.enableNonRepudiationChecks(config);
@@ -52,6 +67,7 @@ async function configurationOf(provider: ProviderRow, credentials: UpstreamCrede
             userinfo_endpoint: provider.userinfo_url!,
         }, provider.client_id!, undefined, auth);
         config.timeout = timeout;
+        config[client.customFetch] = customFetch;
         if (insecure) client.allowInsecureRequests(config);
     }
     discovered.set(provider.id, { at: Date.now(), version, config });
@@ -74,10 +90,10 @@ function defaultScope(provider: ProviderRow): string {
 }
 
 /** The upstream authorization request the browser is sent to. */
-export async function upstreamAuthorizationUrl(provider: ProviderRow, credentials: UpstreamCredentials, redirectUri: string, checks: RoundTripChecks): Promise<URL> {
+export async function upstreamAuthorizationUrl(provider: ProviderRow, credentials: UpstreamCredentials, redirectUri: string, checks: RoundTripChecks, fetch: OutboundFetch): Promise<URL> {
     let config: client.Configuration;
     try {
-        config = await configurationOf(provider, credentials);
+        config = await configurationOf(provider, credentials, fetch);
     } catch (error) {
         throw new UpstreamUnavailableError(`The identity provider ${provider.name} could not be reached: ${(error as Error).message}`);
     }
@@ -101,8 +117,8 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
  * nonce verify (openid-client, OIDC Core §3.1.3.7). The subject is the ID token's `sub`, or for
  * OAuth 2.0 the userinfo `sub` or `id`. Anything wrong throws.
  */
-export async function completeUpstreamLogin(provider: ProviderRow, credentials: UpstreamCredentials, callbackUrl: URL, checks: RoundTripChecks): Promise<UpstreamIdentity> {
-    const config = await configurationOf(provider, credentials);
+export async function completeUpstreamLogin(provider: ProviderRow, credentials: UpstreamCredentials, callbackUrl: URL, checks: RoundTripChecks, fetch: OutboundFetch): Promise<UpstreamIdentity> {
+    const config = await configurationOf(provider, credentials, fetch);
     const oidc = provider.protocol === 'oidc';
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, ...(oidc ? { expectedNonce: checks.nonce } : {}), idTokenExpected: oidc,

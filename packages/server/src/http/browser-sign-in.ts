@@ -98,7 +98,7 @@ export async function passwordStep(context: BrowserContext, request: FastifyRequ
     const throttled = await gate(context, request, reply, `user:${username}`, again);
     if (throttled) return { reply: throttled };
     const { user, failed, unavailable } = await verifySignIn(
-        { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets }, pages.realm.id, username, password,
+        { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets, outbound: deps.outbound }, pages.realm.id, username, password,
     );
     // issue 16: a directory that could not answer is said so, never reported as a wrong password
     if (unavailable) return { reply: await again(STRINGS.directoryUnavailable, 503) };

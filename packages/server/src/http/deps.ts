@@ -1,3 +1,5 @@
+import type { OutboundPolicy } from '../outbound/address-policy.js';
+import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 import type { CacheRegistry } from '../cache/registry.js';
 import type { Bus } from '../bus/bus.js';
 import type { CommittedEvent } from '../storage/write-transaction.js';
@@ -46,6 +48,10 @@ export interface AppDeps {
     events: DetachedEventLog;
     /** OIDC Back-Channel Logout: the deliveries the sessions store schedules; settled() waits for them */
     backchannelLogout: BackchannelLogout;
+    /** the hosts realm administrators' URLs may reach (OUTBOUND_ALLOWED_HOSTS): LDAP connections judge their address by it */
+    outbound: OutboundPolicy;
+    /** the fetch of upstream identity providers and back-channel logout, through that policy after DNS resolution */
+    outboundFetch: OutboundFetch;
     /** the app's logger, for what wire built before it existed (back-channel logout warnings) */
     logTo(logger: FastifyBaseLogger): void;
     tokens: TokenService;

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { findBackchannelTargets, type BackchannelTarget } from '../storage/backchannel-logout.js';
 import type { EndedSession } from '../storage/session-revocation.js';
 import type { LogoutTokenIssuer } from '../tokens/logout-token.js';
+import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 
 /** How long one delivery may take: best effort, never a stuck connection held open (spec Events 6) */
 const DELIVERY_TIMEOUT_MS = 2_000;
@@ -17,6 +18,11 @@ export interface BackchannelLogoutDeps {
     db: Kysely<Database>;
     issueLogoutToken: LogoutTokenIssuer;
     warn: DeliveryWarning;
+    /**
+     * the fetch of the server's outbound connections (outbound/guarded-fetch.ts): a URI that
+     * resolves to a loopback, private or link-local address is never POSTed to
+     */
+    fetch: OutboundFetch;
     /** ms; tests shorten it */
     timeoutMs?: number;
 }
@@ -46,7 +52,7 @@ export function createBackchannelLogout(deps: BackchannelLogoutDeps): Backchanne
                 realmId: target.realmId, realmName: target.realmName, clientId: target.clientId, sub: session.sub, sessionId: session.id,
                 idTokenAlgorithm: target.idTokenAlgorithm,
             });
-            const answer = await fetch(target.uri, {
+            const answer = await deps.fetch(target.uri, {
                 method: 'POST',
                 headers: { 'content-type': 'application/x-www-form-urlencoded' },
                 body: new URLSearchParams({ logout_token: token }).toString(),

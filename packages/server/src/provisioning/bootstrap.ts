@@ -25,7 +25,7 @@ const DEFAULT_ADMIN_PASSWORD = 'start123';
 
 /** What the bootstrap needs of the composition root (wire.ts). */
 export interface BootstrapDeps {
-    config: Pick<Config, 'env' | 'userAdmin'> & Partial<Pick<Config, 'publicUrl' | 'console'>>;
+    config: Pick<Config, 'env' | 'userAdmin'> & Partial<Pick<Config, 'publicUrl' | 'console' | 'port'>>;
     handle: DatabaseHandle;
     db: Kysely<Database>;
     passwords: PasswordHasher;

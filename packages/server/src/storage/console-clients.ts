@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MASTER_REALM, ScopeName } from '@realmgate/core';
-import { ADMIN_CONSOLE_CLIENT, CONSOLE_NAMES, consoleUrl } from '../config/consoles.js';
+import { ADMIN_CONSOLE_CLIENT, CONSOLE_NAMES, consoleUrl, deployedStandaloneConsoleUrl, type ConsoleSettings } from '../config/consoles.js';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import { ensureBuiltInClient, ensureClientScope } from './bootstrap.js';
 
-/** Where the consoles are reached: PUBLIC_URL (served by the API) and CONSOLE_PUBLIC_URL (standalone). */
-export interface ConsoleOrigins {
+/** Where the consoles are reached: PUBLIC_URL (served by the API) and a standalone console (config/consoles.ts). */
+export interface ConsoleOrigins extends ConsoleSettings {
     publicUrl?: string | undefined;
-    console?: { publicUrl: string } | undefined;
 }
 
 /** The consoles' redirect (and post-logout redirect) URIs, `/console/admin/` and `/console/account/` under each origin; none without PUBLIC_URL. */
 export function consoleRedirectUris(origins: ConsoleOrigins): string[] {
     if (origins.publicUrl === undefined) return [];
-    const bases = [...new Set([origins.publicUrl, origins.console?.publicUrl ?? origins.publicUrl])];
+    const bases = [...new Set([origins.publicUrl, deployedStandaloneConsoleUrl(origins) ?? origins.publicUrl])];
     return bases.flatMap((base) => CONSOLE_NAMES.map((name) => consoleUrl(base, name)));
 }
 

@@ -1,6 +1,7 @@
 import { PERMISSION_NAMES } from '@realmgate/core';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_CONSOLE_CLIENT } from '../../src/config/consoles.js';
+import { loadConfig } from '../../src/config/load.js';
 import { bootstrap } from '../../src/provisioning/bootstrap.js';
 import { ADMIN, basicHeader, useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
@@ -117,6 +118,28 @@ describeEachDialect('bootstrap', (dialect) => {
             await app.json({ method: 'DELETE', url: `/realms/${realm.id}` }, 200);
             expect(await consoleClients(realm.id)).toEqual([]);
             expect(await app.deps.db.selectFrom('auth_clients').select('id').where('id', '=', client!.id).execute()).toEqual([]);
+        });
+
+        // an https deployment must not keep plain-http loopback redirect URIs nobody serves: the
+        // standalone console's URL is registered only when it is configured or a console port is
+        it('registers CONSOLE_PUBLIC_URL only when it is set or a standalone console has its own port', async () => {
+            const masterUris = async () => (await app.deps.db.selectFrom('auth_clients').select('redirect_uri').where('id', '=', ADMIN_CONSOLE_CLIENT.id).executeTakeFirstOrThrow()).redirect_uri;
+            const booted = async (env: Record<string, string>) => {
+                await bootstrap({ ...app.deps, config: loadConfig(env) });
+                return masterUris();
+            };
+            try {
+                expect(await booted({ PUBLIC_URL: 'https://auth.example' })).toBe('https://auth.example/console/admin/ https://auth.example/console/account/');
+                expect(await booted({ PUBLIC_URL: 'https://auth.example', CONSOLE_PUBLIC_URL: 'https://console.example' })).toBe(
+                    'https://auth.example/console/admin/ https://auth.example/console/account/ https://console.example/console/admin/ https://console.example/console/account/',
+                );
+                expect(await booted({ PUBLIC_URL: 'https://auth.example', CONSOLE_PORT: '3002' })).toBe(
+                    'https://auth.example/console/admin/ https://auth.example/console/account/ http://localhost:3002/console/admin/ http://localhost:3002/console/account/',
+                );
+            } finally {
+                await bootstrap(app.deps);
+            }
+            expect(await masterUris()).toBe(consoleUris);
         });
 
         it('boot gives a realm created before realms got theirs its console client, once, and brings changed redirect URIs up to date', async () => {

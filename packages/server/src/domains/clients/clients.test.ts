@@ -58,6 +58,34 @@ describeEachDialect('clients: fields', (dialect) => {
         expect((await stored(ok.data.id)).backchannel_logout_uri).toBe('https://rp.example.com/logout?x=1');
     });
 
+    // RFC 8252 §7.1 (private-use schemes hold a period), §7.3 / §8.3 (plain http only to loopback);
+    // RFC 9700 §4.1: a redirect target that runs script in the browser is never a redirect URI
+    it('takes https, http on loopback and private-use reverse-domain schemes; refuses script, data, file and other schemes', async () => {
+        const good = await app.json<{ data: Client }>({
+            method: 'POST', url: '/clients', payload: {
+                name: 'schemes-ok', realmId: realmA, baseUrl: 'https://app.example.com',
+                redirectUri: 'https://app.example.com/cb http://127.0.0.1:8080/cb http://[::1]:8080/cb http://localhost/cb com.example.app:/oauth2redirect',
+                postLogoutRedirectUri: 'https://app.example.com/bye com.example.app:/bye',
+            },
+        }, 201);
+        const bad = [
+            'javascript:alert(1)', 'JavaScript://example.com/%0aalert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)',
+            'file:///etc/passwd', 'http://app.example.com/cb', 'myapp://cb', 'ftp://app.example.com/cb', 'blob:https://app.example.com/x',
+        ];
+        for (const field of ['redirectUri', 'postLogoutRedirectUri', 'baseUrl'] as const) {
+            for (const value of bad) {
+                const created = await create({ name: `schemes-${randomUUID().slice(0, 8)}`, [field]: value });
+                expect(created.statusCode, `${field} ${value}`).toBe(400);
+                expect(created.json().issues.map((item: { path: unknown[] }) => item.path[0]), `${field} ${value}`).toContain(field);
+                const updated = await app.request({ method: 'POST', url: `/clients/${good.data.id}`, payload: { [field]: value } });
+                expect(updated.statusCode, `${field} ${value}`).toBe(400);
+            }
+        }
+        const row = await stored(good.data.id);
+        expect(row.base_url).toBe('https://app.example.com');
+        expect(row.redirect_uri).toContain('com.example.app:/oauth2redirect');
+    });
+
     it('takes redirect URIs as a space-separated list of exact absolute URIs', async () => {
         const native = await app.json<{ data: Client }>({ method: 'POST', url: '/clients', payload: { name: 'native', realmId: realmA, redirectUri: 'com.example.app:/cb', postLogoutRedirectUri: 'https://app.example.com/bye' } }, 201);
         expect(native.data.redirectUri).toBe('com.example.app:/cb');

@@ -15,6 +15,7 @@ import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type Secr
 import { assertAccessPolicy, assertClientFields } from './uris.js';
 import type { Columns, TableRow } from '../../storage/resource/table.js';
 import { SIGNING_ALGORITHMS } from '../../keys/material.js';
+import type { OutboundPolicy } from '../../outbound/address-policy.js';
 
 const uriField = (name: string, column: string, maxLength: number): FieldSpec => ({
     name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true,
@@ -69,6 +70,8 @@ export interface ClientDeps extends ResourceDeps {
     passwords: PasswordHasher;
     secrets: SecretBox;
     sessions: SessionStore;
+    /** which hosts the server may connect to (OUTBOUND_ALLOWED_HOSTS): the back-channel logout URI is judged by it */
+    outbound: OutboundPolicy;
 }
 
 /** Spec Errors: secretHashed and secretEncrypted declared together answer 400. */
@@ -78,8 +81,8 @@ function refuseBothModes(input: Record<string, unknown>): void {
     }
 }
 
-async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], input: Record<string, unknown>, realmId: unknown): Promise<void> {
-    assertClientFields(input);
+async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], input: Record<string, unknown>, realmId: unknown, outbound: OutboundPolicy): Promise<void> {
+    assertClientFields(input, outbound);
     await assertFolderOfRealm(tx, input.pathId, realmId);
     await assertAccessPolicy(tx, input.accessPolicyId, realmId);
 }
@@ -121,7 +124,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
             async prepareCreate(_ctx, input, tx) {
                 refuseBothModes(input);
                 assertNameNotUuid(input.name);
-                await assertReferences(tx, input, input.realmId);
+                await assertReferences(tx, input, input.realmId, deps.outbound);
                 if (typeof input.secret !== 'string') return {};
                 const mode = modeOfFlags(input.secretHashed, input.secretEncrypted);
                 return { secret: await store.store(tx, textOf(input, 'realmId') ?? '', mode, input.secret) };
@@ -130,7 +133,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 refuseRealmMove('client', row, input);
                 refuseBothModes(input);
                 if (input.name !== undefined && input.name !== row.name) assertNameNotUuid(input.name);
-                await assertReferences(tx, input, row.realm_id);
+                await assertReferences(tx, input, row.realm_id, deps.outbound);
                 return {
                     ...await updatedSecret(store, tx, row, input.secret),
                     // create-time only (spec): the stored flags are written back, so they are not changed

@@ -11,6 +11,8 @@ import { readValue } from '../resource/records.js';
 import { rowData } from '../resource/read.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from '../resource/spec.js';
 import { refuseRealmMove } from '../users/identity-rules.js';
+import { isLoopbackHost, type OutboundPolicy } from '../../outbound/address-policy.js';
+import { outboundIssues } from '../outbound-fields.js';
 
 const PROTOCOLS = ['oidc', 'oauth2', 'ldap'] as const;
 
@@ -85,8 +87,18 @@ const REQUIRED: Record<(typeof PROTOCOLS)[number], string[]> = {
 };
 const URLS: Record<string, RegExp> = { issuer: HTTP_URL, authorizationUrl: HTTP_URL, tokenUrl: HTTP_URL, userinfoUrl: HTTP_URL, url: LDAP_URL };
 
+/** http:// only for a loopback host (a development upstream); OIDC Core §3.1.2.1 and RFC 6749 §3.1 / §3.2 require TLS otherwise. */
+function plainHttpOffLoopback(value: unknown): boolean {
+    if (typeof value !== 'string' || !/^http:/i.test(value)) return false;
+    try {
+        return !isLoopbackHost(new URL(value).hostname);
+    } catch {
+        return false;
+    }
+}
+
 /** The settings a protocol needs, on the row as it will be (stored values merged with the body). */
-function assertSettings(merged: Record<string, unknown>): void {
+function assertSettings(merged: Record<string, unknown>, outbound: OutboundPolicy): void {
     const issues = [];
     const protocol = merged.protocol as (typeof PROTOCOLS)[number];
     for (const name of REQUIRED[protocol] ?? []) {
@@ -94,6 +106,9 @@ function assertSettings(merged: Record<string, unknown>): void {
     }
     for (const [name, pattern] of Object.entries(URLS)) {
         if (typeof merged[name] === 'string' && !pattern.test(merged[name])) issues.push(issue([name], 'invalid_url', pattern === LDAP_URL ? 'must be an ldap:// or ldaps:// URL' : 'must be an http(s) URL'));
+        else if (pattern === HTTP_URL && plainHttpOffLoopback(merged[name])) issues.push(issue([name], 'invalid_url', 'must be https (http only for a loopback host)'));
+        // the server connects there (discovery, token, userinfo, JWKS, LDAP): not to its own network
+        else issues.push(...outboundIssues(outbound, name, merged[name]));
     }
     const method = merged.tokenEndpointAuthMethod;
     if (typeof method === 'string' && protocol === 'ldap') issues.push(issue(['tokenEndpointAuthMethod'], 'not_applicable', 'applies to OpenID Connect and OAuth 2.0 providers only'));
@@ -122,7 +137,7 @@ function restOf(row: TableRow<'auth_identity_providers'>): Record<string, unknow
  * Readers whose permissions cover the provider get the plaintext through `fields=+clientSecret` /
  * `fields=+bindPassword`; with the realm key disabled the value reads null and logins fail.
  */
-export function identityProvidersDefinition(deps: { db: Db; secrets: SecretBox; passwords: PasswordHasher }): ResourceDefinition<'auth_identity_providers'> {
+export function identityProvidersDefinition(deps: { db: Db; secrets: SecretBox; passwords: PasswordHasher; outbound: OutboundPolicy }): ResourceDefinition<'auth_identity_providers'> {
     const store = createSecretStore(deps);
     const seal = async (tx: Tx, realmId: string, value: unknown, stored: string | null): Promise<string | null> => {
         if (value === undefined) return stored === null || deps.secrets.isEnvelope(stored) ? stored : deps.secrets.encrypt(tx, realmId, stored);
@@ -147,12 +162,12 @@ export function identityProvidersDefinition(deps: { db: Db; secrets: SecretBox; 
                 return readValue(field, row[field.column as keyof typeof row]);
             },
             async prepareCreate(_ctx, input, tx) {
-                assertSettings(input);
+                assertSettings(input, deps.outbound);
                 return sealed(tx, String(input.realmId), input);
             },
             async prepareUpdate(_ctx, row, input, tx) {
                 refuseRealmMove('identity provider', row, input);
-                assertSettings({ ...restOf(row), ...input, protocol: row.protocol });
+                assertSettings({ ...restOf(row), ...input, protocol: row.protocol }, deps.outbound);
                 return sealed(tx, row.realm_id, input, row);
             },
         },

@@ -77,7 +77,7 @@ async function start(context: BrowserContext, signer: Signer, request: FastifyRe
     const checks = newChecks();
     let url: URL;
     try {
-        url = await upstreamAuthorizationUrl(provider, credentials, callbackUrl(context), checks);
+        url = await upstreamAuthorizationUrl(provider, credentials, callbackUrl(context), checks, deps.outboundFetch);
     } catch (error) {
         if (!(error instanceof UpstreamUnavailableError)) throw error;
         request.log.warn({ providerId: provider.id }, error.message);
@@ -119,7 +119,7 @@ async function callback(context: BrowserContext, signer: Signer, request: Fastif
     let identity;
     try {
         const current = new URL(request.url, `${context.base}/`);
-        identity = await completeUpstreamLogin(provider, credentials, new URL(`${callbackUrl(context)}${current.search}`), { state: query.state, nonce: trip.nonce, codeVerifier: trip.codeVerifier });
+        identity = await completeUpstreamLogin(provider, credentials, new URL(`${callbackUrl(context)}${current.search}`), { state: query.state, nonce: trip.nonce, codeVerifier: trip.codeVerifier }, deps.outboundFetch);
     } catch (error) {
         // an upstream error answer, a refused code, a tampered or foreign ID token: never a session
         request.log.warn({ providerId: provider.id, reason: (error as Error).message }, 'federated sign-in refused');

@@ -1,3 +1,4 @@
+import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { DEVICE_CODE_GRANT_TYPE } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -24,6 +25,8 @@ export interface ClientAuthDeps {
     config?: { userAuthBasic: boolean };
     /** Basic user credentials may be verified by an LDAP directory (issue 16): its bind password is sealed */
     secrets: SecretBox;
+    /** the hosts such a directory may be reached at (OUTBOUND_ALLOWED_HOSTS) */
+    outbound: OutboundPolicy;
     handle: { dialect: DialectName };
     /** realms and clients that authenticated, remembered (oauth2/lookups.ts); absent: every lookup reads */
     lookups?: ProtocolLookups;

@@ -1,3 +1,4 @@
+import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import type { ScopeBindings } from './scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -47,6 +48,8 @@ export interface GrantDeps {
     tokens: TokenService;
     sessions: SessionStore;
     passwords: PasswordHasher;
+    /** the hosts an LDAP directory may be reached at (the password grant's directory login) */
+    outbound: OutboundPolicy;
     /** the multi-factor core's dependencies (issue 14: the password grant's mfa_token and its redemption) */
     secondFactor: TicketFactorDeps;
     /** a client's scope bindings, remembered (oauth2/grants/scope.ts) */

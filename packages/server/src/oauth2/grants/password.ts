@@ -25,7 +25,7 @@ export const passwordGrant: Grant = {
             const local = await findUserInRealm(request.db, request.realm.id, username);
             // the local password, else the realm's LDAP directories (authn/password-login.ts; issue 16 item 4)
             const login = await verifyPasswordLogin(
-                { db: request.db, dialect: deps.dialect, passwords: deps.passwords, secrets: deps.secondFactor.secrets }, request.realm.id, local, username, password,
+                { db: request.db, dialect: deps.dialect, passwords: deps.passwords, secrets: deps.secondFactor.secrets, outbound: deps.outbound }, request.realm.id, local, username, password,
             );
             // a directory that cannot answer is not a wrong password (RFC 6749 §4.1.2.1 names the code)
             if (login.unavailable) throw oauthError(ErrorCode.TEMPORARILY_UNAVAILABLE, 'The directory that verifies this account could not be reached; try again later.');
