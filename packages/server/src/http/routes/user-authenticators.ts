@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -17,6 +17,20 @@ const Authenticator = Type.Object({
 }, { additionalProperties: false, title: 'user_authenticator' });
 const single = (description: string) => Type.Object({ data: Authenticator, meta: Type.Object({}) }, { additionalProperties: false, description });
 const IdParams = Type.Object({ id: Type.String({ pattern: UUID, description: 'The authenticator id.' }) });
+
+/**
+ * spec "Schema and statistics facets": `@` marks a reserved segment that is never an id, and this
+ * collection has no facet (no @schema, no statistic). Such a path answers the 404 of an absent
+ * route, as a disabled @schema does (http/routes/resource.ts), before the id's pattern would
+ * answer 400 for a malformed id.
+ */
+const reservedSegment: preValidationHookHandler = (request, reply, done) => {
+    if ((request.params as { id?: string }).id?.startsWith('@')) {
+        reply.callNotFound();
+        return;
+    }
+    done();
+};
 
 /** `/user-authenticators`: enrol, confirm, list, read and remove TOTP authenticators (issue 14 item 2). */
 export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: AppDeps): void {
@@ -55,10 +69,10 @@ export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: A
         const enrolment = await enrolAuthenticator(deps, request.context, { name, ...(userId ? { userId: userId.toLowerCase() } : {}) });
         return reply.status(201).send(enrolment);
     });
-    routes.get('/user-authenticators/:id', contract({
+    routes.get('/user-authenticators/:id', { ...contract({
         auth: 'required', tags, summary: 'One authenticator', params: IdParams, response: { 200: single('The authenticator.') },
-    }), async (request) => ({ data: await readAuthenticator(deps, request.context, request.params.id), meta: {} }));
-    routes.post('/user-authenticators/:id/confirm', contract({
+    }), preValidation: reservedSegment }, async (request) => ({ data: await readAuthenticator(deps, request.context, request.params.id), meta: {} }));
+    routes.post('/user-authenticators/:id/confirm', { ...contract({
         auth: 'required', tags, summary: 'Confirm an authenticator with a current code; answers the recovery codes once',
         description: 'A wrong code answers 400 and counts as a failed authentication. The recovery codes (single use) replace earlier ones.',
         params: IdParams,
@@ -68,8 +82,8 @@ export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: A
                 data: Authenticator, meta: Type.Object({ recoveryCodes: Type.Array(Type.String()) }),
             }, { additionalProperties: false, description: 'The confirmed authenticator and the recovery codes, shown once.' }),
         },
-    }), async (request) => confirmAuthenticator(deps, request.context, request.params.id, request.body.code));
-    routes.delete('/user-authenticators/:id', contract({
+    }), preValidation: reservedSegment }, async (request) => confirmAuthenticator(deps, request.context, request.params.id, request.body.code));
+    routes.delete('/user-authenticators/:id', { ...contract({
         auth: 'required', tags, summary: 'Remove an authenticator', params: IdParams, response: { 200: single('The removed authenticator.') },
-    }), async (request) => ({ data: await removeAuthenticator(deps, request.context, request.params.id), meta: {} }));
+    }), preValidation: reservedSegment }, async (request) => ({ data: await removeAuthenticator(deps, request.context, request.params.id), meta: {} }));
 }
