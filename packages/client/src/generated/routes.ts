@@ -5,7 +5,7 @@
 export interface Schemas {
     Error: {
         statusCode: number;
-        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable";
+        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -16,7 +16,7 @@ export interface Schemas {
     };
     OAuthError: {
         statusCode: number;
-        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable";
+        code: "bad_request" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -8923,6 +8923,8 @@ export interface Routes {
             name: string;
             type?: "totp";
             userId?: string;
+            currentPassword?: string;
+            currentCode?: string;
         };
         bodyRequired: true;
         response: {
@@ -8972,8 +8974,11 @@ export interface Routes {
             id: string;
         };
         query: Record<never, never>;
-        body: never;
-        bodyRequired: false;
+        body: {
+            currentPassword?: string;
+            currentCode?: string;
+        };
+        bodyRequired: true;
         response: {
             data: {
                 id: string;
@@ -8996,6 +9001,8 @@ export interface Routes {
         query: Record<never, never>;
         body: {
             code: string;
+            currentPassword?: string;
+            currentCode?: string;
         };
         bodyRequired: true;
         response: {
@@ -9011,6 +9018,7 @@ export interface Routes {
             };
             meta: {
                 recoveryCodes: Array<string>;
+                recoveryCodesReplaced: boolean;
                 [member: string]: unknown;
             };
         };
