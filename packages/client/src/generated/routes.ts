@@ -4131,6 +4131,26 @@ export interface Routes {
             meta: Record<string, unknown>;
         };
     };
+    /** The page asking for a password-reset link by mail */
+    "GET /realms/{realmId}/forgot-password": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
+    /** The form of the forgot-password page */
+    "POST /realms/{realmId}/forgot-password": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: string;
+    };
     /** List identity-provider-attribute-mappings */
     "GET /realms/{realmId}/identity-provider-attribute-mappings": {
         params: {
@@ -10035,6 +10055,8 @@ export const ROUTE_METHODS = {
     getEventsSchemaInRealm: "GET /realms/{realmId}/events/@schema",
     getEventsStatsInRealm: "GET /realms/{realmId}/events/@stats",
     getEventsByIdInRealm: "GET /realms/{realmId}/events/{id}",
+    getForgotPasswordInRealm: "GET /realms/{realmId}/forgot-password",
+    postForgotPasswordInRealm: "POST /realms/{realmId}/forgot-password",
     getIdentityProviderAttributeMappingsInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings",
     postIdentityProviderAttributeMappingsInRealm: "POST /realms/{realmId}/identity-provider-attribute-mappings",
     getIdentityProviderAttributeMappingsSchemaInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings/@schema",
