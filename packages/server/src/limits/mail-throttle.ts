@@ -8,7 +8,7 @@ import type { CounterStore } from './counter-store.js';
  * a flood. Each window starts at its first mail (the counter's lifetime), so a burst never
  * straddles two windows.
  */
-export const MAIL_WINDOWS: readonly { name: string; ms: number; max: number }[] = [
+const MAIL_WINDOWS: readonly { name: string; ms: number; max: number }[] = [
     { name: 'minute', ms: 60_000, max: 1 },
     { name: 'hour', ms: 3_600_000, max: 5 },
 ];
