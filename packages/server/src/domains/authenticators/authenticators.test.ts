@@ -201,3 +201,22 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('id', '=', enrolled.data.id).executeTakeFirst()).toBeUndefined();
     });
 });
+
+describeEachDialect('a wrong fresh proof counts as a failed authentication (spec Limits)', (dialect) => {
+    const FAILURES = 2;
+    // an app of its own: the address's failures elsewhere would refuse it at once
+    const app = useTestApp(dialect, {}, { limits: { failureMax: FAILURES } });
+
+    it('refuses the address after failureMax wrong current passwords or codes', async () => {
+        const realm = await createRealm(app, `proof-${randomUUID().slice(0, 8)}`);
+        const user = await createActor(app, realm, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
+        const { bearer } = await login(app, realm, user.name, PASSWORD);
+        const wrong = [{ name: 'phone', currentPassword: 'wrong-password' }, { name: 'phone', currentCode: '000000' }];
+        for (const payload of wrong) {
+            const refused = await app.request({ method: 'POST', url: '/user-authenticators', payload, as: bearer });
+            expect(refused.statusCode, refused.body).toBe(400);
+            expect(refused.json()).toMatchObject({ code: 'invalid_credentials' });
+        }
+        expect((await app.request({ method: 'GET', url: '/users/@me', as: bearer })).statusCode).toBe(429);
+    });
+});
