@@ -39,6 +39,7 @@ export const ErrorCode = {
     DEVICE_CODE_EXPIRED: 'device_code_expired',
     DEVICE_VERIFICATION_THROTTLED: 'device_verification_throttled',
     TEMPORARILY_UNAVAILABLE: 'temporarily_unavailable',
+    MAIL_UNAVAILABLE: 'mail_unavailable',
 } as const;
 
 export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
@@ -81,6 +82,7 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.fre
     device_code_expired: 400,
     device_verification_throttled: 429,
     temporarily_unavailable: 503,
+    mail_unavailable: 503,
 });
 
 export function isErrorCode(value: unknown): value is ErrorCode {

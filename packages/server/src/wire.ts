@@ -234,7 +234,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         else process.emitWarning(`${message}: ${JSON.stringify(detail)}`);
     });
     const account = createAccountService({
-        db: handle.db, handle, catalog, passwords, sessions, mailer, publicUrl: config.publicUrl.replace(/\/+$/, ''), clock: options.accountClock ?? Date.now,
+        db: handle.db, handle, catalog, passwords, sessions, mailer, mailThrottle: limits.mail, publicUrl: config.publicUrl.replace(/\/+$/, ''),
+        clock: options.accountClock ?? Date.now,
     });
     return {
         config,

@@ -5,7 +5,7 @@
 export interface Schemas {
     Error: {
         statusCode: number;
-        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable";
+        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -16,7 +16,7 @@ export interface Schemas {
     };
     OAuthError: {
         statusCode: number;
-        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable";
+        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -4140,6 +4140,26 @@ export interface Routes {
             };
             meta: Record<string, unknown>;
         };
+    };
+    /** The page asking for a password-reset link by mail */
+    "GET /realms/{realmId}/forgot-password": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
+    /** The form of the forgot-password page */
+    "POST /realms/{realmId}/forgot-password": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: string;
     };
     /** List identity-provider-attribute-mappings */
     "GET /realms/{realmId}/identity-provider-attribute-mappings": {
@@ -8943,6 +8963,8 @@ export interface Routes {
             name: string;
             type?: "totp";
             userId?: string;
+            currentPassword?: string;
+            currentCode?: string;
         };
         bodyRequired: true;
         response: {
@@ -8992,8 +9014,11 @@ export interface Routes {
             id: string;
         };
         query: Record<never, never>;
-        body: never;
-        bodyRequired: false;
+        body: {
+            currentPassword?: string;
+            currentCode?: string;
+        };
+        bodyRequired: true;
         response: {
             data: {
                 id: string;
@@ -9016,6 +9041,8 @@ export interface Routes {
         query: Record<never, never>;
         body: {
             code: string;
+            currentPassword?: string;
+            currentCode?: string;
         };
         bodyRequired: true;
         response: {
@@ -9031,6 +9058,7 @@ export interface Routes {
             };
             meta: {
                 recoveryCodes: Array<string>;
+                recoveryCodesReplaced: boolean;
                 [member: string]: unknown;
             };
         };
@@ -10049,6 +10077,8 @@ export const ROUTE_METHODS = {
     getEventsSchemaInRealm: "GET /realms/{realmId}/events/@schema",
     getEventsStatsInRealm: "GET /realms/{realmId}/events/@stats",
     getEventsByIdInRealm: "GET /realms/{realmId}/events/{id}",
+    getForgotPasswordInRealm: "GET /realms/{realmId}/forgot-password",
+    postForgotPasswordInRealm: "POST /realms/{realmId}/forgot-password",
     getIdentityProviderAttributeMappingsInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings",
     postIdentityProviderAttributeMappingsInRealm: "POST /realms/{realmId}/identity-provider-attribute-mappings",
     getIdentityProviderAttributeMappingsSchemaInRealm: "GET /realms/{realmId}/identity-provider-attribute-mappings/@schema",

@@ -76,6 +76,16 @@ export async function providerChoice(
     return { view: { providers, providerForm: { action, fields } }, formTargets };
 }
 
+/**
+ * The sign-in page's "Forgot password?" link: only with a mail relay, as without one the reset
+ * link could not be sent (the API answers 503 mail_unavailable); under the realm, as the mailed
+ * links are (http/routes/account-pages.ts).
+ */
+export function forgotPasswordLink(context: BrowserContext, realm: { name: string }): Pick<SignInView, 'forgotPasswordUrl'> {
+    if (!context.deps.mailer) return {};
+    return { forgotPasswordUrl: `${context.base}/realms/${encodeURIComponent(realm.name)}/forgot-password` };
+}
+
 /** Renders the next step of the flow (oauth2/authorize/flow.ts). */
 export async function sendOutcome(
     context: BrowserContext,
@@ -99,7 +109,7 @@ export async function sendOutcome(
         formTargets.push(...choice.formTargets);
         const html = views.renderSignIn({
             realm, client, form: { action: `${context.base}/authorize/sign-in`, fields },
-            ...choice.view,
+            ...choice.view, ...forgotPasswordLink(context, realm),
             ...(username !== undefined ? { username } : {}), ...(signIn.error !== undefined ? { error: signIn.error } : {}),
         });
         return sendPage(reply, html, { status: signIn.status ?? 200, publicOrigin: context.cookies.origin, formTargets });

@@ -23,7 +23,7 @@ export const ANONYMOUS_ENTRY = 'anonymous';
  * (RFC 8628 §6.1: 20^8 codes of 8 base-20 characters) stays negligible. A browser signed in to
  * the realm is counted per session instead, so it can still enter a code while this one is spent.
  */
-export const DEVICE_VERIFICATION_ANONYMOUS_MAX = 100;
+const DEVICE_VERIFICATION_ANONYMOUS_MAX = 100;
 
 /** Keys outlive their window a little, as the limiter's do. */
 const KEY_GRACE_MS = 5_000;

@@ -5,6 +5,7 @@ import { createFallbackCounterStore, type FallbackReport } from './fallback-coun
 import { createDeviceVerificationThrottle } from './device-verification.js';
 import { createRateLimiter } from './limiter.js';
 import { createLoginGate } from './login-gate.js';
+import { createMailThrottle, type MailThrottle } from './mail-throttle.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
 import { createSecondFactorAttempts } from './second-factor-attempts.js';
 
@@ -58,7 +59,7 @@ export interface LimitOptions {
  */
 export async function createLimits(
     config: Config, options: LimitOptions, onStoreError: (error: unknown) => void, fallbackReport?: FallbackReport,
-): Promise<RequestLimits> {
+): Promise<RequestLimits & { mail: MailThrottle }> {
     const clock = options.clock ?? Date.now;
     let store: CounterStore = createMemoryCounterStore(clock);
     if (config.redisUrl) {
@@ -74,8 +75,10 @@ export async function createLimits(
         onStoreError,
         settings: { failureMax: options.failureMax ?? FAILED_AUTHENTICATION_MAX, ...budgetsOf(config) },
     });
-    return createRequestLimits(
+    const limits = createRequestLimits(
         limiter, createLoginGate(options.loginConcurrency ?? LOGIN_CONCURRENCY, clock), createDeviceVerificationThrottle(store, prefix, clock, undefined, options.deviceAnonymousMax),
         createSecondFactorAttempts(store, prefix, clock), options.onFailure,
     );
+    // the mails anonymous requests trigger, per address, in the same store (mail-throttle.ts)
+    return { ...limits, mail: createMailThrottle(store, prefix) };
 }

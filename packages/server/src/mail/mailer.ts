@@ -28,11 +28,11 @@ export interface Mailer {
 
 /**
  * Without SMTP_URL a route that must send mail cannot do its job: 503 naming the setting, so the
- * operator knows what to configure (issue 14 item 3). `internal_error` is the catalogue's code for
- * a failure that is the server's, not the caller's (docs/errors.md); 503 says it is a missing service.
+ * operator knows what to configure. Its own code (docs/errors.md `mail_unavailable`): a client
+ * tells a missing service from a server fault, which `internal_error` masks.
  */
 export function mailNotConfigured(): AppError {
-    return new AppError(ErrorCode.INTERNAL_ERROR, 'Mail delivery is not configured on this server: set SMTP_URL (or the smtp object of the config file).', { statusCode: 503 });
+    return new AppError(ErrorCode.MAIL_UNAVAILABLE, 'Mail delivery is not configured on this server: set SMTP_URL (or the smtp object of the config file).');
 }
 
 /**

@@ -115,7 +115,7 @@ const IPV4_RANGES = rangeList(SPECIAL_IPV4, 'ipv4');
 const IPV6_RANGES = rangeList(SPECIAL_IPV6, 'ipv6');
 
 /** The special-purpose range an address is in, if any. */
-export function specialRangeOf(address: string): string | null {
+function specialRangeOf(address: string): string | null {
     const bare = bareHost(address);
     const mapped = isIP(bare) === 6 ? mappedIpv4(bare) : null;
     const target = mapped ?? bare;

@@ -81,15 +81,16 @@ export async function deleteAuthenticators(db: Kysely<Database>, ids: readonly s
     await db.deleteFrom('auth_user_authenticators').where('id', 'in', ids).execute();
 }
 
-/** Replaces the user's recovery codes (issued at confirmation) with these digests. */
+/** Replaces the user's recovery codes (issued at confirmation) with these digests; answers how many earlier codes (used or not) went. */
 export async function replaceRecoveryCodes(
     db: Kysely<Database>, dialect: DialectName, user: { id: string; realmId: string }, codes: readonly { id: string; digest: string }[],
-): Promise<void> {
-    await db.deleteFrom('auth_user_recovery_codes').where('user_id', '=', user.id).execute();
+): Promise<number> {
+    const removed = await db.deleteFrom('auth_user_recovery_codes').where('user_id', '=', user.id).executeTakeFirst();
     const now = toDbDate(dialect, new Date());
     await db.insertInto('auth_user_recovery_codes').values(codes.map((code) => ({
         id: code.id, user_id: user.id, realm_id: user.realmId, code_digest: code.digest, used_at: null, created_at: now,
     }))).execute();
+    return Number(removed.numDeletedRows);
 }
 
 /** Marks an unused recovery code used; false when it does not exist or was used (single use). */

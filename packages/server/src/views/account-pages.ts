@@ -1,6 +1,6 @@
 import type { PageForm, PageRealm } from './contract.js';
 import { escapeHtml as e, hiddenFields, page } from './html.js';
-import { ACCOUNT_STRINGS as S } from './strings.js';
+import { ACCOUNT_STRINGS as S, STRINGS } from './strings.js';
 
 /*
  * The pages the activation and reset mails link to (issue 14 item 3). Like the sign-in pages:
@@ -47,8 +47,23 @@ export function renderPasswordReset(view: AccountFormView): string {
     return formPage(view, { title: S.resetTitle, heading: S.resetHeading(realmName(view.realm)), inputs, button: S.resetButton });
 }
 
-/** After the activation or the reset. */
-export function renderAccountDone(view: { realm: PageRealm; kind: 'activated' | 'reset' }): string {
-    const [title, message] = view.kind === 'activated' ? [S.activatedTitle, S.activatedMessage] : [S.resetDoneTitle, S.resetDoneMessage];
+/** The sign-in page's "Forgot password?" page: the username or address the link is mailed for. */
+export function renderPasswordForgot(view: AccountFormView): string {
+    const inputs = `<label for="username">${e(STRINGS.usernameLabel)}</label>
+<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus>
+`;
+    return formPage(view, { title: S.forgotTitle, heading: S.forgotHeading(realmName(view.realm)), intro: S.forgotIntro, inputs, button: S.forgotButton });
+}
+
+const DONE: Record<'activated' | 'reset' | 'requested', readonly [string, string]> = {
+    activated: [S.activatedTitle, S.activatedMessage],
+    reset: [S.resetDoneTitle, S.resetDoneMessage],
+    // the same page whether or not an account matched (spec Endpoints: no account enumeration)
+    requested: [S.forgotSentTitle, S.forgotSentMessage],
+};
+
+/** After the activation, the reset, or the request of a reset link. */
+export function renderAccountDone(view: { realm: PageRealm; kind: 'activated' | 'reset' | 'requested' }): string {
+    const [title, message] = DONE[view.kind];
     return page({ title, realm: realmName(view.realm), body: `<h1>${e(title)}</h1>\n<p>${e(message)}</p>` });
 }

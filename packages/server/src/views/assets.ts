@@ -15,6 +15,8 @@ button.secondary{background:#e5e7eb;color:#111827}
 .scopes{padding-left:1.25rem}
 details{margin-top:1rem}
 summary{cursor:pointer;color:#1d4ed8}
+.links{margin:1rem 0 0}
+a{color:#1d4ed8}
 .user-code{font:600 1.25rem/1.5 ui-monospace,monospace;letter-spacing:.1em}
 code{font-size:.875em;color:#374151}
 `;

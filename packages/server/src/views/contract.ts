@@ -52,6 +52,11 @@ export interface SignInView {
     username?: string;
     /** a message shown above the form (wrong credentials, throttled) */
     error?: string;
+    /**
+     * the page asking for a password-reset link by mail; absent when the server has no mail relay
+     * (nothing could be mailed). Optional: a module that does not show it keeps this contract.
+     */
+    forgotPasswordUrl?: string;
 }
 
 export interface ConsentView {

@@ -38,8 +38,13 @@ ${hiddenFields(view.form.fields)}
 <label for="password">${e(STRINGS.passwordLabel)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? ' autofocus' : ''}>
 <button type="submit">${e(STRINGS.signInButton)}</button>
-</form>${providerButtons(view)}`,
+</form>${forgotLink(view)}${providerButtons(view)}`,
     });
+}
+
+/** The way to a reset link, only where the server can mail one (views/contract.ts forgotPasswordUrl). */
+function forgotLink(view: SignInView): string {
+    return view.forgotPasswordUrl ? `\n<p class="links"><a href="${e(view.forgotPasswordUrl)}">${e(STRINGS.forgotPasswordLink)}</a></p>` : '';
 }
 
 /** The realm's upstream providers (issue 16 item 6): one form, a button per provider posting its id. */

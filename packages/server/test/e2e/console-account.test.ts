@@ -223,6 +223,8 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
         await app.json({ method: 'POST', url: '/realms/master', payload: { mfaEnabled: true } }, 200);
         try {
             await open(page, 'Two-factor authentication', 'Two-factor authentication');
+            // a change of one's own authenticators needs the current password, typed once on the page
+            await page.getByLabel('Current password').fill(carol.password);
             await page.getByLabel('Name of the device or app').fill('Phone');
             await page.getByRole('button', { name: 'Add authenticator' }).click();
             const qr = page.getByRole('img', { name: 'QR code of the setup key for Phone' });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, createRealm } from '../actors.js';
-import { useTestApp, type TestApp } from '../app.js';
+import { startTestApp, useTestApp, type TestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 import { eventRowOf, insertEvents, type BeforeMark, type NewEvent } from '../../src/storage/events.js';
 import { fillEventAggregates, sweepEventRetention } from '../../src/domains/event-log/maintenance.js';
@@ -138,6 +138,24 @@ describeEachDialect('event log and statistics', (dialect) => {
         const events = await app.json<{ data: { collection: string } }>({ method: 'GET', url: '/events/@schema' }, 200);
         expect(events.data.collection).toBe('events');
         expect((await app.request({ method: 'GET', url: '/user-authenticators/@schema' })).statusCode).not.toBe(200);
+    });
+
+    it('answers the user authenticator\'s @schema as an absent facet: 404, as a disabled @schema does, never a 400 for a malformed id', async () => {
+        // spec "Schema and statistics facets": @ marks a reserved segment that is never a name or an
+        // id, and GET /<collection>/@schema is not available for the user authenticator collection
+        const absent = await app.request({ method: 'GET', url: '/user-authenticators/@schema' });
+        expect(absent.statusCode, absent.body).toBe(404);
+        for (const request of [{ method: 'DELETE', url: '/user-authenticators/@schema' }, { method: 'POST', url: '/user-authenticators/@schema/confirm', payload: { code: '1' } }] as const) {
+            expect((await app.request(request)).statusCode, request.method).toBe(404);
+        }
+        const disabled = await startTestApp(dialect, { querySchemaDiscoveryEnabled: false });
+        try {
+            const answer = await disabled.request({ method: 'GET', url: '/roles/@schema' });
+            expect(answer.statusCode).toBe(404);
+            expect(absent.json()).toMatchObject({ statusCode: 404, code: answer.json<{ code: string }>().code });
+        } finally {
+            await disabled.dispose();
+        }
     });
 });
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
-import { issue, notFound, forbidden, validationFailed } from '../../errors/app-error.js';
+import { AppError, issue, notFound, forbidden, validationFailed } from '../../errors/app-error.js';
 import { mailNotConfigured, type Mailer } from '../../mail/mailer.js';
 import { activationMail, resetMail } from '../../mail/templates.js';
 import { randomToken, sha256Hex } from '../../secrets/digests.js';
@@ -29,6 +30,11 @@ export interface AccountDeps {
     sessions: SessionStore;
     /** null without SMTP_URL: the routes that send mail answer mailNotConfigured() */
     mailer: Mailer | null;
+    /**
+     * Counts a mail of this kind to this address (limits/mail-throttle.ts: one a minute, five an
+     * hour); null when it may leave, else the seconds to wait.
+     */
+    mailThrottle: { admit(kind: 'reset' | 'activation', address: string): Promise<number | null> };
     /** PUBLIC_URL without a trailing slash: the mailed links start with it */
     publicUrl: string;
     /** the clock of code expiry (tests move it) */
@@ -113,7 +119,11 @@ export function createAccountService(deps: AccountDeps): AccountService {
                 // spec Events 4 and 5: the entry carries what a default read shows (no email, no hash, no code)
                 await recordEvent(trx, dialect, null, { ...userEvent('created', user.id, realm.id), data: { ...account, active: true } });
             });
-            sender.dispatch(activationMail(realm, user.email, link(realm, 'activate', code), ACTIVATION_CODE_HOURS));
+            // the account exists either way; a throttled address gets no further mail (a stranger
+            // registering names with someone's address cannot flood it): a resend later sends one
+            if (await deps.mailThrottle.admit('activation', user.email) === null) {
+                sender.dispatch(activationMail(realm, user.email, link(realm, 'activate', code), ACTIVATION_CODE_HOURS));
+            }
             return account;
         },
 
@@ -137,12 +147,18 @@ export function createAccountService(deps: AccountDeps): AccountService {
                 ? await findRecoveryTarget(db, realm.id, 'name', request.name)
                 : await findRecoveryTarget(db, realm.id, 'email', request.email);
             const usable = target?.active === true && target.email !== null ? target : undefined;
+            // the mails to one address are throttled (one a minute, five an hour): a stranger cannot
+            // flood an inbox through this route. A throttled request stores no new code, so the link
+            // mailed last keeps working. The counter is charged for an unknown user too (keyed by
+            // what was typed), so the work, and the time, is the same either way.
+            const admitted = await deps.mailThrottle.admit('reset', usable?.email ?? ('name' in request ? `name:${request.name}` : request.email)) === null;
+            const recipient = admitted ? usable : undefined;
             // spec Endpoints: the same answer, in comparable time, for a known and an unknown user or
             // address. The same work runs either way: a code is drawn and digested and the same UPDATE
             // is sent (matching no row when there is no one to mail); the mail leaves off this path.
             const code = randomToken();
-            await storeCode(db, dialect, RESET_CODE, usable?.id ?? randomUUID(), sha256Hex(code), now());
-            if (usable) sender.dispatch(resetMail(realm, usable.email!, link(realm, 'reset-password', code), RESET_CODE_HOURS));
+            await storeCode(db, dialect, RESET_CODE, recipient?.id ?? randomUUID(), sha256Hex(code), now());
+            if (recipient) sender.dispatch(resetMail(realm, recipient.email!, link(realm, 'reset-password', code), RESET_CODE_HOURS));
         },
 
         async resetPassword(realmKey, code, password) {
@@ -168,6 +184,10 @@ export function createAccountService(deps: AccountDeps): AccountService {
             if (target.emailVerified) throw validationFailed([issue(['email'], 'verified', 'the address is verified already')]);
             const realm = await realmOf(target.realmId);
             const sender = mailer();
+            // one's own resend is throttled as the anonymous mails are; the caller is authenticated,
+            // so it is told to wait (spec Limits: 429 with Retry-After) rather than answered as sent
+            const wait = await deps.mailThrottle.admit('activation', target.email);
+            if (wait !== null) throw new AppError(ErrorCode.TOO_MANY_REQUESTS, 'An activation mail was sent to this address a moment ago; wait before asking again.', { retryAfter: wait });
             // the activation round-trip of registration (spec States): only the latest link works
             const code = randomToken();
             await storeCode(db, dialect, ACTIVATION_CODE, target.id, sha256Hex(code), now());

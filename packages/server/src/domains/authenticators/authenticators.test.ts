@@ -6,6 +6,12 @@ import { createActor } from '../../../test/actors.js';
 import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
+import { nextTotpCode } from '../../../test/browser.js';
+import { login } from '../../../test/sessions.js';
+import { recoveryCodeDigest } from '../../authn/second-factor.js';
+
+/** the password of every actor of test/actors.ts */
+const PASSWORD = 'secret-password';
 
 interface Authenticator { id: string; type: string; name: string; confirmed: boolean; userId: string; realmId: string }
 interface Enrolment { data: Authenticator; meta: { secret: string; uri: string; qrCode: string } }
@@ -20,7 +26,7 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         await app.json({ method: 'POST', url: `/realms/${realmA}`, payload: { displayName: 'Realm A' } }, 200);
     });
     const selfManaging = (realm: string) => createActor(app, realm, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
-    const enrol = (as: string, payload: Record<string, unknown> = { name: 'phone' }) =>
+    const enrol = (as: string, payload: Record<string, unknown> = { name: 'phone', currentPassword: PASSWORD }) =>
         app.json<Enrolment>({ method: 'POST', url: '/user-authenticators', payload, as }, 201);
 
     it('enrols with the seed shown once (otpauth URI, QR code), confirms with a code, and never answers the seed again', async () => {
@@ -41,14 +47,14 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         expect(stored.secret).toMatch(/^enc:v1:/);
         expect(stored.secret).not.toContain(secret);
 
-        const wrong = await app.request({ method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: '000000' }, as: user.header });
+        const wrong = await app.request({ method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: '000000', currentPassword: PASSWORD }, as: user.header });
         expect(wrong.statusCode).toBe(400);
         expect(wrong.json().issues).toEqual([expect.objectContaining({ path: ['code'] })]);
         const malformed = await app.request({ method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { otp: '1' }, as: user.header });
         expect(malformed.statusCode).toBe(400);
 
         const confirmed = await app.json<{ data: Authenticator; meta: { recoveryCodes: string[] } }>({
-            method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret }) }, as: user.header,
+            method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret }), currentPassword: PASSWORD }, as: user.header,
         }, 200);
         expect(confirmed.data.confirmed).toBe(true);
         expect(new Set(confirmed.meta.recoveryCodes).size).toBe(10);
@@ -66,7 +72,7 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         }
         expect(Object.keys(read.json().data).sort()).toEqual(['confirmed', 'createdAt', 'id', 'name', 'realmId', 'type', 'updatedAt', 'userId']);
 
-        const removed = await app.request({ method: 'DELETE', url: `/user-authenticators/${enrolled.data.id}`, as: user.header });
+        const removed = await app.request({ method: 'DELETE', url: `/user-authenticators/${enrolled.data.id}`, payload: { currentPassword: PASSWORD }, as: user.header });
         expect(removed.statusCode).toBe(200);
         expect((await app.json<{ data: unknown[] }>({ method: 'GET', url: '/user-authenticators', as: user.header }, 200)).data).toEqual([]);
         // the last authenticator takes the recovery codes with it
@@ -79,6 +85,49 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
             expect(String(event.data)).not.toContain(secret);
             expect(String(event.data)).not.toContain('enc:v1');
         }
+    });
+
+    it('asks a user changing its own authenticators with a bearer for a fresh proof: the current password or a current code of a confirmed one', async () => {
+        const user = await selfManaging(realmA);
+        const { bearer } = await login(app, realmA, user.name, PASSWORD);
+        const as = bearer;
+        // OWASP ASVS 5.0 §6.2.3, as a change of one's own password: the bearer alone proves nothing
+        for (const payload of [{ name: 'phone' }, { name: 'phone', currentPassword: 'wrong-password' }, { name: 'phone', currentCode: '123456' }]) {
+            const refused = await app.request({ method: 'POST', url: '/user-authenticators', payload, as });
+            expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+            expect(refused.json<{ issues: { path: string[] }[] }>().issues.map((found) => found.path[0])).toEqual([Object.keys(payload)[1] ?? 'currentPassword']);
+        }
+        expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('user_id', '=', user.userId).execute()).toEqual([]);
+        const wrong = await app.request({ method: 'POST', url: '/user-authenticators', payload: { name: 'phone', currentPassword: 'wrong-password' }, as });
+        expect(wrong.json()).toMatchObject({ code: 'invalid_credentials' });
+
+        const first = await enrol(as, { name: 'phone', currentPassword: PASSWORD });
+        const unproven = await app.request({ method: 'POST', url: `/user-authenticators/${first.data.id}/confirm`, payload: { code: await generate({ secret: first.meta.secret }) }, as });
+        expect(unproven.statusCode).toBe(400);
+        expect(unproven.json<{ issues: { path: string[] }[] }>().issues[0]!.path).toEqual(['currentPassword']);
+        const confirmed = await app.json<{ meta: { recoveryCodes: string[]; recoveryCodesReplaced: boolean } }>({
+            method: 'POST', url: `/user-authenticators/${first.data.id}/confirm`, payload: { code: await generate({ secret: first.meta.secret }), currentPassword: PASSWORD }, as,
+        }, 200);
+        expect(confirmed.meta.recoveryCodesReplaced).toBe(false);
+
+        // a current code of the confirmed authenticator proves as well as the password
+        const second = await enrol(as, { name: 'tablet', currentCode: await nextTotpCode(first.meta.secret) });
+        const replaced = await app.json<{ meta: { recoveryCodes: string[]; recoveryCodesReplaced: boolean } }>({
+            method: 'POST', url: `/user-authenticators/${second.data.id}/confirm`, payload: { code: await generate({ secret: second.meta.secret }), currentPassword: PASSWORD }, as,
+        }, 200);
+        // the answer says the codes shown at the first confirmation stopped working
+        expect(replaced.meta.recoveryCodesReplaced).toBe(true);
+        const stored = (await app.deps.db.selectFrom('auth_user_recovery_codes').select('code_digest').where('user_id', '=', user.userId).execute()).map((row) => row.code_digest);
+        expect(stored.sort()).toEqual(replaced.meta.recoveryCodes.map(recoveryCodeDigest).sort());
+
+        for (const payload of [undefined, {}, { currentPassword: 'wrong-password' }]) {
+            const refused = await app.request({ method: 'DELETE', url: `/user-authenticators/${first.data.id}`, ...(payload ? { payload } : {}), as });
+            expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+            expect(refused.json<{ issues: unknown[] }>().issues.length).toBeGreaterThan(0);
+        }
+        expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('user_id', '=', user.userId).execute()).toHaveLength(2);
+        await app.json({ method: 'DELETE', url: `/user-authenticators/${first.data.id}`, payload: { currentPassword: PASSWORD }, as }, 200);
+        expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('user_id', '=', user.userId).execute()).toHaveLength(1);
     });
 
     it('validates input: unknown members, bad ids, a missing name; a user without self-manage cannot enrol', async () => {
@@ -150,5 +199,24 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         expect(await app.deps.db.selectFrom('auth_keys').select('id').where('id', '=', keyId).executeTakeFirst()).toBeDefined();
         await app.json({ method: 'DELETE', url: `/keys/${keyId}?force=true` }, 200);
         expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('id', '=', enrolled.data.id).executeTakeFirst()).toBeUndefined();
+    });
+});
+
+describeEachDialect('a wrong fresh proof counts as a failed authentication (spec Limits)', (dialect) => {
+    const FAILURES = 2;
+    // an app of its own: the address's failures elsewhere would refuse it at once
+    const app = useTestApp(dialect, {}, { limits: { failureMax: FAILURES } });
+
+    it('refuses the address after failureMax wrong current passwords or codes', async () => {
+        const realm = await createRealm(app, `proof-${randomUUID().slice(0, 8)}`);
+        const user = await createActor(app, realm, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
+        const { bearer } = await login(app, realm, user.name, PASSWORD);
+        const wrong = [{ name: 'phone', currentPassword: 'wrong-password' }, { name: 'phone', currentCode: '000000' }];
+        for (const payload of wrong) {
+            const refused = await app.request({ method: 'POST', url: '/user-authenticators', payload, as: bearer });
+            expect(refused.statusCode, refused.body).toBe(400);
+            expect(refused.json()).toMatchObject({ code: 'invalid_credentials' });
+        }
+        expect((await app.request({ method: 'GET', url: '/users/@me', as: bearer })).statusCode).toBe(429);
     });
 });

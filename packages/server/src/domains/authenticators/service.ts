@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
-import { confirmWithCode, newRecoveryCodes, recoveryCodeDigest, type SecondFactorDeps } from '../../authn/second-factor.js';
+import { verifyFreshProof, type FreshProof, type FreshProofDeps } from '../../authn/fresh-proof.js';
+import { confirmWithCode, newRecoveryCodes, recoveryCodeDigest } from '../../authn/second-factor.js';
 import type { RequestContext } from '../../authz/request-context.js';
 import { badRequest, issue, notFound, validationFailed } from '../../errors/app-error.js';
 import {
@@ -25,7 +26,7 @@ export interface AuthenticatorRecord {
     updatedAt: string;
 }
 
-export interface AuthenticatorDeps extends SecondFactorDeps, WriteTransactionDeps {
+export interface AuthenticatorDeps extends FreshProofDeps, WriteTransactionDeps {
     db: Db;
 }
 
@@ -66,6 +67,18 @@ async function reachable(deps: AuthenticatorDeps, ctx: RequestContext, id: strin
     return row;
 }
 
+/**
+ * A user changing its own authenticators proves it is the person, not only a bearer's holder
+ * (authn/fresh-proof.ts), as a change of its own password does. An administrator acting on
+ * another user's authenticators with `user_update` is not asked for that user's password (it has
+ * none to give; Keycloak's administrator removes credentials the same way): its permission is the proof.
+ */
+async function assertFreshProof(deps: AuthenticatorDeps, ctx: RequestContext, userId: string, proof: FreshProof): Promise<void> {
+    const identity = ctx.actor.identity;
+    if (identity?.type !== 'user' || identity.id !== userId) return;
+    await verifyFreshProof(deps, deps.db, userId, proof);
+}
+
 /** The enrolment answer: the seed, shown this once (the record never carries it). */
 export interface Enrolment {
     data: AuthenticatorRecord;
@@ -78,9 +91,10 @@ export interface Enrolment {
  * `otpauth://totp/` URI (issuer: the realm's display name or name; label: the user name) and as
  * that URI's QR code (an SVG data URL). Unconfirmed until a current code proves the app holds it.
  */
-export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, input: { name: string; userId?: string }): Promise<Enrolment> {
+export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, input: { name: string; userId?: string }, proof: FreshProof): Promise<Enrolment> {
     const user = await targetUser(deps, ctx, input.userId);
     await authorizeOnUser(ctx, user, 'write');
+    await assertFreshProof(deps, ctx, user.id, proof);
     const realm = await findRealmMfaSettings(deps.db, user.realmId);
     const secret = generateSecret();
     const id = randomUUID();
@@ -100,24 +114,31 @@ export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestCo
     };
 }
 
+/** The confirmation answer: the recovery codes, shown this once, and whether they replaced earlier ones. */
+export interface Confirmation {
+    data: AuthenticatorRecord;
+    meta: { recoveryCodes: string[]; recoveryCodesReplaced: boolean };
+}
+
 /**
  * Confirms an authenticator with a current code and issues the user's recovery codes, shown this
- * once, stored as SHA-256 digests (single use); a new confirmation replaces earlier codes. A wrong
+ * once, stored as SHA-256 digests (single use); a new confirmation replaces earlier codes, and the
+ * answer says so (`recoveryCodesReplaced`), as the codes a person printed stop working. A wrong
  * code counts as a failed authentication (spec Limits).
  */
-export async function confirmAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, code: string): Promise<{ data: AuthenticatorRecord; meta: { recoveryCodes: string[] } }> {
+export async function confirmAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, code: string, proof: FreshProof): Promise<Confirmation> {
     const row = await reachable(deps, ctx, id, 'write');
     if (row.confirmed) throw badRequest('The authenticator is confirmed already.');
+    await assertFreshProof(deps, ctx, row.userId, proof);
     await confirmWithCode(deps, deps.db, row, code);
     const recoveryCodes = newRecoveryCodes();
-    const record = await write(deps, ctx, async (tx) => {
-        await replaceRecoveryCodes(tx, deps.dialect, { id: row.userId, realmId: row.realmId },
+    return write(deps, ctx, async (tx) => {
+        const replaced = await replaceRecoveryCodes(tx, deps.dialect, { id: row.userId, realmId: row.realmId },
             recoveryCodes.map((value) => ({ id: randomUUID(), digest: recoveryCodeDigest(value) })));
         const confirmed = authenticatorRecord((await findAuthenticator(tx, row.id))!);
         await recordWrite(tx, deps, ctx, 'updated', confirmed);
-        return confirmed;
+        return { data: confirmed, meta: { recoveryCodes, recoveryCodesReplaced: replaced > 0 } };
     });
-    return { data: record, meta: { recoveryCodes } };
 }
 
 /** The authenticators of a user (the caller's own by default). */
@@ -132,8 +153,9 @@ export async function readAuthenticator(deps: AuthenticatorDeps, ctx: RequestCon
 }
 
 /** Removes an authenticator; with the user's last one go the recovery codes (nothing left to recover). */
-export async function removeAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string): Promise<AuthenticatorRecord> {
+export async function removeAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, proof: FreshProof): Promise<AuthenticatorRecord> {
     const row = await reachable(deps, ctx, id, 'write');
+    await assertFreshProof(deps, ctx, row.userId, proof);
     const record = authenticatorRecord(row);
     await write(deps, ctx, async (tx) => {
         await deleteAuthenticator(tx, row.id);

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domains/users/definition.js';
+import { EMAIL_PATTERN, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domains/users/definition.js';
 import { AppError } from '../../errors/app-error.js';
 import { findAccountRealm } from '../../storage/account-codes.js';
-import { renderAccountDone, renderActivation, renderPasswordReset } from '../../views/account-pages.js';
+import { renderAccountDone, renderActivation, renderPasswordForgot, renderPasswordReset } from '../../views/account-pages.js';
 import type { PageRealm } from '../../views/contract.js';
 import { ACCOUNT_STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
@@ -49,6 +49,54 @@ function passwordProblem(body: unknown): string | null {
     return null;
 }
 
+const EMAIL = new RegExp(EMAIL_PATTERN);
+
+/** The forgot-password form: the username or address, and the CSRF field of the other auth pages. */
+function forgotForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, realm: PageRealm): FastifyReply {
+    const view = { realm, form: { action: `${context.base}/realms/${encodeURIComponent(realm.name)}/forgot-password`, fields: { csrf: csrfToken(request, reply, context.cookies) } } };
+    return sendPage(reply, renderPasswordForgot(view), { publicOrigin: context.cookies.origin });
+}
+
+/** Without a mail relay there is nothing to ask for (the API answers 503 mail_unavailable): a page saying so. */
+function mailUnavailable(context: BrowserContext, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
+    return sendErrorPage(reply, context.deps.views, { status: 503, realm, error: 'mail_unavailable', message: ACCOUNT_STRINGS.mailUnavailable, publicOrigin: context.cookies.origin });
+}
+
+/**
+ * The "Forgot password?" page the sign-in page links to when mail is configured: the username or
+ * address, then the same answer whether or not an account matches (spec Endpoints), through the
+ * account service as `POST /password-forgot` (its mail throttle included).
+ */
+function registerForgotPage(scope: FastifyInstance, context: BrowserContext, realmOf: (request: FastifyRequest) => Promise<PageRealm | null>): void {
+    const path = `${PREFIX}/forgot-password`;
+    scope.get(path, contract({
+        auth: 'none', tags: ['account'], summary: 'The page asking for a password-reset link by mail',
+        description: 'Linked from the sign-in page ("Forgot password?") when mail is configured; without SMTP_URL a page answers 503.',
+        params: idParams(PREFIX, []), response: { 200: PAGE }, errors: [503],
+    }), async (request, reply) => {
+        const realm = await realmOf(request);
+        if (!realm) return invalidLink(context, reply, realm);
+        if (!context.deps.mailer) return mailUnavailable(context, reply, realm);
+        return forgotForm(context, request, reply, realm);
+    });
+    scope.post(path, contract({
+        auth: 'none', tags: ['account'], summary: 'The form of the forgot-password page',
+        params: idParams(PREFIX, []), consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Unknown({ description: '`username` (a user name or an address), `csrf`.' }),
+        response: { 200: PAGE }, errors: [403, 503],
+    }), async (request, reply) => {
+        const realm = await realmOf(request);
+        if (!realm) return invalidLink(context, reply, realm);
+        if (!formIsSameSite(request, context.cookies, field(request.body, 'csrf'))) return sendCsrfRefusal(context, reply, realm);
+        if (!context.deps.mailer) return mailUnavailable(context, reply, realm);
+        const typed = (field(request.body, 'username') ?? '').trim();
+        if (typed === '' || typed.length > 255) return forgotForm(context, request, reply, realm);
+        // the one field of the sign-in page: an address when it is shaped like one, else a name
+        await context.deps.account.forgotPassword(realm.name, EMAIL.test(typed) ? { email: typed } : { name: typed });
+        return sendPage(reply, renderAccountDone({ realm, kind: 'requested' }), { publicOrigin: context.cookies.origin });
+    });
+}
+
 export function registerAccountPages(app: FastifyInstance, deps: AppDeps): void {
     const context = browserContext(deps);
     const realmOf = async (request: FastifyRequest): Promise<PageRealm | null> => {
@@ -57,6 +105,7 @@ export function registerAccountPages(app: FastifyInstance, deps: AppDeps): void 
     };
     void app.register(async (scope) => {
         scope.setErrorHandler(sendFailurePage(context, 'account page'));
+        registerForgotPage(scope, context, realmOf);
         for (const kind of ['activation', 'reset'] as const) {
             const path = `${PREFIX}/${PATHS[kind]}`;
             const what = kind === 'activation' ? 'activation' : 'password-reset';

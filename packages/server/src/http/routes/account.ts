@@ -56,7 +56,7 @@ const Accepted = Type.Object({ message: Type.Literal(FORGOT_MESSAGE) }, {
 const ResetBody = Type.Object({ code: Code, password: Password }, { additionalProperties: false });
 const Reset = Type.Null({ description: 'The password is set; every session of the user has ended.' });
 
-const MAIL_NOTE = ' Without SMTP_URL the server answers 503 naming the setting.';
+const MAIL_NOTE = ' Without SMTP_URL the server answers 503 `mail_unavailable` naming the setting.';
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AppDeps): void {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();

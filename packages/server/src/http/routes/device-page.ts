@@ -10,7 +10,7 @@ import type { PendingDeviceCode } from '../../storage/device-codes.js';
 import type { FederatedLogin, PageRealm } from '../../views/contract.js';
 import { STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
-import { browserContext, pageRealm, providerChoice, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { browserContext, forgotPasswordLink, pageRealm, providerChoice, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -95,7 +95,7 @@ export function devicePages(context: BrowserContext, request: FastifyRequest, re
             // issue 16 item 6: the device page signs in through the realm's providers too
             const choice = await providerChoice(context, found.realm.id, `${context.base}/device/federated`, form);
             return send(context, reply, context.deps.views.renderSignIn({
-                realm, client, form: { action: `${context.base}/device/sign-in`, fields: form }, ...choice.view,
+                realm, client, form: { action: `${context.base}/device/sign-in`, fields: form }, ...choice.view, ...forgotPasswordLink(context, realm),
                 ...(username ? { username } : {}), ...(error ? { error } : {}),
             }), status, choice.formTargets);
         },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -18,10 +18,52 @@ const Authenticator = Type.Object({
 const single = (description: string) => Type.Object({ data: Authenticator, meta: Type.Object({}) }, { additionalProperties: false, description });
 const IdParams = Type.Object({ id: Type.String({ pattern: UUID, description: 'The authenticator id.' }) });
 
+/**
+ * The fresh proof a user changing its own authenticators sends (authn/fresh-proof.ts); an
+ * administrator acting on another user sends none. Bounds of `POST /users/@me/password`'s current
+ * password, and of a TOTP code.
+ */
+const Proof = {
+    currentPassword: Type.Optional(Type.String({
+        minLength: 1, maxLength: 512, description: 'Changing one\'s own authenticators: the current password (OWASP ASVS 5.0 §6.2.3); or currentCode.',
+    })),
+    currentCode: Type.Optional(Type.String({
+        minLength: 1, maxLength: 16, description: 'Changing one\'s own authenticators: a current code of a confirmed authenticator, instead of currentPassword.',
+    })),
+};
+const PROOF_NOTE = ' Changing one\'s own authenticators needs `currentPassword` or `currentCode` (a current code of a confirmed one): '
+    + 'missing answers 400, wrong answers 400 invalid_credentials and counts as a failed authentication. '
+    + 'An administrator acting on another user\'s authenticators sends neither.';
+
+/**
+ * A DELETE usually carries no body (RFC 9110 §9.3.5 gives one no meaning of its own): an
+ * administrator's removal sends none, and is read as the empty proof, not refused as a missing body.
+ */
+const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+    done();
+};
+
+/**
+ * spec "Schema and statistics facets": `@` marks a reserved segment that is never an id, and this
+ * collection has no facet (no @schema, no statistic). Such a path answers the 404 of an absent
+ * route, as a disabled @schema does (http/routes/resource.ts), before the id's pattern would
+ * answer 400 for a malformed id.
+ */
+const reservedSegment: preValidationHookHandler = (request, reply, done) => {
+    if ((request.params as { id?: string }).id?.startsWith('@')) {
+        reply.callNotFound();
+        return;
+    }
+    done();
+};
+
 /** `/user-authenticators`: enrol, confirm, list, read and remove TOTP authenticators (issue 14 item 2). */
 export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: AppDeps): void {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
-    const deps: AuthenticatorDeps = { db: appDeps.db, handle: appDeps.handle, catalog: appDeps.catalog, dialect: appDeps.handle.dialect, secrets: appDeps.secrets };
+    const deps: AuthenticatorDeps = {
+        db: appDeps.db, handle: appDeps.handle, catalog: appDeps.catalog, dialect: appDeps.handle.dialect, secrets: appDeps.secrets, passwords: appDeps.passwords,
+    };
     routes.get('/user-authenticators', contract({
         auth: 'required', tags, summary: 'The authenticators of a user (the caller\'s own unless userId names another)',
         querystring: Type.Object({ userId: Type.Optional(Type.String({ pattern: UUID })) }, { additionalProperties: false }),
@@ -38,11 +80,12 @@ export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: A
     routes.post('/user-authenticators', contract({
         auth: 'required', tags, summary: 'Enrol a TOTP authenticator (RFC 6238); the seed is answered this once',
         description: '`meta.uri` is the otpauth:// URI, `meta.qrCode` its QR code as an SVG data URL, `meta.secret` the base32 seed for manual entry. '
-            + 'The authenticator is unconfirmed until POST /user-authenticators/:id/confirm.',
+            + 'The authenticator is unconfirmed until POST /user-authenticators/:id/confirm.' + PROOF_NOTE,
         body: Type.Object({
             name: Type.String({ minLength: 1, maxLength: 128, pattern: '\\S' }),
             type: Type.Optional(Type.Literal('totp')),
             userId: Type.Optional(Type.String({ pattern: UUID, description: 'The user; the caller by default.' })),
+            ...Proof,
         }, { additionalProperties: false }),
         response: {
             201: Type.Object({
@@ -51,25 +94,37 @@ export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: A
             }, { additionalProperties: false, description: 'The authenticator and its seed, shown once.' }),
         },
     }), async (request, reply) => {
-        const { name, userId } = request.body;
-        const enrolment = await enrolAuthenticator(deps, request.context, { name, ...(userId ? { userId: userId.toLowerCase() } : {}) });
+        const { name, userId, currentPassword, currentCode } = request.body;
+        const enrolment = await enrolAuthenticator(deps, request.context, { name, ...(userId ? { userId: userId.toLowerCase() } : {}) }, { currentPassword, currentCode });
         return reply.status(201).send(enrolment);
     });
-    routes.get('/user-authenticators/:id', contract({
+    routes.get('/user-authenticators/:id', { ...contract({
         auth: 'required', tags, summary: 'One authenticator', params: IdParams, response: { 200: single('The authenticator.') },
-    }), async (request) => ({ data: await readAuthenticator(deps, request.context, request.params.id), meta: {} }));
-    routes.post('/user-authenticators/:id/confirm', contract({
+    }), preValidation: reservedSegment }, async (request) => ({ data: await readAuthenticator(deps, request.context, request.params.id), meta: {} }));
+    routes.post('/user-authenticators/:id/confirm', { ...contract({
         auth: 'required', tags, summary: 'Confirm an authenticator with a current code; answers the recovery codes once',
-        description: 'A wrong code answers 400 and counts as a failed authentication. The recovery codes (single use) replace earlier ones.',
+        description: 'A wrong code answers 400 and counts as a failed authentication. The recovery codes (single use) replace earlier ones: '
+            + '`meta.recoveryCodesReplaced` is true when the user had some, which stop working.' + PROOF_NOTE,
         params: IdParams,
-        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: false }),
+        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 16, description: 'A current code of this authenticator.' }), ...Proof }, { additionalProperties: false }),
         response: {
             200: Type.Object({
-                data: Authenticator, meta: Type.Object({ recoveryCodes: Type.Array(Type.String()) }),
+                data: Authenticator,
+                meta: Type.Object({
+                    recoveryCodes: Type.Array(Type.String()),
+                    recoveryCodesReplaced: Type.Boolean({ description: 'Earlier recovery codes of the user were replaced: they no longer work.' }),
+                }),
             }, { additionalProperties: false, description: 'The confirmed authenticator and the recovery codes, shown once.' }),
         },
-    }), async (request) => confirmAuthenticator(deps, request.context, request.params.id, request.body.code));
-    routes.delete('/user-authenticators/:id', contract({
-        auth: 'required', tags, summary: 'Remove an authenticator', params: IdParams, response: { 200: single('The removed authenticator.') },
-    }), async (request) => ({ data: await removeAuthenticator(deps, request.context, request.params.id), meta: {} }));
+    }), preValidation: reservedSegment }, async (request) => {
+        const { code, currentPassword, currentCode } = request.body;
+        return confirmAuthenticator(deps, request.context, request.params.id, code, { currentPassword, currentCode });
+    });
+    routes.delete('/user-authenticators/:id', { ...contract({
+        auth: 'required', tags, summary: 'Remove an authenticator', description: `The proof travels in a JSON body.${PROOF_NOTE}`, params: IdParams,
+        body: Type.Object(Proof, { additionalProperties: false }), response: { 200: single('The removed authenticator.') },
+    }), preValidation: [reservedSegment, absentBodyIsEmpty] }, async (request) => {
+        const { currentPassword, currentCode } = request.body;
+        return { data: await removeAuthenticator(deps, request.context, request.params.id, { currentPassword, currentCode }), meta: {} };
+    });
 }

@@ -42,7 +42,8 @@ export function registerUserRoutes(app: FastifyInstance, deps: RouteDeps & { acc
     routes.post(`${prefix}/${definition.spec.collection}/@me/verification`, contract({
         auth: 'required', tags: [definition.spec.collection], summary: 'Mail an activation link to the calling user\'s own unverified address',
         description: 'After a self-service email change (which clears emailVerified), or again. `emailVerificationRequired`: the realm lets '
-            + 'no one with an unverified address sign in. An address verified already, or none, answers 400. Without SMTP_URL the server answers 503.',
+            + 'no one with an unverified address sign in. An address verified already, or none, answers 400. Without SMTP_URL the server answers 503 `mail_unavailable`. '
+            + 'Within a minute of the last activation mail to the address (or past five in an hour) it answers 429 with Retry-After.',
         ...(prefix ? { params: idParams(prefix, []) } : {}),
         response: { 202: VerificationSent }, errors: [503],
     }), async (request, reply) => {

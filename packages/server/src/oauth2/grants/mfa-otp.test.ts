@@ -23,11 +23,11 @@ async function setRealm(app: TestApp, realmId: string, settings: Record<string, 
 async function enrolledUser(app: TestApp, realmId: string) {
     const actor = await createActor(app, realmId, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
     const enrolled = await app.json<{ data: { id: string }; meta: { secret: string } }>({
-        method: 'POST', url: '/user-authenticators', payload: { name: 'phone' }, as: actor.header,
+        method: 'POST', url: '/user-authenticators', payload: { name: 'phone', currentPassword: PASSWORD }, as: actor.header,
     }, 201);
     const secret = enrolled.meta.secret;
     const confirmed = await app.json<{ meta: { recoveryCodes: string[] } }>({
-        method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret }) }, as: actor.header,
+        method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret }), currentPassword: PASSWORD }, as: actor.header,
     }, 200);
     return { ...actor, secret, authenticatorId: enrolled.data.id, recoveryCodes: confirmed.meta.recoveryCodes };
 }
@@ -236,9 +236,9 @@ describe('wrong one-time codes', () => {
             const realm = await createRealm(app);
             const actor = await createActor(app, realm, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
             const { bearer } = await login(app, realm, actor.name, PASSWORD);
-            const enrolled = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/user-authenticators', payload: { name: 'phone' }, as: bearer }, 201);
+            const enrolled = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/user-authenticators', payload: { name: 'phone', currentPassword: PASSWORD }, as: bearer }, 201);
             for (let index = 0; index < FAILURES; index++) {
-                const wrong = await app.request({ method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: '000000' }, as: bearer });
+                const wrong = await app.request({ method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: '000000', currentPassword: PASSWORD }, as: bearer });
                 expect(wrong.statusCode, wrong.body).toBe(400);
             }
             expect((await app.request({ method: 'GET', url: '/users/@me', as: bearer })).statusCode).toBe(429);

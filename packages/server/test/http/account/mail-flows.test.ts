@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../../app.js';
 import { deliveredSessions, useBackchannelWorld } from '../../backchannel.js';
-import { browser } from '../../browser.js';
+import { authorizeParams, browser, browserWorld } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
 import { createRealm, uniqueName } from '../../grant-fixtures.js';
 import { linkIn, startMailServer, type MailServer } from '../../mail-server.js';
@@ -158,7 +158,8 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         expect(new Set(answers.map((answer) => answer.headers['content-length'])).size).toBe(1);
         await app.deps.mailer!.settled();
         const sent = mail.received.slice(before).filter((message) => /Subject: Reset your password/.test(message.text));
-        expect(sent.map((message) => message.to)).toEqual([[email], [email]]);
+        // by name and by address: one account, one address, one mail a minute (mail-throttle.test.ts)
+        expect(sent.map((message) => message.to)).toEqual([[email]]);
         expect((await forgot({})).statusCode).toBe(400);
     });
 
@@ -253,6 +254,33 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
         expect((await app.request({ method: 'POST', url: `/realms/${realmName}/users/activate`, as: null, payload: { code } })).statusCode).toBe(200);
     });
 
+    it('links "Forgot password?" from the sign-in page to a form that mails a reset link, with the same page for an unknown user', async () => {
+        const world = await browserWorld(app);
+        const client = browser(app);
+        const signIn = await client.authorize(authorizeParams(world).params);
+        expect(signIn.statusCode, signIn.body).toBe(200);
+        const href = /<a href="([^"]+)">Forgot password\?<\/a>/.exec(signIn.body)?.[1];
+        expect(href).toBe(`${app.deps.config.publicUrl}/realms/${world.realmName}/forgot-password`);
+        const form = await client.get(pathOf(href!));
+        expect(form.statusCode, form.body).toBe(200);
+        expect(form.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+        expect(form.body).toContain('<label for="username">Username or email</label>');
+        const withoutCsrf = await client.post(new URL(href!).pathname, { username: world.user.name });
+        expect(withoutCsrf.statusCode).toBe(403);
+
+        const before = mail.received.length;
+        const known = await client.submit(form, { username: world.user.email });
+        const unknown = await client.submit(await client.get(pathOf(href!)), { username: uniqueName('nobody') });
+        for (const answer of [known, unknown]) {
+            expect(answer.statusCode, answer.body).toBe(200);
+            expect(answer.body).toContain('If an account matches');
+        }
+        await app.deps.mailer!.settled();
+        const sent = mail.received.slice(before).filter((message) => /Subject: Reset your password/.test(message.text));
+        expect(sent.map((message) => message.to)).toEqual([[world.user.email]]);
+        linkIn(sent[0]!, `${app.deps.config.publicUrl}/realms/${world.realmName}/reset-password?code=`);
+    });
+
     it('answers as the OpenAPI document says, successes and errors', async () => {
         type Documented = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: object };
         const document = await app.json<Documented>({ method: 'GET', url: '/openapi.json', as: null }, 200);
@@ -319,7 +347,7 @@ describeEachDialect('activation and recovery by mail', (dialect) => {
 
 describeEachDialect('mail routes without a relay', (dialect) => {
     const app = useTestApp(dialect);
-    it('answer 503 naming SMTP_URL', async () => {
+    it('answer 503 mail_unavailable naming SMTP_URL', async () => {
         const realmId = await createRealm(app);
         await app.json({ method: 'POST', url: `/realms/${realmId}`, payload: { registrationEnabled: true } }, 200);
         const register = await app.request({ method: 'POST', url: `/realms/${realmId}/register`, as: null, payload: { name: 'someone', email: 's@example.test', password: 'long-enough' } });
@@ -328,9 +356,24 @@ describeEachDialect('mail routes without a relay', (dialect) => {
         const verification = await app.request({ method: 'POST', url: '/users/@me/verification' });
         for (const response of [register, forgot, verification]) {
             expect(response.statusCode).toBe(503);
-            expect(response.json<{ message: string }>().message).toContain('SMTP_URL');
+            // its own code: not the masked internal_error of a server fault (docs/errors.md)
+            expect(response.json<{ code: string; message: string }>()).toMatchObject({ statusCode: 503, code: 'mail_unavailable', message: expect.stringContaining('SMTP_URL') });
         }
         // nothing was written
         expect(await app.deps.db.selectFrom('auth_users').select('id').where('name', '=', 'someone').executeTakeFirst()).toBeUndefined();
+    });
+
+    it('show no "Forgot password?" link on the sign-in page, and no forgot-password form', async () => {
+        const world = await browserWorld(app);
+        const client = browser(app);
+        const signIn = await client.authorize(authorizeParams(world).params);
+        expect(signIn.statusCode, signIn.body).toBe(200);
+        expect(signIn.body).toContain('<label for="password">Password</label>');
+        expect(signIn.body).not.toContain('Forgot password');
+        expect(signIn.body).not.toContain('forgot-password');
+        const form = await client.get(`/realms/${world.realmName}/forgot-password`);
+        expect(form.statusCode).toBe(503);
+        expect(form.headers['content-type']).toContain('text/html');
+        expect(form.body).not.toContain('<form');
     });
 }, ['sqlite']);
