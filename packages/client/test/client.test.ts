@@ -79,6 +79,8 @@ describeEachDialect('client kit against a real server', (dialect) => {
             // @me of a user on /clients 404: never the router's not-found answer, never a 5xx
             const outcome = await method().then(() => null, (error: RealmgateError) => error);
             if (!outcome) continue;
+            // this server has no mail relay: the forgot-password page says so with its documented 503
+            if (/ForgotPassword/.test(name) && outcome.statusCode === 503) continue;
             expect(outcome.statusCode, name).toBeLessThan(500);
             expect(outcome.message, name).not.toBe(notFound.message);
         }
@@ -95,6 +97,8 @@ describeEachDialect('client kit against a real server', (dialect) => {
             const outcome = await method({ params, ...(route.startsWith('GET ') || route.startsWith('DELETE ') ? {} : { body: {} }) })
                 .then(() => null, (error: RealmgateError) => error);
             if (!outcome) continue;
+            // this server has no mail relay: the forgot-password page says so with its documented 503
+            if (/ForgotPassword/.test(name) && outcome.statusCode === 503) continue;
             expect(outcome.statusCode, name).toBeLessThan(500);
             expect(outcome.message, name).not.toBe(notFound.message);
         }

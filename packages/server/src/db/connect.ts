@@ -2,7 +2,8 @@ import { statementName } from './named-statements.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { MigrationLockingSqliteDialect } from './sqlite-migration-lock.js';
 import type { Dialect } from 'kysely';
 import type { createPool as createMysqlPool } from 'mysql2';
 import type pg from 'pg';
@@ -111,7 +112,7 @@ function sqliteDialect(options: DatabaseOptions, driver: typeof SqliteDatabase):
     if (!raw) throw new DatabaseConfigError('DB_URL', 'SQLite needs a file path');
     const path = raw === ':memory:' ? raw : resolve(raw);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    return new SqliteDialect({
+    return new MigrationLockingSqliteDialect({
         database: async () => {
             const database = new driver(path);
             // WAL lets readers run beside the one writer; foreign keys are off by default in

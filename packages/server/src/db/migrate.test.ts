@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDialect } from '../../test/databases.js';
@@ -10,6 +13,8 @@ import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 const TIMEOUT = 60_000;
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const MIGRATE_SCRIPT = fileURLToPath(new URL('../../test/migrate.script.ts', import.meta.url));
 
 // Every table of the schema contract (db/schema.ts), checked against what the migration built.
 const TABLES: (keyof Database)[] = [
@@ -169,6 +174,25 @@ describeEachDialect('db migrations', (dialect) => {
         expect((error as MigrationError).message).toMatch(/^migration 0001_initial failed \(up\): /);
         expect((await migrationStatus(database))[0]?.executedAt).toBeNull();
     }, TIMEOUT);
+
+    if (dialect === 'sqlite') {
+        // Replicas on one SQLite file boot together too: the write lock taken before the migrator reads
+        // what was applied (db/sqlite-migration-lock.ts) lets exactly one apply 0001; the others wait and
+        // find everything done. Separate processes, because SQLite's locks are per connection.
+        it('applies the schema once when processes migrate one file concurrently', async () => {
+            const run = promisify(execFile);
+            const start = String(Date.now() + 5_000);
+            const outputs = await Promise.all([0, 1, 2].map(() => run(process.execPath, ['--conditions=source', '--import', 'tsx', MIGRATE_SCRIPT, database.location, start], {
+                cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test' },
+            })));
+            const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);
+            expect(applied.flat()).toEqual(ALL);
+            expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
+            const { rows } = await sql<{ count: number | string }>`select count(*) as count from kysely_migration`.execute(database.db);
+            expect(Number(rows[0]?.count)).toBe(ALL.length);
+            expect(await schemaTables(database)).toEqual([...TABLES].sort());
+        }, TIMEOUT);
+    }
 
     if (dialect !== 'sqlite') {
         // Replicas boot together: Kysely's migration lock lets exactly one apply 0001 (spec beta.67 item 7).

@@ -30,10 +30,10 @@ const freshAddress = () => ({ 'x-forwarded-for': `198.51.${Math.floor(++addresse
 async function enrolledUser(app: TestApp, realmId: string) {
     const actor = await createActor(app, realmId, [{ permission: PermissionName.USER_SELF_MANAGE, scope: RealmScope.OWN }]);
     const enrolled = await app.json<{ data: { id: string }; meta: { secret: string } }>({
-        method: 'POST', url: '/user-authenticators', payload: { name: 'phone' }, as: actor.header,
+        method: 'POST', url: '/user-authenticators', payload: { name: 'phone', currentPassword: PASSWORD }, as: actor.header,
     }, 201);
     const confirmed = await app.json<{ meta: { recoveryCodes: string[] } }>({
-        method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret: enrolled.meta.secret }) }, as: actor.header,
+        method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret: enrolled.meta.secret }), currentPassword: PASSWORD }, as: actor.header,
     }, 200);
     return { ...actor, secret: enrolled.meta.secret, recoveryCodes: confirmed.meta.recoveryCodes };
 }

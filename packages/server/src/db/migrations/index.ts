@@ -1,4 +1,4 @@
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { migration as initial } from './0001_initial.js';
 import { migration as keyTombstones } from './0002_key_tombstones.js';
 import { migration as browserSignIn } from './0003_browser_sign_in.js';
@@ -54,8 +54,18 @@ export function createMigrationProvider(context: MigrationContext): MigrationPro
 /**
  * Kysely wraps migrations in a transaction only on PostgreSQL. SQLite has transactional DDL as
  * well, so a failed step leaves no half-built schema there either; MySQL DDL commits implicitly.
+ * On SQLite the run already holds the write lock's transaction (db/sqlite-migration-lock.ts), so
+ * each migration is a savepoint inside it.
  */
 async function inTransaction(db: Kysely<unknown>, context: MigrationContext, run: (db: Kysely<unknown>) => Promise<void>): Promise<void> {
     if (context.dialect !== 'sqlite') return run(db);
-    await db.transaction().execute(run);
+    await sql`SAVEPOINT migration`.execute(db);
+    try {
+        await run(db);
+    } catch (error) {
+        await sql`ROLLBACK TO migration`.execute(db);
+        await sql`RELEASE migration`.execute(db);
+        throw error;
+    }
+    await sql`RELEASE migration`.execute(db);
 }
