@@ -9,7 +9,8 @@ import {
     findActiveSigningKey, findAnyActiveSigningKeyId, findPublishedSigningKey, findSigningPrivateKey, insertKey, listPublishedSigningKeys,
     listRealmsWithoutActiveSigningKey, lowestSigningKeyPriority, type SigningKeyRecord,
 } from '../storage/keys.js';
-import { generateSigningMaterial, SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningMaterial } from './material.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningMaterial } from './material.js';
+import { createSpareMaterial } from './spare-material.js';
 
 export const KEY_USES = ['sig', 'enc'] as const;
 export const KEY_STATUSES = ['active', 'passive', 'disabled'] as const;
@@ -99,9 +100,11 @@ const activeKeyCacheKey = (realmId: string, algorithm?: SigningAlgorithm): strin
  * Verifying never trusts it: a token's key status is read with its session (tokens/subject-check.ts).
  */
 export function createKeyStore(dialect: DialectName, secrets: SecretBox, activeKeys?: BoundedCache<ActiveSigningKey>): KeyStore {
+    // an RSA pair generated ahead of the realm that will need it (spare-material.ts)
+    const material = createSpareMaterial();
     const createSigningKey = async (db: Kysely<Database>, realmId: string, algorithm?: SigningAlgorithm, priority = 0): Promise<string> => {
         const id = randomUUID();
-        const columns = signingKeyColumns(secrets, await generateSigningMaterial(algorithm), id);
+        const columns = signingKeyColumns(secrets, await material.take(algorithm), id);
         await insertKey(db, dialect, {
             id, type: columns.type, use: 'sig', algorithm: columns.algorithm, status: 'active', priority,
             publicKey: columns.public_key, privateKey: columns.private_key, realmId,
