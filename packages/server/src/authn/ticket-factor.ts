@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors/app-error.js';
 import { failedAuthentication, isFailedAuthentication } from '../limits/failed-authentication.js';
-import type { SecondFactorAttempts } from '../limits/second-factor-attempts.js';
+import type { SecondFactorAttempts, SecondFactorLock } from '../limits/second-factor-attempts.js';
 import { consumeMfaTicket } from '../storage/authenticators.js';
 import type { DetachedEventLog } from '../storage/events.js';
 import { AUTH_EVENT, type AuthEventRequest } from '../tokens/auth-events.js';
@@ -35,9 +35,17 @@ export type TicketFactorOutcome =
     /** the user's second factor is locked (429 with Retry-After): nothing was verified, or this wrong factor began the lock */
     { ok: false; reason: 'locked'; error: AppError };
 
-function locked(seconds: number): AppError {
+export function secondFactorLocked(seconds: number): AppError {
     return new AppError(ErrorCode.LOGIN_ATTEMPT_THROTTLED, 'Too many wrong one-time codes for this account: its second factor is locked for now.', {
         retryAfter: seconds,
+    });
+}
+
+/** The lock's event: never the code sent (spec Events 5), who and for how long. */
+export function recordSecondFactorLock(events: DetachedEventLog, user: { userId: string; realmId: string }, lock: SecondFactorLock, request: AuthEventRequest | null): void {
+    events.record({
+        name: AUTH_EVENT.secondFactorLocked, scope: 'auth', refType: 'user', refId: user.userId, realmId: user.realmId,
+        request, data: { lockSeconds: lock.seconds, lock: lock.level },
     });
 }
 
@@ -46,7 +54,7 @@ export async function verifyTicketFactor(
 ): Promise<TicketFactorOutcome> {
     const lockedFor = await deps.attempts.lockedFor(ticket.userId);
     // refused before any code is looked at: a recovery code sent meanwhile is not used up
-    if (lockedFor !== null) return { ok: false, reason: 'locked', error: locked(lockedFor) };
+    if (lockedFor !== null) return { ok: false, reason: 'locked', error: secondFactorLocked(lockedFor) };
     try {
         await verifySecondFactor(deps, db, ticket.userId, input);
         return { ok: true };
@@ -55,13 +63,9 @@ export async function verifyTicketFactor(
         const counted = await deps.attempts.failed(ticket.id, ticket.userId);
         if (counted.ticketSpent) await consumeMfaTicket(db, ticket.id, ticket.userId);
         if (counted.lock) {
-            // never the code sent (spec Events 5): who, and for how long
-            deps.events.record({
-                name: AUTH_EVENT.secondFactorLocked, scope: 'auth', refType: 'user', refId: ticket.userId, realmId: ticket.realmId,
-                request, data: { lockSeconds: counted.lock.seconds, lock: counted.lock.level },
-            });
+            recordSecondFactorLock(deps.events, ticket, counted.lock, request);
             // the wrong factor that began the lock still counts toward its address (spec Limits)
-            return { ok: false, reason: 'locked', error: failedAuthentication(locked(counted.lock.seconds)) };
+            return { ok: false, reason: 'locked', error: failedAuthentication(secondFactorLocked(counted.lock.seconds)) };
         }
         return { ok: false, reason: 'wrong', error, ticketSpent: counted.ticketSpent };
     }

@@ -43,10 +43,11 @@ export interface SecondFactorAttempts {
     /** the seconds the user's second factor stays locked, or null when it is not */
     lockedFor(userId: string): Promise<number | null>;
     /**
-     * A wrong factor sent with a ticket: `ticketSpent` when the ticket reached its limit (the
-     * caller removes it), `lock` when the user's count reached its limit and the lock began.
+     * A wrong factor sent with a ticket (null: without one, as the fresh proof of a change of
+     * one's own authenticators): `ticketSpent` when the ticket reached its limit (the caller
+     * removes it), `lock` when the user's count reached its limit and the lock began.
      */
-    failed(ticketId: string, userId: string): Promise<{ ticketSpent: boolean; lock: SecondFactorLock | null }>;
+    failed(ticketId: string | null, userId: string): Promise<{ ticketSpent: boolean; lock: SecondFactorLock | null }>;
 }
 
 export function createSecondFactorAttempts(
@@ -64,7 +65,7 @@ export function createSecondFactorAttempts(
             return left > 0 ? Math.max(1, Math.ceil(left / 1000)) : null;
         },
         async failed(ticketId, userId) {
-            const [onTicket] = await store.incrementAndRead(ticketKey(ticketId), null, TICKET_COUNTER_MS);
+            const [onTicket] = ticketId === null ? [0] : await store.incrementAndRead(ticketKey(ticketId), null, TICKET_COUNTER_MS);
             // the window starts with the user's first wrong factor and ends userWindowMs later
             const [onUser] = await store.incrementAndRead(userKey(userId), null, limits.userWindowMs);
             let lock: SecondFactorLock | null = null;
@@ -77,7 +78,7 @@ export function createSecondFactorAttempts(
                 await store.put(userKey(userId), 0, 1);
                 lock = { seconds: Math.ceil(lockMs / 1000), level };
             }
-            return { ticketSpent: onTicket >= limits.ticketMax, lock };
+            return { ticketSpent: ticketId !== null && onTicket >= limits.ticketMax, lock };
         },
     };
 }

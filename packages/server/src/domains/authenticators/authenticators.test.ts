@@ -130,6 +130,35 @@ describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => 
         expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('user_id', '=', user.userId).execute()).toHaveLength(1);
     });
 
+    it('counts a wrong currentCode toward the user\'s second-factor lock, whatever the address: 429 at the tenth, then even for the right code', async () => {
+        const user = await selfManaging(realmA);
+        const { bearer: as } = await login(app, realmA, user.name, PASSWORD);
+        const enrolled = await enrol(as);
+        await app.json({
+            method: 'POST', url: `/user-authenticators/${enrolled.data.id}/confirm`, payload: { code: await generate({ secret: enrolled.meta.secret }), currentPassword: PASSWORD }, as,
+        }, 200);
+        const right = await nextTotpCode(enrolled.meta.secret);
+        // a code outside the accepted window (RFC 6238 §5.2: one step either side)
+        const now = Math.floor(Date.now() / 1000);
+        const window = await Promise.all([-60, -30, 0, 30, 60].map((offset) => generate({ secret: enrolled.meta.secret, epoch: now + offset })));
+        const wrong = ['000000', '000001', '000002', '000003', '000004', '000005'].find((code) => !window.includes(code))!;
+        const attempt = (code: string, address: number) => app.request({
+            method: 'POST', url: '/user-authenticators', payload: { name: 'guessed', currentCode: code }, as, headers: { 'x-forwarded-for': `198.51.100.${address}` },
+        });
+        for (let address = 1; address < 10; address++) expect((await attempt(wrong, address)).json()).toMatchObject({ code: 'invalid_credentials' });
+        const locking = await attempt(wrong, 10);
+        expect(locking.statusCode).toBe(429);
+        expect(locking.json()).toMatchObject({ code: 'login_attempt_throttled' });
+        expect(Number(locking.headers['retry-after'])).toBeGreaterThan(60);
+        const refused = await attempt(right, 11);
+        expect(refused.statusCode).toBe(429);
+        expect(await app.deps.db.selectFrom('auth_user_authenticators').select('id').where('user_id', '=', user.userId).execute()).toHaveLength(1);
+        await app.deps.events.settled();
+        const logged = await app.deps.db.selectFrom('auth_events').select('name')
+            .where('ref_id', '=', user.userId).where('name', '=', 'secondFactorLocked').execute();
+        expect(logged).toHaveLength(1);
+    });
+
     it('validates input: unknown members, bad ids, a missing name; a user without self-manage cannot enrol', async () => {
         const user = await selfManaging(realmA);
         for (const payload of [{}, { name: '' }, { name: 'x', secret: 'JBSWY3DPEHPK3PXP' }, { name: 'x', type: 'hotp' }, { name: 'x', userId: 'nope' }]) {

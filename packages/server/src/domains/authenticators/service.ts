@@ -73,10 +73,10 @@ async function reachable(deps: AuthenticatorDeps, ctx: RequestContext, id: strin
  * another user's authenticators with `user_update` is not asked for that user's password (it has
  * none to give; Keycloak's administrator removes credentials the same way): its permission is the proof.
  */
-async function assertFreshProof(deps: AuthenticatorDeps, ctx: RequestContext, userId: string, proof: FreshProof): Promise<void> {
+async function assertFreshProof(deps: AuthenticatorDeps, ctx: RequestContext, user: { userId: string; realmId: string }, proof: FreshProof): Promise<void> {
     const identity = ctx.actor.identity;
-    if (identity?.type !== 'user' || identity.id !== userId) return;
-    await verifyFreshProof(deps, deps.db, userId, proof);
+    if (identity?.type !== 'user' || identity.id !== user.userId) return;
+    await verifyFreshProof(deps, deps.db, user, proof);
 }
 
 /** The enrolment answer: the seed, shown this once (the record never carries it). */
@@ -94,7 +94,7 @@ export interface Enrolment {
 export async function enrolAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, input: { name: string; userId?: string }, proof: FreshProof): Promise<Enrolment> {
     const user = await targetUser(deps, ctx, input.userId);
     await authorizeOnUser(ctx, user, 'write');
-    await assertFreshProof(deps, ctx, user.id, proof);
+    await assertFreshProof(deps, ctx, { userId: user.id, realmId: user.realmId }, proof);
     const realm = await findRealmMfaSettings(deps.db, user.realmId);
     const secret = generateSecret();
     const id = randomUUID();
@@ -129,7 +129,7 @@ export interface Confirmation {
 export async function confirmAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, code: string, proof: FreshProof): Promise<Confirmation> {
     const row = await reachable(deps, ctx, id, 'write');
     if (row.confirmed) throw badRequest('The authenticator is confirmed already.');
-    await assertFreshProof(deps, ctx, row.userId, proof);
+    await assertFreshProof(deps, ctx, row, proof);
     await confirmWithCode(deps, deps.db, row, code);
     const recoveryCodes = newRecoveryCodes();
     return write(deps, ctx, async (tx) => {
@@ -155,7 +155,7 @@ export async function readAuthenticator(deps: AuthenticatorDeps, ctx: RequestCon
 /** Removes an authenticator; with the user's last one go the recovery codes (nothing left to recover). */
 export async function removeAuthenticator(deps: AuthenticatorDeps, ctx: RequestContext, id: string, proof: FreshProof): Promise<AuthenticatorRecord> {
     const row = await reachable(deps, ctx, id, 'write');
-    await assertFreshProof(deps, ctx, row.userId, proof);
+    await assertFreshProof(deps, ctx, row, proof);
     const record = authenticatorRecord(row);
     await write(deps, ctx, async (tx) => {
         await deleteAuthenticator(tx, row.id);

@@ -63,6 +63,7 @@ export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: A
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const deps: AuthenticatorDeps = {
         db: appDeps.db, handle: appDeps.handle, catalog: appDeps.catalog, dialect: appDeps.handle.dialect, secrets: appDeps.secrets, passwords: appDeps.passwords,
+        attempts: appDeps.limits.secondFactor, events: appDeps.events,
     };
     routes.get('/user-authenticators', contract({
         auth: 'required', tags, summary: 'The authenticators of a user (the caller\'s own unless userId names another)',
