@@ -9,6 +9,7 @@ import type { DialectName } from '../src/db/values.js';
 import type { TestDatabase } from './databases.js';
 import { createMigratedTestDatabase } from './database-templates.js';
 import { sharedSchemaController } from './shared-validators.js';
+import { LOOPBACK_UPSTREAMS } from './loopback-upstreams.js';
 
 /*
  * The test fixtures, one way each (every server test on every dialect: databases.ts):
@@ -28,8 +29,6 @@ import { sharedSchemaController } from './shared-validators.js';
 
 export const ADMIN = { name: 'admin', password: 'start123' };
 
-/** OUTBOUND_ALLOWED_HOSTS of every test server: its upstreams run on loopback */
-export const LOOPBACK_UPSTREAMS = ['localhost', '127.0.0.0/8', '::1'];
 
 export interface TestApp extends App {
     database: TestDatabase;

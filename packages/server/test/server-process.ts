@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { LOOPBACK_UPSTREAMS } from './app.js';
+import { LOOPBACK_UPSTREAMS } from './loopback-upstreams.js';
 import { freePort } from './network.js';
 
 /* Server processes for the multi-process suites (replicas, crash tests): started as `realmgate start` starts. */
