@@ -1,6 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Provider from 'oidc-provider';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import type { TestApp } from './app.js';
+import { authorizeParams, browser, hiddenFields, type BrowserWorld } from './browser.js';
 import { freePort } from './network.js';
 
 /*
@@ -97,7 +101,7 @@ export async function startOidcUpstream(redirectUri: string, options: OidcUpstre
  * page, and returns the URL the upstream finally sends the browser to (the callback with `code`
  * and `state`, or an error answer).
  */
-export async function signInAtUpstream(authorizationUrl: string, login: string): Promise<URL> {
+async function signInAtUpstream(authorizationUrl: string, login: string): Promise<URL> {
     const jar = new Map<string, string>();
     const send = async (url: URL, form?: Record<string, string>): Promise<Response> => {
         const response = await fetch(url, {
@@ -130,4 +134,19 @@ export async function signInAtUpstream(authorizationUrl: string, login: string):
         response = await send(url, prompt === 'login' ? { prompt, login, password: 'anything' } : { prompt });
     }
     throw new Error('the upstream sign-in did not come back within 12 redirects');
+}
+
+/**
+ * A federated sign-in through the pages: the sign-in page's provider button, the upstream's login
+ * as `login` (test/oidc-upstream.ts), and Realmgate's answer at its callback.
+ */
+export async function federatedSignIn(app: TestApp, world: BrowserWorld, providerId: string, login: string): Promise<LightMyRequestResponse> {
+    const b = browser(app);
+    const page = await b.authorize(authorizeParams(world).params);
+    expect(page.statusCode, page.body).toBe(200);
+    const started = await b.post('/authorize/federated', { ...hiddenFields(page.body), provider_id: providerId });
+    expect(started.statusCode, started.body).toBe(303);
+    const back = await signInAtUpstream(String(started.headers.location), login);
+    expect(back.searchParams.get('code'), back.href).toBeTruthy();
+    return b.get(`${back.pathname}${back.search}`);
 }

@@ -1,10 +1,9 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp } from '../../app.js';
-import { authorizeParams, browser, browserWorld, hiddenFields, type BrowserWorld } from '../../browser.js';
+import { browserWorld, type BrowserWorld } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
-import { signInAtUpstream, startOidcUpstream, type OidcUpstream } from '../../oidc-upstream.js';
+import { federatedSignIn as signInThroughPages, startOidcUpstream, type OidcUpstream } from '../../oidc-upstream.js';
 
 /*
  * How Realmgate authenticates as a client at an upstream's token endpoint (RFC 6749 §2.3, OIDC Core
@@ -49,15 +48,7 @@ describeEachDialect('identity providers: client authentication at the upstream t
         }, 201)).data.id;
     }
 
-    async function federatedSignIn(providerId: string, login: string): Promise<LightMyRequestResponse> {
-        const b = browser(app);
-        const page = await b.authorize(authorizeParams(world).params);
-        expect(page.statusCode, page.body).toBe(200);
-        const started = await b.post('/authorize/federated', { ...hiddenFields(page.body), provider_id: providerId });
-        expect(started.statusCode, started.body).toBe(303);
-        const back = await signInAtUpstream(String(started.headers.location), login);
-        return b.get(`${back.pathname}${back.search}`);
-    }
+    const federatedSignIn = (providerId: string, login: string) => signInThroughPages(app, world, providerId, login);
 
     const linked = async (providerId: string) => (await app.deps.db.selectFrom('auth_user_identities').select('subject').where('provider_id', '=', providerId).execute()).map((row) => row.subject);
 

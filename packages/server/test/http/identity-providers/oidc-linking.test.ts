@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp } from '../../app.js';
-import { authorizeParams, browser, browserWorld, hiddenFields, type BrowserWorld } from '../../browser.js';
+import { browserWorld, type BrowserWorld } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
-import { signInAtUpstream, startOidcUpstream, type OidcUpstream } from '../../oidc-upstream.js';
+import { federatedSignIn as signInThroughPages, startOidcUpstream, type OidcUpstream } from '../../oidc-upstream.js';
 import { fromDbBool } from '../../../src/db/values.js';
 
 /*
@@ -39,17 +38,7 @@ describeEachDialect('identity providers: OpenID Connect logins and local account
         }, 201)).data.id;
     }
 
-    /** The sign-in page's provider button, the upstream's login as `login`, and Realmgate's answer at the callback. */
-    async function federatedSignIn(providerId: string, login: string): Promise<LightMyRequestResponse> {
-        const b = browser(app);
-        const page = await b.authorize(authorizeParams(world).params);
-        expect(page.statusCode, page.body).toBe(200);
-        const started = await b.post('/authorize/federated', { ...hiddenFields(page.body), provider_id: providerId });
-        expect(started.statusCode, started.body).toBe(303);
-        const back = await signInAtUpstream(String(started.headers.location), login);
-        expect(back.searchParams.get('code'), back.href).toBeTruthy();
-        return b.get(`${back.pathname}${back.search}`);
-    }
+    const federatedSignIn = (providerId: string, login: string) => signInThroughPages(app, world, providerId, login);
 
     const linksOf = (providerId: string) => app.deps.db.selectFrom('auth_user_identities').selectAll().where('provider_id', '=', providerId).execute();
     const usersWithAddress = async (email: string) => (await app.deps.db.selectFrom('auth_users').select(['id', 'email'])
