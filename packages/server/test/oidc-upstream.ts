@@ -95,15 +95,10 @@ export async function startOidcUpstream(redirectUri: string, options: OidcUpstre
     };
 }
 
-/**
- * A browser at the upstream without a browser: follows the authorization request's redirects with
- * a cookie jar, answers the development login page with `login` (any password) and its consent
- * page, and returns the URL the upstream finally sends the browser to (the callback with `code`
- * and `state`, or an error answer).
- */
-async function signInAtUpstream(authorizationUrl: string, login: string): Promise<URL> {
+/** The upstream's side of a browser: its own cookies, no redirects followed, a form POSTed when given. */
+export function upstreamBrowser(): (url: string | URL, form?: Record<string, string>) => Promise<Response> {
     const jar = new Map<string, string>();
-    const send = async (url: URL, form?: Record<string, string>): Promise<Response> => {
+    return async (url, form) => {
         const response = await fetch(url, {
             method: form ? 'POST' : 'GET', redirect: 'manual',
             headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
@@ -116,6 +111,16 @@ async function signInAtUpstream(authorizationUrl: string, login: string): Promis
         }
         return response;
     };
+}
+
+/**
+ * A browser at the upstream without a browser: follows the authorization request's redirects with
+ * a cookie jar, answers the development login page with `login` (any password) and its consent
+ * page, and returns the URL the upstream finally sends the browser to (the callback with `code`
+ * and `state`, or an error answer).
+ */
+async function signInAtUpstream(authorizationUrl: string, login: string): Promise<URL> {
+    const send = upstreamBrowser();
     const start = new URL(authorizationUrl);
     let url = start;
     let response = await send(url);

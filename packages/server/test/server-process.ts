@@ -35,8 +35,8 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
     return { url, process: child, output, exited };
 }
 
-/** Polls the discovery route until the process answers 200; rejects when it exits first. */
-export async function untilReady(server: ServerProcess): Promise<ServerProcess> {
+/** Polls `url` (the discovery route by default) until the process answers 200; rejects when it exits first. */
+export async function untilReady(server: ServerProcess, url = `${server.url}/.well-known/openid-configuration`): Promise<ServerProcess> {
     let done = false;
     const exited = server.exited.then((code) => {
         if (!done) throw new Error(`server exited with ${code}: ${server.output.join('')}`);
@@ -44,7 +44,7 @@ export async function untilReady(server: ServerProcess): Promise<ServerProcess> 
     const ready = (async () => {
         while (!done) {
             try {
-                if ((await fetch(`${server.url}/.well-known/openid-configuration`)).status === 200) return;
+                if ((await fetch(url)).status === 200) return;
             } catch {
                 // not listening yet
             }

@@ -51,18 +51,6 @@ function runHealthcheck(env: Record<string, string>, extra: string[] = []): Prom
     return new Promise((done) => child.once('exit', (code) => done({ code, output })));
 }
 
-async function untilAnswers(server: ServerProcess, url: string): Promise<void> {
-    for (;;) {
-        if (server.process.exitCode !== null) throw new Error(`exited: ${server.output.join('')}`);
-        try {
-            if ((await fetch(url)).status === 200) return;
-        } catch {
-            // not listening yet
-        }
-        await new Promise((wake) => setTimeout(wake, 100));
-    }
-}
-
 describe('the container image: its declared defaults (issue 20 item 5, spec beta.64 item 6)', () => {
     it('runs the CLI as the entrypoint with `start` as the default command, PORT 3000 and HOST 0.0.0.0, as a non-root user', () => {
         expect(execForm('ENTRYPOINT')).toEqual(['node', 'packages/server/dist/cli.js']);
@@ -113,7 +101,7 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         const workerPort = await freePort();
         const workerEnv = { ...env, WORKER_PORT: String(workerPort) };
         worker = await spawnServer(workerEnv, fromSource([...execForm('ENTRYPOINT'), 'start', 'worker']));
-        await untilAnswers(worker, `http://127.0.0.1:${workerPort}/`);
+        await untilReady(worker, `http://127.0.0.1:${workerPort}/`);
         const probe = await runHealthcheck(workerEnv, ['--pid', String(worker.process.pid)]);
         expect(probe.output).toContain(`the worker's health listener (WORKER_PORT ${workerPort}) answered 200`);
         expect(probe.code).toBe(0);
@@ -125,7 +113,7 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         const consolePort = await freePort();
         const consoleEnv = { ...env, CONSOLE_PORT: String(consolePort) };
         standalone = await spawnServer(consoleEnv, fromSource([...execForm('ENTRYPOINT'), 'start', 'console', 'admin']));
-        await untilAnswers(standalone, `http://127.0.0.1:${consolePort}/health`);
+        await untilReady(standalone, `http://127.0.0.1:${consolePort}/health`);
         const probe = await runHealthcheck(consoleEnv, ['--pid', String(standalone.process.pid)]);
         expect(probe.output).toContain(`the admin console (CONSOLE_PORT ${consolePort}) answered 200`);
         expect(probe.code).toBe(0);
@@ -139,7 +127,7 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         const authEnv = { ...env, CONSOLE_AUTH_PORT: String(authPort) };
         const auth = await spawnServer(authEnv, fromSource([...execForm('ENTRYPOINT'), 'start', 'console', 'auth']));
         try {
-            await untilAnswers(auth, `http://127.0.0.1:${authPort}/health`);
+            await untilReady(auth, `http://127.0.0.1:${authPort}/health`);
             const probe = await runHealthcheck(authEnv, ['--pid', String(auth.process.pid)]);
             expect(probe.output).toContain(`the auth console (CONSOLE_AUTH_PORT ${authPort}) answered 200`);
             expect(probe.code).toBe(0);
@@ -154,7 +142,7 @@ describe('the container image: its commands run (issue 20 item 5)', () => {
         const workerEnv = { ...env, WORKER_PORT: String(workerPort) };
         const prefixed = await spawnServer(workerEnv, fromSource([...execForm('ENTRYPOINT'), 'server', 'start', 'worker']));
         try {
-            await untilAnswers(prefixed, `http://127.0.0.1:${workerPort}/`);
+            await untilReady(prefixed, `http://127.0.0.1:${workerPort}/`);
             expect(prefixed.output.join('')).toMatch(/"server" prefix is deprecated/);
             const probe = await runHealthcheck(workerEnv, ['--pid', String(prefixed.process.pid)]);
             expect(probe.output).toContain(`the worker's health listener (WORKER_PORT ${workerPort}) answered 200`);

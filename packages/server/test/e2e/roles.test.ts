@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../network.js';
-import { ROOT, spawnServer, startServer, stopServer, type ServerProcess } from '../server-process.js';
+import { ROOT, spawnServer, startServer, stopServer, untilReady, type ServerProcess } from '../server-process.js';
 
 const TIMEOUT = 120_000;
 const CLI = join(ROOT, 'packages/server/src/cli.ts');
@@ -87,19 +87,6 @@ describe('start roles: two processes on one port, the worker beside the API', ()
     }, TIMEOUT);
 });
 
-/** Polls a URL until it answers 200; rejects when the process exits first. */
-async function untilHealthy(server: ServerProcess, url: string): Promise<void> {
-    for (;;) {
-        if (server.process.exitCode !== null) throw new Error(`exited: ${server.output.join('')}`);
-        try {
-            if ((await fetch(url)).status === 200) return;
-        } catch {
-            // not listening yet
-        }
-        await new Promise((wake) => setTimeout(wake, 100));
-    }
-}
-
 /** Whether anything listens on the URL's port. */
 const listening = (url: string) => fetch(url).then(() => true, () => false);
 
@@ -124,7 +111,7 @@ describe('start roles: the consoles, each alone on its own port', () => {
         const auth = await spawnServer({ DB_TYPE: 'sqlite', WRITABLE_DIRECTORY_PATH: directory, CONSOLE_AUTH_PORT: String(authPort) }, [CLI, 'start', 'console', 'auth']);
         started.push(auth);
         const base = `http://127.0.0.1:${authPort}`;
-        await untilHealthy(auth, `${base}/health`);
+        await untilReady(auth, `${base}/health`);
         expect((await fetch(`${base}/device`)).status).toBe(200);
         for (const path of ['/users', '/realms', '/.well-known/openid-configuration', '/openapi.json', '/console/admin/']) {
             expect((await fetch(`${base}${path}`)).status, path).toBe(404);
@@ -139,8 +126,8 @@ describe('start roles: the consoles, each alone on its own port', () => {
         }, [CLI, 'start', 'console']);
         started.push(consoles);
         const [built, auth] = [`http://127.0.0.1:${consolePort}`, `http://127.0.0.1:${authPort}`];
-        await untilHealthy(consoles, `${built}/health`);
-        await untilHealthy(consoles, `${auth}/health`);
+        await untilReady(consoles, `${built}/health`);
+        await untilReady(consoles, `${auth}/health`);
         // the built consoles (or, without a build, the message saying how to make one)
         for (const name of ['admin', 'account']) expect([200, 503]).toContain((await fetch(`${built}/console/${name}/`)).status);
         expect((await fetch(`${auth}/device`)).status).toBe(200);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestApp } from '../../app.js';
 import { authorizeParams, browser, browserWorld, hiddenFields, type BrowserWorld } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
-import { startOidcUpstream, type OidcUpstream } from '../../oidc-upstream.js';
+import { startOidcUpstream, upstreamBrowser, type OidcUpstream } from '../../oidc-upstream.js';
 
 /*
  * The relying party of an upstream OpenID provider without a browser: every request Realmgate makes
@@ -10,26 +10,6 @@ import { startOidcUpstream, type OidcUpstream } from '../../oidc-upstream.js';
  * through the outbound fetch (outbound/guarded-fetch.ts), here allowed to loopback by the test
  * harness. The browser's side at the upstream (oidc-provider's development pages) is plain fetch.
  */
-
-/** The upstream's side of the browser: its own cookies, no redirects followed. */
-function upstreamBrowser() {
-    const cookies = new Map<string, string>();
-    const send = async (url: string, form?: Record<string, string>) => {
-        const answer = await fetch(url, {
-            method: form ? 'POST' : 'GET',
-            redirect: 'manual',
-            headers: { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-            ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-        });
-        for (const line of answer.headers.getSetCookie()) {
-            const [pair = ''] = line.split(';');
-            const index = pair.indexOf('=');
-            cookies.set(pair.slice(0, index), pair.slice(index + 1));
-        }
-        return answer;
-    };
-    return { send };
-}
 
 describeEachDialect('identity providers: OpenID Connect round trip through the outbound fetch', (dialect) => {
     const app = useTestApp(dialect);
@@ -55,16 +35,16 @@ describeEachDialect('identity providers: OpenID Connect round trip through the o
         expect(page.statusCode, page.body).toBe(200);
         const started = await agent.post('/authorize/federated', { ...hiddenFields(page.body), provider_id: providerId });
         expect(started.statusCode, started.body).toBe(303);
-        const at = upstreamBrowser();
+        const send = upstreamBrowser();
         let location = String(started.headers.location);
         expect(location.startsWith(`${upstream.issuer}/`)).toBe(true);
         // the upstream's login, then its consent, each a page posted back to itself
         for (let step = 0; step < 10 && location.startsWith(upstream.issuer); step += 1) {
-            const answer = await at.send(location);
+            const answer = await send(location);
             if (answer.status === 200) {
                 const body = await answer.text();
                 const prompt = /name="prompt" value="(\w+)"/.exec(body)?.[1];
-                const posted = await at.send(location, prompt === 'login' ? { prompt, login: 'grace', password: 'any' } : { prompt: prompt ?? 'consent' });
+                const posted = await send(location, prompt === 'login' ? { prompt, login: 'grace', password: 'any' } : { prompt: prompt ?? 'consent' });
                 location = new URL(posted.headers.get('location')!, location).href;
             } else {
                 location = new URL(answer.headers.get('location')!, location).href;
