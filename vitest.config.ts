@@ -18,7 +18,7 @@ export default defineConfig({
                 'packages/server/test/http/mysql-replication.test.ts',
                 'packages/server/test/http/mysql-replica-lag.test.ts',
             ]),
-            ...(process.env.TEST_REDIS_URL ? [] : ['packages/server/src/bus/redis-bus.test.ts']),
+            ...(process.env.TEST_REDIS_URL ? [] : ['packages/server/src/bus/redis-bus.test.ts', 'packages/server/test/e2e/second-factor-replicas.test.ts']),
         ],
         // vitest's default is one worker fewer than the cores: a single worker on the 2-core CI
         // machine, where a test file mostly waits on its databases, browser or child processes
