@@ -14,7 +14,7 @@ import { freePort } from './network.js';
  * max_prepared_statements), which is what DB_NAMED_STATEMENTS=false is for.
  */
 
-export const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
+const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 
 /** Why the PgBouncer suite cannot run here, or undefined when it can. */
 export function pgbouncerUnavailable(): string | undefined {
