@@ -12,6 +12,13 @@
  *
  *   TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test \
  *     node --conditions=source --import tsx packages/server/test/measure/async-commit.ts [seconds] [lanes]
+ *
+ * On the 2-core development VM, PostgreSQL 15, a shared host at load average 4–10 (2026-11-27,
+ * three runs of 3 s × 8 lanes; one of 1 lane): sync 2,800–4,800 inserts/s (p50 0.7–1.4 ms; 1 lane
+ * 542/s); pool option 9,300–21,400 (p50 0.2–0.5 ms; 1 lane 5,825/s); SET LOCAL 4,200–6,200
+ * (p50 0.7–0.9 ms; 1 lane 2,897/s); set_config 9,500–17,300 (p50 0.3 ms; 1 lane 4,458/s). The
+ * pool option is chosen (db/postgres.ts): no extra round trip, and the setting belongs to
+ * connections that carry nothing else, so it can never reach a transaction that must be durable.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
