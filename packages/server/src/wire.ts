@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { CatalogCache } from './authz/catalog-cache.js';
 import type { Config } from './config/schema.js';
 import { createDatabase, type DatabaseHandle } from './db/connect.js';
+import { failClosedWriter } from './db/asynchronous-commit.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createSecretBox } from './secrets/secret-box.js';
 import { createClientSecretVerifier } from './secrets/client-secret-verifier.js';
@@ -144,6 +145,9 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
         ...(config.db.database ? { database: config.db.database } : {}),
         // issue 19 item 2: the pool sized for the load (DB_POOL_SIZE)
         poolSize: config.db.poolSize,
+        // PostgreSQL only; createDatabase ignores both elsewhere
+        asynchronousCommit: config.db.asynchronousCommit,
+        namedStatements: config.db.namedStatements,
         // issue 20 item 4: MySQL read replicas (config/load.ts refuses db.replication on another dialect)
         ...(config.db.replication ? { replicas: config.db.replication.read } : {}),
     });
@@ -177,20 +181,23 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             else process.emitWarning(`${message}: ${JSON.stringify(detail)}`);
         },
     });
+    // PostgreSQL: the rows whose loss only makes a token inactive commit asynchronously
+    // (DB_ASYNCHRONOUS_COMMIT; db/asynchronous-commit.ts says which and why)
+    const failClosed = failClosedWriter(handle, config.db.asynchronousCommit);
     // every revocation through the store (routes, grants, lifecycle hooks, logout) reaches back-channel logout
     // issue 15: sign-ins, failures, issuance and session ends are logged beside the request; a
     // failed write is logged, never the request's failure
-    const events = createDetachedEventLog(handle.db, handle.dialect, (error) => {
+    const events = createDetachedEventLog(failClosed(handle.db), handle.dialect, (error) => {
         if (logger) logger.error({ err: error }, 'event log write failed');
         else process.emitWarning(`event log write failed: ${String(error)}`);
     });
     const sessions = createSessionStore(handle.dialect, (ended) => {
         backchannelLogout.notify(ended);
         recordSessionEnds(events, ended);
-    });
+    }, failClosed);
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
-    });
+    }, failClosed);
     const bus = await createBus(config, (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);

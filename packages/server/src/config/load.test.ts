@@ -25,6 +25,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
     DB_PASSWORD: ['s3cret', 's3cret'],
     DB_DATABASE: ['realmgate', 'realmgate'],
     DB_POOL_SIZE: ['32', 32],
+    DB_ASYNCHRONOUS_COMMIT: ['false', false],
+    DB_NAMED_STATEMENTS: ['0', false],
     REDIS_URL: ['redis://cache:6379/0', 'redis://cache:6379/0'],
     SMTP_URL: ['smtps://mail.example.com:465', 'smtps://mail.example.com:465'],
     USER_ADMIN_NAME: ['root', 'root'],

@@ -23,6 +23,8 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.database': parse.text,
     'db.replication': parse.replication,
     'db.poolSize': parse.positiveInteger,
+    'db.asynchronousCommit': parse.boolean,
+    'db.namedStatements': parse.boolean,
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
     caches: parse.oneOf(CACHE_MODES),
     smtp: parse.urlWithScheme(['smtp', 'smtps']),

@@ -38,6 +38,10 @@ export interface DbConfig {
     replication: ReplicationSettings | undefined;
     /** connections per pool (the primary's and each replica's) on `postgres` / `mysql` */
     poolSize: number;
+    /** PostgreSQL: the rows whose loss fails closed commit asynchronously (db/asynchronous-commit.ts) */
+    asynchronousCommit: boolean;
+    /** PostgreSQL: the hot paths' queries run as named prepared statements (db/named-statements.ts) */
+    namedStatements: boolean;
 }
 
 /** One body parser (spec Limits): on with the default cap (`true`), off (`false`), or its own cap. */
@@ -219,7 +223,19 @@ export const CONFIG_KEYS = [
         key: 'db.poolSize',
         env: 'DB_POOL_SIZE',
         default: '10',
-        description: 'connections per database pool on `postgres` / `mysql` (each MySQL replica has its own pool of this size); one Node process keeps about as many queries in flight as it has concurrent requests, so size it to the requests served at once, within the server\'s `max_connections` divided by the replicas of Realmgate',
+        description: 'connections per database pool on `postgres` / `mysql` (each MySQL replica has its own pool of this size; on PostgreSQL DB_ASYNCHRONOUS_COMMIT takes its connections out of this number); one Node process keeps about as many queries in flight as it has concurrent requests, so size it to the requests served at once, within the server\'s `max_connections` divided by the replicas of Realmgate',
+    },
+    {
+        key: 'db.asynchronousCommit',
+        env: 'DB_ASYNCHRONOUS_COMMIT',
+        default: 'true',
+        description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` writes the session, refresh-token and event rows of token answers through a quarter of DB_POOL_SIZE\'s connections (none below 4) that run with `synchronous_commit = off`, so those commits do not wait for the WAL flush; a PostgreSQL crash (not a Realmgate one) may lose the last moments of them, which only makes those tokens inactive, and revocations, spent codes and refresh tokens and every other write stay synchronous (README "Database durability"); set `false` behind a transaction pooler such as PgBouncer, which refuses the startup option (the boot stops and says so)',
+    },
+    {
+        key: 'db.namedStatements',
+        env: 'DB_NAMED_STATEMENTS',
+        default: 'true',
+        description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` runs the hot paths\' queries as named prepared statements, parsed and planned once per connection; set `false` behind a pooler in transaction mode that cannot keep them — PgBouncer before 1.21, or a later one without `max_prepared_statements` (README "Behind PgBouncer")',
     },
     {
         key: 'db.replication',

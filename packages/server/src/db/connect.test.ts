@@ -11,7 +11,7 @@ import { DatabaseConfigError, createDatabase } from './connect.js';
 import type { DatabaseHandle } from './connect.js';
 import { loadConfig } from '../config/load.js';
 import { openDatabase } from '../wire.js';
-import { checkMysqlUrl, checkPostgresUrl, parsePgOptions, pinPostgresOptions } from './utc-pin.js';
+import { checkMysqlUrl, checkPostgresOptions, checkPostgresUrl, parsePgOptions } from './utc-pin.js';
 import { fromDbDate } from './values.js';
 
 const TIMEOUT = 60_000;
@@ -37,11 +37,12 @@ describe('UTC pin settings (spec beta.67 item 6, Errors)', () => {
         expect(refusal(() => checkPostgresUrl('postgres://u@h/db?timezone=Europe/Berlin')).setting).toBe('DB_URL timezone');
     });
 
-    it('accepts PostgreSQL URLs that agree with the pin and appends the pin to their options', () => {
+    it('accepts PostgreSQL URLs and options that agree with the pin', () => {
         expect(checkPostgresUrl('postgres://u@h/db')).toBeUndefined();
         expect(checkPostgresUrl('postgres://u@h/db?sslmode=disable&options=-c%20TimeZone%3DUTC')).toBe('-c TimeZone=UTC');
-        expect(pinPostgresOptions('-c search_path=app', 'DB_URL options')).toBe('-c search_path=app -c TimeZone=UTC');
-        expect(pinPostgresOptions(undefined, 'PGOPTIONS')).toBe('-c TimeZone=UTC');
+        expect(() => checkPostgresOptions('-c search_path=app', 'DB_URL options')).not.toThrow();
+        expect(() => checkPostgresOptions(undefined, 'PGOPTIONS')).not.toThrow();
+        expect(refusal(() => checkPostgresOptions('-c TimeZone=Asia/Tokyo', 'PGOPTIONS')).setting).toBe('PGOPTIONS TimeZone');
         expect(parsePgOptions('-c a=1 -cb=2 --c-d=3 -c e=with\\ space')).toEqual([
             { name: 'a', value: '1' }, { name: 'b', value: '2' }, { name: 'c-d', value: '3' }, { name: 'e', value: 'with space' },
         ]);

@@ -1,27 +1,19 @@
-import { statementName } from './named-statements.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import { MigrationLockingSqliteDialect } from './sqlite-migration-lock.js';
 import type { Dialect } from 'kysely';
 import type { createPool as createMysqlPool } from 'mysql2';
-import type pg from 'pg';
 import type { Database } from './schema.js';
-import {
-    DatabaseConfigError,
-    MYSQL_UTC_OFFSET,
-    checkMysqlUrl,
-    checkPostgresUrl,
-    isMysqlUtc,
-    isPostgresUtc,
-    pinPostgresOptions,
-} from './utc-pin.js';
+import { DatabaseConfigError, MYSQL_UTC_OFFSET, checkMysqlUrl, isMysqlUtc, isPostgresUtc } from './utc-pin.js';
+import { postgresDialects, verifyAsynchronousCommit, type PoolStats } from './postgres.js';
 import type { DialectName } from './values.js';
 import { routingDialect, runInReadScope, type PoolName } from './replication.js';
 
 // Re-exported so callers catching boot failures need one import (API: `createDatabase` throws it).
 export { DatabaseConfigError } from './utc-pin.js';
+export type { PoolStats } from './postgres.js';
 
 /** Connection settings (API.md §6: DB_TYPE, DB_URL or DB_HOST/PORT/USERNAME/PASSWORD/DATABASE). */
 export interface DatabaseOptions {
@@ -35,26 +27,37 @@ export interface DatabaseOptions {
     username?: string;
     password?: string;
     database?: string;
-    /** connections per pool on the server dialects (default 10) */
+    /** connections per pool on the server dialects (default 10); on PostgreSQL shared with the asynchronous-commit pool */
     poolSize?: number;
+    /**
+     * PostgreSQL (DB_NAMED_STATEMENTS): run the hot paths' registered texts as named prepared
+     * statements (default true); off behind a transaction pooler that cannot keep them (PgBouncer before 1.21)
+     */
+    namedStatements?: boolean;
+    /**
+     * PostgreSQL (DB_ASYNCHRONOUS_COMMIT): open `asyncCommitDb` (default true), verified at open;
+     * ignored on SQLite and MySQL
+     */
+    asynchronousCommit?: boolean;
     /** an idle pooled PostgreSQL connection failed; the pool drops it (default: ignored) */
     onPoolError?: (error: Error) => void;
     /** MySQL read replicas (db.replication): connection URLs; reads of a request go to them until it writes (db/replication.ts) */
     replicas?: readonly string[];
-    /** each statement and the pool that ran it, with replicas (tests prove the routing with it) */
+    /**
+     * each statement and the pool that ran it, with MySQL replicas or on PostgreSQL's two pools
+     * (tests prove the routing with it)
+     */
     observePools?: (pool: PoolName, sql: string) => void;
-}
-
-/** Connections of a driver's pool, where the driver exposes them (GET /metrics). */
-export interface PoolStats {
-    total: number;
-    idle: number;
-    waiting: number;
 }
 
 export interface DatabaseHandle {
     db: Kysely<Database>;
     dialect: DialectName;
+    /**
+     * PostgreSQL with DB_ASYNCHRONOUS_COMMIT: connections whose commits do not wait for the WAL
+     * flush, for the rows whose loss fails closed only (db/asynchronous-commit.ts); absent otherwise
+     */
+    asyncCommitDb?: Kysely<Database>;
     /** node-postgres counts its pool's connections; mysql2 has no public count and SQLite no pool */
     pool?: () => PoolStats;
     /** closes the pool or file; safe to call more than once */
@@ -63,17 +66,22 @@ export interface DatabaseHandle {
 
 /** Opens the database, pins the session to UTC (spec beta.67 item 6) and verifies the pin. */
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-    const { dialect, pool } = await buildDialect(options);
+    const { dialect, asyncCommitDialect, pool } = await buildDialect(options);
     const db = new Kysely<Database>({ dialect });
+    const asyncCommitDb = asyncCommitDialect && new Kysely<Database>({ dialect: asyncCommitDialect });
     let destroyed: Promise<void> | undefined;
     const handle: DatabaseHandle = {
         db,
         dialect: options.type,
+        ...(asyncCommitDb ? { asyncCommitDb } : {}),
         ...(pool ? { pool } : {}),
-        destroy: () => (destroyed ??= db.destroy()),
+        destroy: () => (destroyed ??= Promise.all([db.destroy(), asyncCommitDb?.destroy()]).then(() => undefined)),
     };
     try {
         await verifyUtcPin(handle);
+        if (asyncCommitDb) {
+            await verifyAsynchronousCommit(async () => (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(asyncCommitDb)).rows[0]?.synchronous_commit);
+        }
         // each replica's first connection at boot: its pin is checked as it opens (mysqlDialect), so a
         // replica that contradicts it, or does not answer, stops the boot rather than a later request
         for (let index = 0; index < (options.replicas?.length ?? 0); index += 1) await readOnReplica(handle.db);
@@ -88,12 +96,12 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
  * Every driver, better-sqlite3 included, is loaded only when chosen: a deployment loads (and needs
  * built) only its own database's native or pooled driver (db/drivers.test.ts checks it).
  */
-async function buildDialect(options: DatabaseOptions): Promise<{ dialect: Dialect; pool?: () => PoolStats }> {
+async function buildDialect(options: DatabaseOptions): Promise<{ dialect: Dialect; asyncCommitDialect?: Dialect; pool?: () => PoolStats }> {
     switch (options.type) {
         case 'sqlite':
             return { dialect: sqliteDialect(options, (await import('better-sqlite3')).default) };
         case 'postgres':
-            return postgresDialect(options, (await import('pg')).default);
+            return postgresDialects(options, (await import('pg')).default);
         case 'mysql': {
             const { createPool } = await import('mysql2');
             const primary = mysqlDialect(options, createPool, 'DB_URL');
@@ -154,49 +162,6 @@ function withStatementCache(database: SqliteDatabase.Database): KyselySqliteData
             database.close();
         },
     };
-}
-
-function postgresDialect(options: DatabaseOptions, driver: typeof pg): { dialect: Dialect; pool: () => PoolStats } {
-    let config: pg.PoolConfig;
-    if (options.url) {
-        // pg lets URL parameters win over explicit options, so the pin goes into the URL itself.
-        const urlOptions = checkPostgresUrl(options.url);
-        const url = new URL(options.url);
-        url.searchParams.set('options', pinPostgresOptions(urlOptions ?? envPgOptions(), urlOptions ? 'DB_URL options' : 'PGOPTIONS'));
-        config = { connectionString: url.toString() };
-    } else {
-        config = {
-            host: options.host,
-            port: options.port,
-            user: options.username,
-            password: options.password,
-            database: options.database,
-            options: pinPostgresOptions(envPgOptions(), 'PGOPTIONS'),
-        };
-    }
-    const pool = new driver.Pool({ ...config, max: options.poolSize ?? 10, Client: namingClient(driver.Client) });
-    // Without a listener an idle connection's error (server restart) would crash the process.
-    pool.on('error', options.onPoolError ?? (() => undefined));
-    return { dialect: new PostgresDialect({ pool }), pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) };
-}
-
-/**
- * A node-postgres client that runs the hot paths' registered texts (db/named-statements.ts) as
- * named prepared statements: Kysely hands every query over as `query(text, values)`.
- */
-function namingClient(Client: typeof pg.Client): typeof pg.Client {
-    return class NamingClient extends Client {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- node-postgres' overloads; the one Kysely calls is narrowed below
-        override query(config: any, values?: any, callback?: any): any {
-            const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? statementName(config) : undefined;
-            return name === undefined ? super.query(config, values, callback) : super.query({ name, text: config, values });
-        }
-    } as typeof pg.Client;
-}
-
-// node-postgres reads PGOPTIONS when no `options` is given; a zone there is refused like the URL's.
-function envPgOptions(): string | undefined {
-    return process.env.PGOPTIONS;
 }
 
 /** `source` names the setting in a refusal: DB_URL, or the replica's place in DB_REPLICATION. */

@@ -23,8 +23,9 @@ export interface MigrationStatus {
 }
 
 function createMigrator(handle: DatabaseHandle): Migrator {
-    // Kysely's Migrator takes a database lock (PostgreSQL advisory lock, MySQL GET_LOCK) around the
-    // run, so replicas booting together apply each migration once (spec beta.67 item 7).
+    // Kysely's Migrator takes a database lock around the run (PostgreSQL: a transaction-level
+    // advisory lock, db/postgres-migration-lock.ts; MySQL GET_LOCK; SQLite its write lock), so
+    // replicas booting together apply each migration once (spec beta.67 item 7).
     return new Migrator({
         db: handle.db as unknown as Kysely<unknown>,
         provider: createMigrationProvider({ dialect: handle.dialect }),

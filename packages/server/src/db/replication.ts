@@ -36,8 +36,11 @@ export function outsideRequestScope<T>(work: () => T): T {
     return requestScope.exit(work);
 }
 
-/** Which pool served a statement (tests prove the routing with it; nothing else reads it). */
-export type PoolName = 'primary' | `replica-${number}`;
+/**
+ * Which pool served a statement (tests prove the routing with it; nothing else reads it): MySQL's
+ * primary and replicas, PostgreSQL's request pool (`primary`) and its asynchronous-commit pool.
+ */
+export type PoolName = 'primary' | `replica-${number}` | 'async-commit';
 
 /** A plain read: a SELECT (or WITH … SELECT) that takes no lock. Anything else is a write. */
 function isPlainRead(query: CompiledQuery): boolean {

@@ -17,8 +17,8 @@ export class DatabaseConfigError extends Error {
     }
 }
 
-/** The zone every pooled PostgreSQL session runs in (libpq startup option). */
-const PG_UTC_OPTION = '-c TimeZone=UTC';
+/** The zone every pooled PostgreSQL session is set to when it opens (db/postgres.ts). */
+export const PG_UTC_ZONE = 'UTC';
 
 /** The zone every pooled MySQL session runs in (`SET time_zone`). */
 export const MYSQL_UTC_OFFSET = '+00:00';
@@ -93,10 +93,10 @@ export function parsePgOptions(options: string): { name: string; value: string }
 }
 
 /**
- * Refuses a PostgreSQL `options` value whose TimeZone is not UTC and returns the options to send,
- * with our pin appended. `source` names where the value came from (for the error message).
+ * Refuses a PostgreSQL `options` value whose TimeZone is not UTC. `source` names where the value
+ * came from (for the error message). The pin itself is set on each new connection (db/postgres.ts).
  */
-export function pinPostgresOptions(options: string | undefined, source: string): string {
+export function checkPostgresOptions(options: string | undefined, source: string): void {
     for (const { name, value } of parsePgOptions(options ?? '')) {
         const key = name.toLowerCase().replace(/-/g, '_');
         if (key === 'timezone' && !PG_UTC_NAMES.has(value.toLowerCase())) {
@@ -106,7 +106,6 @@ export function pinPostgresOptions(options: string | undefined, source: string):
             );
         }
     }
-    return options && options.trim() !== '' ? `${options} ${PG_UTC_OPTION}` : PG_UTC_OPTION;
 }
 
 /** Checks a PostgreSQL connection URL; returns its `options` parameter (if any). */
@@ -115,7 +114,7 @@ export function checkPostgresUrl(url: string): string | undefined {
     for (const [key, value] of rawQueryParams(url)) {
         const name = key.toLowerCase();
         if (name === 'options') {
-            pinPostgresOptions(value, 'DB_URL options');
+            checkPostgresOptions(value, 'DB_URL options');
             options = value;
         } else if (name === 'timezone' && !PG_UTC_NAMES.has(value.toLowerCase())) {
             throw new DatabaseConfigError(

@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { createInsertBatcher } from '../storage/insert-batcher.js';
+import { sameDatabase, type FailClosedWriter } from '../db/asynchronous-commit.js';
 import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken } from '../storage/session-tokens.js';
 import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
 import { issuerOf } from './issuer.js';
@@ -98,8 +99,12 @@ export interface TokenIssuer {
     issueMfaToken(db: Kysely<Database>, request: MfaTokenRequest): Promise<string>;
 }
 
-/** Signing access, refresh and ID tokens with the realm's active key (API.md §4). */
-export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings: TokenSettings): TokenIssuer {
+/**
+ * Signing access, refresh and ID tokens with the realm's active key (API.md §4). `failClosed` says
+ * where a new refresh token's row written outside a transaction goes: its loss only makes the
+ * refresh token unusable (db/asynchronous-commit.ts); a rotation, which spends a token, runs where it is asked.
+ */
+export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings: TokenSettings, failClosed: FailClosedWriter = sameDatabase): TokenIssuer {
     const signer = createSigner(keys);
     // outside a transaction, concurrent logins' refresh token rows share one INSERT (one commit), as their sessions do
     const batchedRefreshTokens = createInsertBatcher(insertRefreshTokenRows);
@@ -137,7 +142,7 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             if (row === null) return issued;
             const stored = refreshTokenRowOf(dialect, row);
             // inside a transaction the row belongs to it and is written at once
-            await (db.isTransaction ? insertRefreshTokenRows(db, [stored]) : batchedRefreshTokens(db, stored));
+            await (db.isTransaction ? insertRefreshTokenRows(db, [stored]) : batchedRefreshTokens(failClosed(db), stored));
             return issued;
         },
         async rotate(db, request) {

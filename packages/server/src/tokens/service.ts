@@ -1,3 +1,4 @@
+import type { FailClosedWriter } from '../db/asynchronous-commit.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { createTokenIssuer, type TokenIssuer, type TokenSettings } from './issuing.js';
@@ -8,10 +9,10 @@ export interface TokenService extends TokenIssuer, TokenVerifier {
     readonly settings: TokenSettings;
 }
 
-export function createTokenService(dialect: DialectName, keys: KeyStore, settings: TokenSettings): TokenService {
+export function createTokenService(dialect: DialectName, keys: KeyStore, settings: TokenSettings, failClosed?: FailClosedWriter): TokenService {
     return {
         settings,
-        ...createTokenIssuer(dialect, keys, settings),
+        ...createTokenIssuer(dialect, keys, settings, failClosed),
         ...createTokenVerifier(),
     };
 }

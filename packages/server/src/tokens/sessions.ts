@@ -9,6 +9,7 @@ import { revokeSessionsCascading, type EndedSession } from '../storage/session-r
 import type { RowCondition } from '../storage/resource/rows.js';
 import { afterCommit } from '../storage/write-transaction.js';
 import { createInsertBatcher } from '../storage/insert-batcher.js';
+import { sameDatabase, type FailClosedWriter } from '../db/asynchronous-commit.js';
 import type { TokenSubject } from './claims.js';
 
 export interface NewSession {
@@ -57,7 +58,12 @@ export interface SessionStore {
  */
 export type SessionEndListener = (ended: EndedSession[]) => void;
 
-export function createSessionStore(dialect: DialectName, onEnded: SessionEndListener = () => {}): SessionStore {
+/**
+ * `failClosed` says where a session row written outside a transaction goes: its loss only makes the
+ * session's tokens inactive, so on PostgreSQL it may commit asynchronously (db/asynchronous-commit.ts);
+ * every revocation and deletion runs where it is asked, synchronously.
+ */
+export function createSessionStore(dialect: DialectName, onEnded: SessionEndListener = () => {}, failClosed: FailClosedWriter = sameDatabase): SessionStore {
     const batched = createInsertBatcher(insertSessionRows);
     /** the listener hears of what a revocation ended only once it is committed, never of a rollback */
     const reported = async (db: Kysely<Database>, ending: Promise<EndedSession[]>): Promise<EndedSession[]> => {
@@ -75,7 +81,7 @@ export function createSessionStore(dialect: DialectName, onEnded: SessionEndList
             });
             // inside a transaction the row belongs to it and is written at once
             if (db.isTransaction) await insertSessionRows(db, [row]);
-            else await batched(db, row);
+            else await batched(failClosed(db), row);
             return id;
         },
         revoke: (db, sessionId) => reported(db, revokeSession(db, dialect, sessionId)),

@@ -52,13 +52,13 @@ export function createMigrationProvider(context: MigrationContext): MigrationPro
 }
 
 /**
- * Kysely wraps migrations in a transaction only on PostgreSQL. SQLite has transactional DDL as
- * well, so a failed step leaves no half-built schema there either; MySQL DDL commits implicitly.
- * On SQLite the run already holds the write lock's transaction (db/sqlite-migration-lock.ts), so
- * each migration is a savepoint inside it.
+ * SQLite and PostgreSQL have transactional DDL, so a failed step leaves no half-built schema; MySQL
+ * DDL commits implicitly. On both the run already holds its lock's transaction (the write lock,
+ * db/sqlite-migration-lock.ts; the transaction-level advisory lock, db/postgres-migration-lock.ts),
+ * so each migration is a savepoint inside it: a failed one is undone alone and those before it commit.
  */
 async function inTransaction(db: Kysely<unknown>, context: MigrationContext, run: (db: Kysely<unknown>) => Promise<void>): Promise<void> {
-    if (context.dialect !== 'sqlite') return run(db);
+    if (context.dialect === 'mysql') return run(db);
     await sql`SAVEPOINT migration`.execute(db);
     try {
         await run(db);
