@@ -60,7 +60,7 @@ export interface ProfileEntry {
 export interface HttpReport {
     sections: Section[];
     notes: string[];
-    /** the figures the issue's targets name, for the summary */
+    /** the rows that carry a target, for the summary */
     targets: Row[];
     profiles: ProfileEntry[];
 }
@@ -782,7 +782,8 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         if (runs.length > 1) {
             notes.push(`databases: ${runs.map((run) => DIALECT_NAMES[run.dialect]).join(', ')}, each with its own three servers, every Realmgate scenario run on each back to back within a round; the references run once.${compared.length > 0 ? ` ${compared.map((dialect) => `"${DIALECT_NAMES[dialect]} ÷ SQLite"`).join(' and ')}: the row's req/s over the same row's on SQLite.` : ''}`);
         }
-        notes.push(`floors (bench/references/floor.mjs): per engine one process per kind, plain node:http, on a bench database of their own of the same engine and driver settings as the servers (SQLite: WAL, synchronous=NORMAL, foreign_keys, busy_timeout, statements prepared once; PostgreSQL: a pg pool of 10 — DB_POOL_SIZE's default — with named prepared statements; MySQL: a mysql2 pool of 10), doing only the work the answer cannot skip: ${FLOOR_KINDS.map((kind) => `${kind} — ${FLOOR_WORK[kind]}`).join('; ')}. Each floor runs in the rounds right after the first Realmgate scenario measured against it; the share of the floor is the scenario's req/s ÷ the floor's.`);
+        notes.push(`floors (bench/references/floor.mjs): per engine one process per kind, plain node:http, on a bench database of their own of the same engine and driver settings as the servers (SQLite: WAL, synchronous=NORMAL, foreign_keys, busy_timeout, statements prepared once; PostgreSQL: a pg pool of 10 — DB_POOL_SIZE's default — with named prepared statements; MySQL: a mysql2 pool of 10), doing only the work the answer cannot skip: ${FLOOR_KINDS.map((kind) => `${kind} — ${FLOOR_WORK[kind]}`).join('; ')}. Each floor runs in the rounds right after the first Realmgate scenario measured against it; the share of the floor is the scenario's req/s ÷ the floor's. The shares take client_credentials, introspection and bearer GET /users/@me from the 1-realm twin, GET /userinfo, redemption and refresh from the bench realm server.`);
+        notes.push('the bearer and introspection scenarios present one token throughout, and the server remembers a token whose signature verified (packages/server/src/tokens/verifying.ts), so after the first request it verifies no signature; every floor request verifies one. Their share can pass 1 for that reason alone.');
         notes.push(`Redis: the servers of every database run in the default configuration, without Redis${protocolRuns.length > 0 ? `; PostgreSQL + Redis is one more server on PostgreSQL with REDIS_URL (BENCH_REDIS_URL, default redis://127.0.0.1:6379), the bench realm only, loaded with the six protocol scenarios in the same rounds and measured against the PostgreSQL floors` : ' (`--db postgres+redis` adds PostgreSQL with the Redis bus)'}.`);
         notes.push('db trips/req: statements the server handed to its database driver during the measured loads ÷ HTTP responses it finished in them (counted inside the server process by a preload, bench/lib/instrument-child.mjs; background work in the window, such as batched session writes, is included). On PostgreSQL and MySQL each is a network round trip; on SQLite a call into the library.');
         if (options.quick) notes.push(`quick mode: ${runs[0]!.bulk.realms.toLocaleString('en-US')} realms instead of 1,000 for the scaling rows.`);
