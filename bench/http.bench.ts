@@ -1,14 +1,15 @@
 /**
- * The HTTP benchmark (issue 6): the Realmgate server in its own process on a fresh database, the
+ * The HTTP benchmark: the Realmgate server in its own process on a fresh database, the
  * references (bare Fastify, oidc-provider) each in theirs, load from autocannon in this process,
  * one scenario at a time. Every ratio is taken against a figure measured in the same run.
- * With several databases (issue 19) every Realmgate scenario runs on each of them in the same
- * rounds, side by side, while the references run once; the servers count their database
- * statements per request and, after the rounds, give a CPU profile of each protocol scenario.
+ * With several databases every Realmgate scenario runs on each of them in the same rounds, side
+ * by side, while the references run once; the servers count their database statements per
+ * request and, after the rounds, give a CPU profile of each protocol scenario. Each engine also
+ * gets the floors of the protocol scenarios (bench/lib/floors.ts), measured beside them: the
+ * share of its floor is each scenario's yardstick.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -16,13 +17,16 @@ import { benchDecisions } from './access.bench.js';
 import { Api, basic, type TokenAnswer } from './lib/api.js';
 import { seedBulk, type BulkPlan } from './lib/bulk.js';
 import { createBenchDatabase, type BenchDialect, type BenchDatabase } from './lib/database.js';
+import { CHOICE_NAMES, engineOf, isFullChoice, type BenchChoice } from './lib/dialects.js';
+import { FLOOR_KINDS, floorSection, floorTargetSection, FLOOR_WORK, roundGroup } from './lib/floor-shares.js';
+import { floorMemory, floorScenarios, startFloors, type FloorSet } from './lib/floors.js';
 import { INSTRUMENT_ARGS, INSTRUMENT_ENV } from './lib/instrument.js';
 import { loadPlan, type LoadPlan, type LoadRequest } from './lib/load.js';
 import { bcryptVerifyRate, jwsRates } from './lib/micro.js';
-import { rssOf, startService, type Service } from './lib/processes.js';
+import { freePort, rssOf, startService, type Service } from './lib/processes.js';
 import { distSourceMaps, summarizeProfile, type ProfileSummary } from './lib/profile.js';
 import { compareWithSqlite, type Row, type Section } from './lib/report.js';
-import { codeScenario, httpScenario, inProcessScenario, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
+import { codeScenario, httpScenario, inProcessScenario, interleave, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
 import { PROTOCOL_SCENARIOS, targetSection } from './lib/targets.js';
 import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
@@ -39,8 +43,8 @@ const ACCESS_TOKEN_SECONDS = 6 * 3600;
 
 export interface HttpOptions {
     quick: boolean;
-    /** every Realmgate scenario runs on each, in this order (SQLite first is the comparison's base) */
-    dbs: readonly BenchDialect[];
+    /** every Realmgate scenario runs on each, in this order (SQLite first is the comparison's base); `postgres+redis` the protocol scenarios */
+    dbs: readonly BenchChoice[];
     /** run the server from TypeScript source through tsx instead of the built dist */
     source: boolean;
     /** a CPU profile of each protocol scenario after the rounds (`--no-profile` turns it off) */
@@ -56,20 +60,9 @@ export interface ProfileEntry {
 export interface HttpReport {
     sections: Section[];
     notes: string[];
-    /** the figures the issue's targets name, for the summary */
+    /** the rows that carry a target, for the summary */
     targets: Row[];
     profiles: ProfileEntry[];
-}
-
-async function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const server = createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address() as { port: number };
-            server.close(() => resolve(port));
-        });
-    });
 }
 
 /**
@@ -89,14 +82,18 @@ function serverCommand(options: HttpOptions, notes: string[]): string[] {
     return ['--conditions=source', '--import', 'tsx', join(ROOT, 'packages/server/src/cli.ts'), 'start'];
 }
 
+/** the Redis of the `postgres+redis` servers */
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 /**
- * A Realmgate server on `database`. `instrument` preloads the bench's counters and profiler
+ * A Realmgate server on `database`, in its default configuration: with Redis only for the
+ * `postgres+redis` choice. `instrument` preloads the bench's counters and profiler
  * (bench/lib/instrument-child.mjs) and opens the IPC channel they answer on.
  */
-async function startRealmgate(args: string[], database: BenchDatabase, instrument = true): Promise<Service> {
+async function startRealmgate(args: string[], database: BenchDatabase, instrument = true, redis = false): Promise<Service> {
     const port = await freePort();
     return startService({
-        name: `realmgate (${database.dialect})`,
+        name: `realmgate (${database.dialect}${redis ? ' + redis' : ''})`,
         args: instrument ? [...INSTRUMENT_ARGS, ...args] : args,
         ipc: instrument,
         port,
@@ -113,8 +110,8 @@ async function startRealmgate(args: string[], database: BenchDatabase, instrumen
             WRITABLE_DIRECTORY_PATH: database.directory,
             ...database.env,
             // a server database is shared by replicas, so its caches are on only with the bus that empties
-            // them (README "Caches"): BENCH_REDIS_URL benches that deployment; without it nothing is cached
-            ...(database.dialect !== 'sqlite' && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+            // them (README "Caches"): `postgres+redis` benches that deployment, the others the default
+            ...(redis ? { REDIS_URL } : {}),
             USER_ADMIN_PASSWORD: ADMIN.password,
             SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
             // the limits protect a deployment; a benchmark from one address and few identities measures the work
@@ -292,10 +289,10 @@ interface Seeded {
     rssBoot: number | undefined;
 }
 
-async function startSeeded(args: string[], dialect: BenchDialect, services: Service[], databases: BenchDatabase[]): Promise<Seeded> {
-    const database = await createBenchDatabase(dialect);
+async function startSeeded(args: string[], choice: BenchChoice, services: Service[], databases: BenchDatabase[]): Promise<Seeded> {
+    const database = await createBenchDatabase(engineOf(choice));
     databases.push(database);
-    const service = await startRealmgate(args, database);
+    const service = await startRealmgate(args, database, true, choice === 'postgres+redis');
     services.push(service);
     const rssBoot = rssOf(service.child.pid);
     // Basic verifies bcrypt on every request: seed as an operator script would, with a bearer token
@@ -343,6 +340,57 @@ async function startReferences(plan: LoadPlan, services: Service[], hashCost: ()
     return { fastify, oidc, scenarios };
 }
 
+/**
+ * One session per pooled refresh token (refreshing one chain twice would be a replay); topped up
+ * before every run, since the rotations in flight when autocannon stops are lost.
+ */
+function refreshPool(api: Api, fixtures: Fixtures, connections: number) {
+    const pool: string[] = [];
+    const fillPool = async () => {
+        while (pool.length < connections * 2) {
+            pool.push((await api.token({ grant_type: 'password', username: fixtures.user.name, password: fixtures.user.password, realm_name: fixtures.realmName })).refresh_token!);
+        }
+    };
+    return { pool, fillPool };
+}
+
+/**
+ * PostgreSQL with the Redis bus, beside the full passes: the protocol scenarios (the ones with a
+ * floor) on one seeded server, which holds the bench realm only. A full pass would add the length
+ * of one database to the run for rows the PostgreSQL pass already gives.
+ */
+interface ProtocolRun {
+    choice: BenchChoice;
+    seeded: Seeded;
+    codes: ReturnType<typeof codePool>;
+    scenarios: Scenario[];
+}
+
+async function prepareProtocolRun(
+    choice: BenchChoice, args: string[], plan: LoadPlan, services: Service[], databases: BenchDatabase[], log: (line: string) => void,
+): Promise<ProtocolRun> {
+    log(`starting a realmgate server (${choice}, REDIS_URL ${new URL(REDIS_URL).host}); seeding the bench realm through the API`);
+    const seeded = await startSeeded(args, choice, services, databases);
+    const { fixtures, service } = seeded;
+    const api = await seeded.adminApi();
+    const tokens = await issueTokens(api, fixtures);
+    const { pool, fillPool } = refreshPool(api, fixtures, plan.connections);
+    const signIn = await seedSignIn(api, fixtures);
+    const codes = codePool(service.url, signIn, signIn.clientId);
+    const c = plan.connections;
+    const k = (key: string) => keyOn(choice, key);
+    const realmgate = { server: true };
+    const scenarios = await Promise.all([
+        httpScenario(k('cc'), service, ccRequest(fixtures, fixtures.plain), c, realmgate),
+        httpScenario(k('introspect'), service, introspectRequest(fixtures, tokens.user), c, realmgate),
+        httpScenario(k('me'), service, get('/users/@me', bearer(tokens.user)), c, realmgate),
+        httpScenario(k('userinfo'), service, get('/userinfo', bearer(signIn.openid)), c, realmgate),
+        codeScenario(k('redeem'), service, codes, c),
+        httpScenario(k('refresh'), service, refreshRequest(pool), c, { ...realmgate, before: fillPool }),
+    ]);
+    return { choice, seeded, codes, scenarios };
+}
+
 /** Everything one database contributes to the pass: its servers, fixtures and scenarios. */
 interface DatabaseRun {
     dialect: BenchDialect;
@@ -361,8 +409,8 @@ interface DatabaseRun {
     scenarios: Scenario[];
 }
 
-/** The scenario key of `key` on `dialect`: the rounds hold every database's scenarios at once. */
-const keyOn = (dialect: BenchDialect, key: string) => `${dialect}:${key}`;
+/** The scenario key of `key` on a database: the rounds hold every database's scenarios at once. */
+const keyOn = (choice: BenchChoice, key: string) => `${choice}:${key}`;
 
 async function prepareDatabase(
     dialect: BenchDialect, args: string[], plan: LoadPlan, options: HttpOptions, services: Service[], databases: BenchDatabase[], log: (line: string) => void,
@@ -397,14 +445,7 @@ async function prepareDatabase(
     const tokens = await issueTokens(api, fixtures);
     const oneTokens = await issueTokens(await one.adminApi(), one.fixtures);
     const largeTokens = await issueTokens(await large.adminApi(), large.fixtures);
-    // one session per pooled token (refreshing one chain twice would be a replay); topped up
-    // before every run, since the rotations in flight when autocannon stops are lost
-    const pool: string[] = [];
-    const fillPool = async () => {
-        while (pool.length < plan.connections * 2) {
-            pool.push((await api.token({ grant_type: 'password', username: fixtures.user.name, password: fixtures.user.password, realm_name: fixtures.realmName })).refresh_token!);
-        }
-    };
+    const { pool, fillPool } = refreshPool(api, fixtures, plan.connections);
     // accounts signed in once each by the cold password-grant scenario (and its profile window)
     // autocannon builds each connection's next request ahead and drops it when it stops: a margin per run
     const coldCount = Math.ceil(COLD_LOGINS_PER_SECOND * (plan.warmup + plan.rounds * plan.roundSeconds)) + 3 * plan.connections * (plan.rounds + 1);
@@ -547,11 +588,12 @@ function databaseSections(
         },
         {
             key: 'sign-in', dialect,
-            title: `browser sign-in (issue 13; the bench realm server, ${dialect})`,
+            title: `browser sign-in (the bench realm server, ${dialect})`,
             rows: [
                 row('client_credentials, plain secret (this server)', m('ccSmall'), refs.oidcCc),
                 {
-                    ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ES256 ID token)', m('redeem'), ccSmall, { ratio: 0.8 }),
+                    // its target is a share of the redemption floor (the share-of-floor targets)
+                    ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ES256 ID token)', m('redeem'), ccSmall),
                     ...dry(run.codes.state),
                 },
                 {
@@ -613,28 +655,42 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
     const databases: BenchDatabase[] = [];
     try {
         const runs: DatabaseRun[] = [];
-        for (const dialect of options.dbs) runs.push(await prepareDatabase(dialect, args, plan, options, services, databases, log));
+        for (const dialect of options.dbs.filter(isFullChoice)) runs.push(await prepareDatabase(dialect, args, plan, options, services, databases, log));
+        const protocolRuns: ProtocolRun[] = [];
+        for (const choice of options.dbs.filter((choice) => !isFullChoice(choice))) protocolRuns.push(await prepareProtocolRun(choice, args, plan, services, databases, log));
+        const floorSets: FloorSet[] = [];
+        for (const engine of new Set(options.dbs.map(engineOf))) {
+            log(`starting the floors (${engine}: ${FLOOR_KINDS.join(', ')})`);
+            floorSets.push(await startFloors(ROOT, engine, services, databases));
+        }
+        const floors = await Promise.all(floorSets.map((set) => floorScenarios(set, plan.connections)));
         log('starting the references (once for every database)');
         const references = await startReferences(plan, services, () => runs[0]!.hashCost);
 
-        // each Realmgate scenario on every database back to back, so drift in the host's load
-        // touches the databases alike and their ratio stays honest
-        const interleaved = runs[0]!.scenarios.flatMap((_, index) => runs.map((run) => run.scenarios[index]!));
+        // each Realmgate scenario on every database back to back, and each floor beside the first
+        // scenario measured against it, so drift in the host's load touches both sides of a ratio alike
+        const passes: { choice: BenchChoice; scenarios: Scenario[] }[] = [...runs.map((run) => ({ choice: run.dialect, scenarios: run.scenarios })), ...protocolRuns];
+        const interleaved = interleave([...passes.map((pass) => pass.scenarios), ...floors], roundGroup);
         const measured = await runRounds([...references.scenarios, ...interleaved], plan, log);
         const m = (key: string) => measured.get(key)!;
         const referenceMemory = { fastify: rssOf(references.fastify.child.pid), oidc: rssOf(references.oidc.child.pid) };
         const runMemory = runs.map(readRunMemory);
+        const protocolMemory = protocolRuns.map((run) => rssOf(run.seeded.service.child.pid));
+        const floorsMemory = floorSets.map(floorMemory);
 
         const profiles: ProfileEntry[] = [];
         if (options.profile) {
             const seconds = profileSeconds(options.quick);
-            const profiled = Object.keys(PROTOCOL_SCENARIOS).flatMap((key) => runs.map((run) => ({ key, run, scenario: interleaved.find((scenario) => scenario.key === keyOn(run.dialect, key))! })));
+            const profiled = Object.keys(PROTOCOL_SCENARIOS).flatMap((key) => passes.flatMap((pass) => {
+                const scenario = pass.scenarios.find((candidate) => candidate.key === keyOn(pass.choice, key));
+                return scenario ? [{ key, choice: pass.choice, scenario }] : [];
+            }));
             const started = Date.now();
             const raw = await profileScenarios(profiled.map(({ scenario }) => scenario), seconds, plan.settleMs, PROFILE_INTERVAL_MICROS, log);
             const resolve = options.source ? undefined : distSourceMaps();
-            for (const { key, run, scenario } of profiled) {
+            for (const { key, choice, scenario } of profiled) {
                 const profile = raw.get(scenario.key);
-                if (profile) profiles.push({ title: `${PROTOCOL_SCENARIOS[key]} (${run.dialect})`, summary: summarizeProfile(profile, ROOT, 10, resolve) });
+                if (profile) profiles.push({ title: `${PROTOCOL_SCENARIOS[key]} (${choice})`, summary: summarizeProfile(profile, ROOT, 10, resolve) });
             }
             notes.push(`CPU profiles: one extra load of ${seconds} s per protocol scenario and database after the rounds, sampled every ${PROFILE_INTERVAL_MICROS} µs by the server's own inspector; the measured figures carry no profiler. They took ${((Date.now() - started) / 1000).toFixed(0)} s of the run (\`--no-profile\` skips them).`);
         }
@@ -672,6 +728,20 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             return index === 0 && !options.dbs.includes('sqlite') ? [sqliteBoot, own] : [own];
         };
         const perRun = runs.map((run, index) => databaseSections(run, m, refs, runMemory[index]!, bootRows(run, index), plan.connections));
+        const floorSections = options.dbs.map((choice) => {
+            const engine = engineOf(choice);
+            // an engine's floors are listed once: with the engine's own pass, else with PostgreSQL + Redis
+            const listsFloors = choice === engine || !options.dbs.includes(engine);
+            const bytes = floorsMemory[floorSets.findIndex((set) => set.engine === engine)]!;
+            const protocolRun = protocolRuns.findIndex((run) => run.choice === choice);
+            return floorSection(choice, m, {
+                floors: listsFloors,
+                memory: [
+                    ...(protocolRun >= 0 ? [memory(`RSS after the load: Realmgate server (${CHOICE_NAMES[choice]})`, protocolMemory[protocolRun], 200)] : []),
+                    ...(listsFloors ? FLOOR_KINDS.map((kind) => memory(`RSS after the load: ${kind} floor`, bytes[kind])) : []),
+                ],
+            });
+        });
         const sections: Section[] = [
             {
                 title: 'references (each in its own process, measured once for every database)',
@@ -687,6 +757,7 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                     memory('RSS after the load: oidc-provider', referenceMemory.oidc),
                 ],
             },
+            ...floorSections,
             // the sections of one topic side by side, database after database
             ...TOPICS.flatMap((topic) => perRun.flatMap((own) => own.filter((section) => section.key === topic))),
             {
@@ -699,17 +770,21 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
             },
         ];
         const compared = compareWithSqlite(sections);
-        // issue 19's table: each target with its figure, first in the report
-        sections.unshift(targetSection(options.dbs, m, runs.map((run, index) => {
+        // the targets, each with its figure, first in the report: the shares of the floors, then the rest
+        sections.unshift(targetSection(runs.map((run) => run.dialect), m, runs.map((run, index) => {
             const memory = runMemory[index]!;
             const known = [memory.small, memory.one, memory.large].filter((bytes): bytes is number => bytes !== undefined);
             return { dialect: run.dialect, largestMb: known.length > 0 ? Math.max(...known) / MB : undefined };
         })));
+        sections.unshift(floorTargetSection(options.dbs, m));
 
         notes.push(`${plan.rounds} rounds of ${plan.roundSeconds} s per scenario after ${plan.warmup} s of warm-up, ${plan.connections} connections; every scenario runs once per round, so drift in the host's load touches all figures alike. Latency columns are the mean of the rounds' percentiles (whole milliseconds, as autocannon records them).`);
         if (runs.length > 1) {
             notes.push(`databases: ${runs.map((run) => DIALECT_NAMES[run.dialect]).join(', ')}, each with its own three servers, every Realmgate scenario run on each back to back within a round; the references run once.${compared.length > 0 ? ` ${compared.map((dialect) => `"${DIALECT_NAMES[dialect]} ÷ SQLite"`).join(' and ')}: the row's req/s over the same row's on SQLite.` : ''}`);
         }
+        notes.push(`floors (bench/references/floor.mjs): per engine one process per kind, plain node:http, on a bench database of their own of the same engine and driver settings as the servers (SQLite: WAL, synchronous=NORMAL, foreign_keys, busy_timeout, statements prepared once; PostgreSQL: a pg pool of 10 — DB_POOL_SIZE's default — with named prepared statements; MySQL: a mysql2 pool of 10), doing only the work the answer cannot skip: ${FLOOR_KINDS.map((kind) => `${kind} — ${FLOOR_WORK[kind]}`).join('; ')}. Each floor runs in the rounds right after the first Realmgate scenario measured against it; the share of the floor is the scenario's req/s ÷ the floor's. The shares take client_credentials, introspection and bearer GET /users/@me from the 1-realm twin, GET /userinfo, redemption and refresh from the bench realm server.`);
+        notes.push('the bearer and introspection scenarios present one token throughout, and the server remembers a token whose signature verified (packages/server/src/tokens/verifying.ts), so after the first request it verifies no signature; every floor request verifies one. Their share can pass 1 for that reason alone.');
+        notes.push(`Redis: the servers of every database run in the default configuration, without Redis${protocolRuns.length > 0 ? `; PostgreSQL + Redis is one more server on PostgreSQL with REDIS_URL (BENCH_REDIS_URL, default redis://127.0.0.1:6379), the bench realm only, loaded with the six protocol scenarios in the same rounds and measured against the PostgreSQL floors` : ' (`--db postgres+redis` adds PostgreSQL with the Redis bus)'}.`);
         notes.push('db trips/req: statements the server handed to its database driver during the measured loads ÷ HTTP responses it finished in them (counted inside the server process by a preload, bench/lib/instrument-child.mjs; background work in the window, such as batched session writes, is included). On PostgreSQL and MySQL each is a network round trip; on SQLite a call into the library.');
         if (options.quick) notes.push(`quick mode: ${runs[0]!.bulk.realms.toLocaleString('en-US')} realms instead of 1,000 for the scaling rows.`);
         for (const run of runs) notes.push(`bulk seeding (${run.dialect}) took ${run.seedSeconds.toFixed(0)} s: realms through POST /realms, their clients, users and roles cloned in SQL batches from rows the API wrote.`);

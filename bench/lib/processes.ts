@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Service {
@@ -27,6 +28,18 @@ export interface StartOptions {
     timeoutMs?: number;
     /** an IPC channel to the child (the bench's instrumentation preload answers on it) */
     ipc?: boolean;
+}
+
+/** A port nothing listens on right now, for a child to listen on. */
+export async function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const server = createServer();
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const { port } = server.address() as { port: number };
+            server.close(() => resolve(port));
+        });
+    });
 }
 
 /** The resident set of a process in bytes (Linux /proc); undefined elsewhere. */

@@ -117,6 +117,22 @@ async function execute(scenario: Scenario, seconds: number, settleMs: number, ta
     return result;
 }
 
+/**
+ * The order of the rounds: the scenarios of one group (the same work on every database, and the
+ * floor it is measured against) back to back, the groups in the order they first appear, so drift
+ * in the host's load touches the two sides of a ratio alike.
+ */
+export function interleave(lists: readonly (readonly Scenario[])[], groupOf: (key: string) => string): Scenario[] {
+    const groups = new Map<string, Scenario[]>();
+    for (const scenario of lists.flat()) {
+        const group = groupOf(scenario.key);
+        const members = groups.get(group);
+        if (members) members.push(scenario);
+        else groups.set(group, [scenario]);
+    }
+    return [...groups.values()].flat();
+}
+
 export async function runRounds(scenarios: readonly Scenario[], plan: LoadPlan, log: (line: string) => void): Promise<Map<string, Measured>> {
     const rounds = new Map<string, RoundResult[]>(scenarios.map((scenario) => [scenario.key, []]));
     const tallies = new Map<string, Tally>(scenarios.map((scenario) => [scenario.key, { queries: 0, responses: 0, counted: true }]));

@@ -4,7 +4,7 @@ import { targetSection } from './targets.js';
 
 const rate = (rps: number): Measured => ({ rps, p50: 1, p99: 2, errors: 0 });
 
-describe('issue 19 targets', () => {
+describe('the database, catalog and memory targets', () => {
     const rates: Record<string, number> = {
         fastifyGet: 40_000, oidcIntrospect: 5_000, oidcJwt: 3_000,
         'sqlite:introspect': 8_000, 'sqlite:cc': 3_000, 'sqlite:me': 11_000, 'sqlite:catalog': 7_000, 'sqlite:catalog304': 10_000,
@@ -31,7 +31,7 @@ describe('issue 19 targets', () => {
         expect(section.rows.filter((row) => row.reference === 'the same on SQLite')).toHaveLength(8);
     });
 
-    it("reads the issue's own baselines for the catalog and the list, and the largest RSS", () => {
+    it('reads the recorded baselines for the catalog and the list, and the largest RSS', () => {
         expect(find('GET /authorization, 1,000 definitions (SQLite)').ratio).toBeCloseTo(7_000 / 1_335);
         expect(find('/users?page[limit]=50 with exact total (PostgreSQL)').met).toBe(true);
         expect(find('RSS after the load, largest Realmgate server (PostgreSQL)')).toMatchObject({ note: '250 MB', met: false });
