@@ -156,6 +156,15 @@ function withStatementCache(database: SqliteDatabase.Database): KyselySqliteData
     };
 }
 
+/**
+ * Where a PostgreSQL connection of its own goes, outside the pool and without the UTC pin (DB_URL,
+ * or the DB_ parts): the bus's LISTEN connection (bus/postgres-bus.ts) reads no timestamp.
+ */
+export function postgresConnection(options: DatabaseOptions): pg.ClientConfig {
+    if (options.url) return { connectionString: options.url };
+    return { host: options.host, port: options.port, user: options.username, password: options.password, database: options.database };
+}
+
 function postgresDialect(options: DatabaseOptions, driver: typeof pg): { dialect: Dialect; pool: () => PoolStats } {
     let config: pg.PoolConfig;
     if (options.url) {
@@ -165,14 +174,7 @@ function postgresDialect(options: DatabaseOptions, driver: typeof pg): { dialect
         url.searchParams.set('options', pinPostgresOptions(urlOptions ?? envPgOptions(), urlOptions ? 'DB_URL options' : 'PGOPTIONS'));
         config = { connectionString: url.toString() };
     } else {
-        config = {
-            host: options.host,
-            port: options.port,
-            user: options.username,
-            password: options.password,
-            database: options.database,
-            options: pinPostgresOptions(envPgOptions(), 'PGOPTIONS'),
-        };
+        config = { ...postgresConnection(options), options: pinPostgresOptions(envPgOptions(), 'PGOPTIONS') };
     }
     const pool = new driver.Pool({ ...config, max: options.poolSize ?? 10, Client: namingClient(driver.Client) });
     // Without a listener an idle connection's error (server restart) would crash the process.
