@@ -3,7 +3,7 @@ import type { AppDeps } from './http/deps.js';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { CatalogCache } from './authz/catalog-cache.js';
 import type { Config } from './config/schema.js';
-import { createDatabase, type DatabaseHandle } from './db/connect.js';
+import { createDatabase, type DatabaseHandle, type DatabaseOptions } from './db/connect.js';
 import { failClosedWriter } from './db/asynchronous-commit.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createSecretBox } from './secrets/secret-box.js';
@@ -27,7 +27,7 @@ import { recordSessionEnds } from './tokens/auth-events.js';
 import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { loadAuthConsole } from './views/load.js';
-import { createBus } from './bus/setup.js';
+import { busCarrier, createBus } from './bus/setup.js';
 import { onGrantsChanged } from './storage/write-transaction.js';
 import type { Bus, BusMessage } from './bus/bus.js';
 import { createCacheRegistry, type CacheRegistry } from './cache/registry.js';
@@ -66,7 +66,7 @@ export interface WireOptions {
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
 const CATALOG_TTL_MS = 2_000;
-/** with a shared bus, a safety net for an announcement lost while Redis was away (a reconnection resyncs too) */
+/** with a shared bus, a safety net for an announcement lost while the bus was away (a reconnection resyncs too) */
 const SHARED_CATALOG_TTL_MS = 60_000;
 
 /**
@@ -99,9 +99,9 @@ const GRANT_NEUTRAL = new Set(['session', 'session_token', 'event', 'authenticat
 
 /**
  * Issue 19: whether this process may cache. Caching is correct only while every write's
- * invalidation reaches every process before the write answers: a shared bus (Redis) whose
- * subscription is up, or SQLite (one process on its file). `on` is the operator vouching for one
- * process on PostgreSQL/MySQL without Redis; `off` never caches.
+ * invalidation reaches every process before the write answers: a shared bus (Redis, or
+ * PostgreSQL's LISTEN/NOTIFY) whose subscription is up, or SQLite (one process on its file). `on`
+ * is the operator vouching for one process on MySQL without Redis; `off` never caches.
  */
 function cachingAllowed(config: Config, dialect: string, bus: () => Bus | undefined): () => boolean {
     if (config.caches === 'off') return () => false;
@@ -115,7 +115,7 @@ function cachingAllowed(config: Config, dialect: string, bus: () => Bus | undefi
 
 /** The process's caches, their registry, and what each bus message empties. */
 function createCaches(config: Config, dialect: string, bus: () => Bus | undefined) {
-    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), config.redisUrl ? SHARED_CACHE_TTL_MS : LOCAL_CACHE_TTL_MS);
+    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), busCarrier(config) === 'process' ? LOCAL_CACHE_TTL_MS : SHARED_CACHE_TTL_MS);
     const caches = {
         activeKeys: registry.create<ActiveSigningKey>('active_signing_keys', CACHE_BOUNDS.activeKeys),
         grants: registry.create<GrantRows>('grants', CACHE_BOUNDS.grants),
@@ -133,8 +133,9 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
     return { registry, caches, hear };
 }
 
-export async function openDatabase(config: Config): Promise<DatabaseHandle> {
-    return createDatabase({
+/** Where the database is (DB_TYPE, DB_URL or the DB_ parts): the pool's, and the PostgreSQL bus's own connection. */
+function databaseOptions(config: Config): DatabaseOptions {
+    return {
         type: config.db.type,
         ...(config.db.url ? { url: config.db.url } : {}),
         ...(config.db.type === 'sqlite' && !config.db.url ? { sqlitePath: join(config.writableDirectoryPath, 'realmgate.sqlite') } : {}),
@@ -150,7 +151,11 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
         namedStatements: config.db.namedStatements,
         // issue 20 item 4: MySQL read replicas (config/load.ts refuses db.replication on another dialect)
         ...(config.db.replication ? { replicas: config.db.replication.read } : {}),
-    });
+    };
+}
+
+export async function openDatabase(config: Config): Promise<DatabaseHandle> {
+    return createDatabase(databaseOptions(config));
 }
 
 export async function wire(config: Config, options: WireOptions = {}): Promise<AppDeps> {
@@ -198,12 +203,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const tokens = createTokenService(handle.dialect, keys, {
         publicUrl: config.publicUrl, accessMaxAge: config.tokenAccessMaxAge, refreshMaxAge: config.tokenRefreshMaxAge,
     }, failClosed);
-    const bus = await createBus(config, (error, context) => {
+    const bus = await createBus(config, databaseOptions(config), (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);
     });
     // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
-    // catalog before its next decision; the timer only covers an announcement lost while Redis was
+    // catalog before its next decision; the timer only covers an announcement lost while the bus was
     // away (in process, with no bus between replicas, it is what replicas have)
     busRef.current = bus;
     const shared = bus;

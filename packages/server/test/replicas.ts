@@ -10,6 +10,8 @@ import { startServer, stopServer, type ServerProcess } from './server-process.js
 export interface Replicas {
     a: ServerProcess;
     b: ServerProcess;
+    /** the database both replicas serve (a write behind their backs, pg_stat_activity) */
+    database: TestDatabase;
     /** the bootstrap administrator's Basic header */
     admin: string;
     call(replica: ServerProcess, path: string, init?: RequestInit): Promise<Response>;
@@ -20,19 +22,22 @@ export interface Replicas {
 }
 
 /**
- * Two server processes on one fresh database (and one Redis when TEST_REDIS_URL is set), booted
- * together: the migration lock lets exactly one migrate and bootstrap. Stopped and dropped after the suite.
+ * Two server processes on one fresh database, booted together: the migration lock lets exactly one
+ * migrate and bootstrap. Stopped and dropped after the suite. They share the Redis of
+ * TEST_REDIS_URL when it is set, unless `redis` is false: then their bus is PostgreSQL's
+ * LISTEN/NOTIFY on PostgreSQL, and none on MySQL.
  */
-export function useReplicas(dialect: DialectName): Replicas {
+export function useReplicas(dialect: DialectName, { redis = Boolean(process.env.TEST_REDIS_URL) }: { redis?: boolean } = {}): Replicas {
     let database: TestDatabase | undefined;
     let directory: string | undefined;
     const servers: ServerProcess[] = [];
     beforeAll(async () => {
+        if (redis && !process.env.TEST_REDIS_URL) throw new Error('replicas on Redis need TEST_REDIS_URL');
         database = await createTestDatabase(dialect);
         directory = await mkdtemp(join(tmpdir(), 'realmgate-replicas-'));
         const env = {
             DB_TYPE: dialect, DB_URL: database.location, WRITABLE_DIRECTORY_PATH: directory,
-            ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+            ...(redis ? { REDIS_URL: process.env.TEST_REDIS_URL! } : {}),
         };
         servers.push(...await Promise.all([startServer(env), startServer(env)]));
     });
@@ -46,6 +51,7 @@ export function useReplicas(dialect: DialectName): Replicas {
     return {
         get a() { return servers[0]!; },
         get b() { return servers[1]!; },
+        get database() { return database!; },
         admin,
         call,
         post: (replica, path, body, authorization, headers = {}) => call(replica, path, {

@@ -1,8 +1,9 @@
 /**
- * The realtime bus (issue 15 item 5): what one replica tells the others and its own listeners —
- * an administered entity changed (after its commit), or the authorization definitions changed so
- * every cached catalog must be rebuilt. In process when REDIS_URL is unset; over Redis otherwise
- * (redis-bus.ts), so every replica of a deployment hears every change.
+ * The realtime bus: what one replica tells the others and its own listeners — an administered
+ * entity changed (after its commit), or the authorization definitions changed so every cached
+ * catalog must be rebuilt. Over Redis when REDIS_URL is set (redis-bus.ts), else over PostgreSQL's
+ * LISTEN/NOTIFY on PostgreSQL (postgres-bus.ts), so every replica of a deployment hears every
+ * change; in process otherwise (setup.ts).
  */
 
 /** An entity event as the bus carries it: never a column withheld from default reads (spec Events 5). */
@@ -33,11 +34,11 @@ export type BusMessage =
 export type BusListener = (message: BusMessage) => void;
 
 export interface Bus {
-    /** true when the messages reach the other replicas (Redis), false in process only */
+    /** true when the messages reach the other replicas (Redis, PostgreSQL), false in process only */
     readonly shared: boolean;
     /**
-     * whether this process hears every message now: always in process; over Redis, false from a
-     * lost subscription until its resync (caches serve nothing meanwhile, cache/registry.ts)
+     * whether this process hears every message now: always in process; over Redis or PostgreSQL,
+     * false from a lost subscription until its resync (caches serve nothing meanwhile, cache/registry.ts)
      */
     readonly live: boolean;
     /** delivered to this process's listeners at once and, when shared, to every other replica; never throws */
@@ -76,7 +77,7 @@ export function createListeners(report: (error: unknown) => void) {
     };
 }
 
-/** The bus of a single process (REDIS_URL unset): its own listeners only. */
+/** The bus of a single process (SQLite, or MySQL without REDIS_URL): its own listeners only. */
 export function createMemoryBus(report: (error: unknown) => void = () => undefined): Bus {
     const listeners = createListeners(report);
     return {

@@ -33,7 +33,7 @@ export class BoundedCache<V> {
      * @param name the metric label (`realmgate_cache_*{cache="…"}`)
      * @param bound the most entries kept; 0 keeps nothing (the cache is off)
      * @param enabled asked on every read and write: false while the bus cannot vouch for the
-     *   entries (a lost Redis subscription), so nothing is served nor stored meanwhile
+     *   entries (a lost Redis or PostgreSQL subscription), so nothing is served nor stored meanwhile
      * @param ttlMs how long an entry may serve at most: the safety net under the bus, for an
      *   invalidation a replica never heard (cache/registry.ts)
      */

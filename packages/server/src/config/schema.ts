@@ -87,8 +87,9 @@ export interface Config {
     db: DbConfig;
     redisUrl: string | undefined;
     /**
-     * issue 19: `auto` caches when every replica hears every invalidation (REDIS_URL set, or SQLite:
-     * one process); `on` also without Redis on PostgreSQL/MySQL (the operator vouches for one process); `off` never
+     * `auto` caches when every replica hears every invalidation (REDIS_URL set, PostgreSQL's
+     * LISTEN/NOTIFY bus, or SQLite: one process); `on` also on MySQL without Redis (the operator
+     * vouches for one process); `off` never
      */
     caches: CacheMode;
     /**
@@ -248,14 +249,14 @@ export const CONFIG_KEYS = [
         key: 'redisUrl',
         env: 'REDIS_URL',
         default: null,
-        description: '`redis://` or `rediss://` URL of the shared rate-limit store (and, once they land, the cache and bus); in-process when unset',
+        description: '`redis://` or `rediss://` URL of the shared rate-limit store and bus; unset, the limits count in process and the bus is PostgreSQL\'s `LISTEN`/`NOTIFY` on PostgreSQL (README "Caches"), in process otherwise',
         secret: true,
     },
     {
         key: 'caches',
         env: 'CACHES',
         default: 'auto',
-        description: '`auto`, `on` or `off`: whether a process remembers active signing keys, grants, realms and the clients that authenticated (README "Caches"); `auto` remembers when every replica hears every invalidation — with `REDIS_URL`, or on SQLite (one process); `on` also on PostgreSQL / MySQL without Redis, for a deployment of exactly one process',
+        description: '`auto`, `on` or `off`: whether a process remembers active signing keys, grants, realms and the clients that authenticated (README "Caches"); `auto` remembers when every replica hears every invalidation — with `REDIS_URL`, on PostgreSQL (its `LISTEN`/`NOTIFY` bus), or on SQLite (one process); `on` also on MySQL without Redis, for a deployment of exactly one process',
     },
     {
         key: 'smtp',

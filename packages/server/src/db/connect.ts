@@ -8,6 +8,7 @@ import type { createPool as createMysqlPool } from 'mysql2';
 import type { Database } from './schema.js';
 import { DatabaseConfigError, MYSQL_UTC_OFFSET, checkMysqlUrl, isMysqlUtc, isPostgresUtc } from './utc-pin.js';
 import { postgresDialects, verifyAsynchronousCommit, type PoolStats } from './postgres.js';
+import type pg from 'pg';
 import type { DialectName } from './values.js';
 import { routingDialect, runInReadScope, type PoolName } from './replication.js';
 
@@ -162,6 +163,15 @@ function withStatementCache(database: SqliteDatabase.Database): KyselySqliteData
             database.close();
         },
     };
+}
+
+/**
+ * Where a PostgreSQL connection of its own goes, outside the pool and without the UTC pin (DB_URL,
+ * or the DB_ parts): the bus's LISTEN connection (bus/postgres-bus.ts) reads no timestamp.
+ */
+export function postgresConnection(options: DatabaseOptions): pg.ClientConfig {
+    if (options.url) return { connectionString: options.url };
+    return { host: options.host, port: options.port, user: options.username, password: options.password, database: options.database };
 }
 
 /** `source` names the setting in a refusal: DB_URL, or the replica's place in DB_REPLICATION. */

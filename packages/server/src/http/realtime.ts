@@ -46,7 +46,7 @@ const AUTHORIZATION_ENTITIES = new Set([
  * with no column withheld from default reads (spec Events 5). Before every delivery the credential
  * is verified again, so a revoked session or an expired token stops the stream at the next event.
  *
- * Each replica delivers to its own sockets from the shared bus (Redis), since every delivery is a
+ * Each replica delivers to its own sockets from the shared bus (Redis or PostgreSQL), since every delivery is a
  * per-socket decision; socket.io's Redis adapter, which broadcasts rooms blindly, is not needed.
  */
 export function attachRealtime(app: FastifyInstance, deps: AppDeps, definitions: readonly ResourceDefinition[]): void {

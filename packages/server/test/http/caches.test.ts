@@ -234,3 +234,29 @@ describeEachDialect('caches: served from memory, emptied by every write before i
         expect(metrics.body).toContain('realmgate_cache_invalidations_total{cache="grants"}');
     });
 });
+
+/*
+ * CACHES=auto (the default) caches wherever every process hears every invalidation: on PostgreSQL
+ * its own LISTEN/NOTIFY bus carries them, Redis or not; MySQL without Redis has no bus between
+ * its replicas, so it caches nothing (bus/setup.ts, wire.ts cachingAllowed).
+ */
+describeEachDialect('CACHES=auto without Redis', (dialect) => {
+    const app = useTestApp(dialect);
+    const caching = dialect === 'postgres';
+
+    it(caching ? 'caches on PostgreSQL, whose replicas share its bus' : 'caches nothing on MySQL, whose replicas share no bus', async () => {
+        expect(app.deps.config.redisUrl).toBeUndefined();
+        expect(app.deps.config.caches).toBe('auto');
+        expect(app.deps.bus.shared).toBe(caching);
+        const realmId = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: `auto-${dialect}` } }, 201)).data.id;
+        const client = await createClient(app, realmId);
+        const clientHits = () => app.deps.caches.stats().find((cache) => cache.name === 'clients')!.hits;
+        const before = clientHits();
+        for (let round = 0; round < 2; round++) {
+            const answer = await app.request({ method: 'POST', url: '/token', as: client.header, payload: { grant_type: 'client_credentials', realm_id: realmId } });
+            expect(answer.statusCode).toBe(200);
+        }
+        // the second request's client came from memory, or from the database again
+        expect(clientHits() > before).toBe(caching);
+    });
+}, ['postgres', 'mysql']);

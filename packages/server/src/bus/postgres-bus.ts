@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { createListeners, type Bus, type BusMessage } from './bus.js';
+
+/** What crosses PostgreSQL: the message and the replica that sent it (which delivered it locally already). */
+interface Envelope {
+    origin: string;
+    message: BusMessage;
+    /** set by publishSettled: every receiver answers on the acknowledgement channel once delivered */
+    settle?: string;
+}
+
+/** What a receiver answers on `<channel>_ack` once its listeners had a settled message. */
+interface Acknowledgement {
+    settle: string;
+}
+
+/** As redis-bus.ts: one replica that does not answer in time holds a write back this long, reported. */
+const SETTLE_TIMEOUT_MS = 2_000;
+/**
+ * PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (NOTIFY: "must be shorter than 8000
+ * bytes" in the default configuration); the server counts bytes, so does the check.
+ */
+const PAYLOAD_LIMIT_BYTES = 8_000;
+/** The reconnection's first wait and its cap, doubled between failed attempts. */
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+/**
+ * A channel is an identifier (at most 63 bytes): lowercase letters, digits and underscores leave
+ * nothing to fold or escape, and room for `_ack` and the listener's `:<pid>` name suffix.
+ */
+const CHANNEL = /^[a-z_][a-z0-9_]{0,50}$/;
+
+/**
+ * One statement: the NOTIFY and how many other processes listen to the channel. A listener is
+ * named (application_name) only once its LISTEN is committed, so every one counted hears this
+ * NOTIFY and answers it; one that is still naming itself is not counted and its answer is extra.
+ */
+const NOTIFY_COUNTING = `select pg_notify($1, $2), (
+    select count(*) from pg_stat_activity
+    where datname = current_database() and left(application_name, length($3::text)) = $3::text and pid <> $4
+)::int as receivers`;
+
+export interface PostgresBusOptions {
+    /** DB_URL or the DB_ parts (db/connect.ts postgresConnection) */
+    connection: pg.ClientConfig;
+    /** the deployment's channel, an identifier matching CHANNEL: replicas sharing a database share it */
+    channel: string;
+    /** a listener's error, a malformed message, a failed publish, a lost connection: logged, never thrown at a request */
+    report: (error: unknown, context: string) => void;
+}
+
+/**
+ * The bus across replicas without Redis (DESIGN.md §4: "pg LISTEN/NOTIFY on a dedicated
+ * connection"), with the Redis bus's contract: a publish is delivered to this process's
+ * listeners at once and NOTIFYed to the others, which skip their own by origin; a settled publish
+ * waits for every other listener's acknowledgement on `<channel>_ack`. LISTEN needs a session of
+ * its own — a pooled connection changes hands — so one client listens, named `<channel>:<pid>` in
+ * pg_stat_activity (publishers count the listeners by that name; an operator tells them apart by
+ * it), and a small pool of the bus's own sends, so a write still announces itself while the
+ * listener reconnects. PostgreSQL keeps no notification for a session that is not listening: while
+ * the listener is down the bus is not live (caches serve nothing, cache/registry.ts), and once it
+ * listens again its listeners are told to resync before anything is cached again.
+ */
+export async function createPostgresBus(options: PostgresBusOptions): Promise<Bus> {
+    if (!CHANNEL.test(options.channel)) throw new Error(`bus channel "${options.channel}" is not a lowercase identifier of at most 51 characters`);
+    const origin = randomUUID();
+    const channel = options.channel;
+    const ackChannel = `${channel}_ack`;
+    const namePrefix = `${channel}:`;
+    const listeners = createListeners((error) => options.report(error, 'bus listener failed'));
+    const publisher = new pg.Pool({ ...options.connection, max: 2, keepAlive: true, idleTimeoutMillis: 0, connectionTimeoutMillis: SETTLE_TIMEOUT_MS });
+    // an idle connection's error (a server restart): the pool drops it and opens another on demand
+    publisher.on('error', (error) => options.report(error, 'bus publishing connection lost'));
+
+    /** the settled publishes waiting: acknowledgements heard, how many are expected (known once the NOTIFY answers), their end */
+    const settling = new Map<string, { heard: number; expected: number | null; done: () => void }>();
+    let listening: pg.Client | undefined;
+    /** the listening backend's pid: left out of the count of receivers (this process delivered already) */
+    let listenerPid = -1;
+    let closed = false;
+    let reconnectTimer: NodeJS.Timeout | undefined;
+    let attempts = 0;
+
+    const acknowledge = (settle: string): void => {
+        publisher.query('select pg_notify($1, $2)', [ackChannel, JSON.stringify({ settle } satisfies Acknowledgement)])
+            .catch((error: unknown) => options.report(error, 'bus acknowledgement failed'));
+    };
+
+    const hear = (notification: pg.Notification): void => {
+        const text = notification.payload ?? '';
+        if (notification.channel === ackChannel) {
+            let ack: Acknowledgement;
+            try {
+                ack = JSON.parse(text) as Acknowledgement;
+            } catch {
+                return;
+            }
+            const waiting = typeof ack?.settle === 'string' ? settling.get(ack.settle) : undefined;
+            if (!waiting) return;
+            waiting.heard++;
+            if (waiting.expected !== null && waiting.heard >= waiting.expected) waiting.done();
+            return;
+        }
+        if (notification.channel !== channel) return;
+        let envelope: Envelope;
+        try {
+            envelope = JSON.parse(text) as Envelope;
+        } catch (error) {
+            options.report(error, 'bus message is not JSON');
+            return;
+        }
+        if (envelope?.origin === origin || typeof envelope?.message?.kind !== 'string') return;
+        listeners.deliver(envelope.message);
+        // delivered (listeners run synchronously): the writer may answer its request now
+        if (typeof envelope.settle === 'string') acknowledge(envelope.settle);
+    };
+
+    /** A connected client that LISTENs to both channels, named once it does. */
+    const listen = async (): Promise<{ client: pg.Client; pid: number }> => {
+        const client = new pg.Client({ ...options.connection, keepAlive: true });
+        client.on('error', (error) => lose(client, error));
+        client.on('end', () => lose(client, new Error('the bus\'s listening connection ended')));
+        client.on('notification', hear);
+        try {
+            await client.connect();
+            const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+            await client.query(`LISTEN ${client.escapeIdentifier(channel)}; LISTEN ${client.escapeIdentifier(ackChannel)}`);
+            // named after the LISTEN committed, never before (NOTIFY_COUNTING)
+            await client.query('select set_config($1, $2, false)', ['application_name', `${namePrefix}${process.pid}`]);
+            return { client, pid: rows[0]!.pid };
+        } catch (error) {
+            client.end().catch(() => undefined);
+            throw error;
+        }
+    };
+
+    /** The listening connection failed or ended: not live until a new one listens (and resynced). */
+    function lose(client: pg.Client, error: Error): void {
+        if (client !== listening || closed) return;
+        listening = undefined;
+        client.end().catch(() => undefined);
+        options.report(error, 'bus listening connection lost; caches serve nothing until it listens again');
+        scheduleReconnect();
+    }
+
+    function scheduleReconnect(): void {
+        const wait = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** attempts);
+        attempts++;
+        reconnectTimer = setTimeout(() => void reconnect(), wait);
+    }
+
+    async function reconnect(): Promise<void> {
+        reconnectTimer = undefined;
+        if (closed) return;
+        let opened: Awaited<ReturnType<typeof listen>>;
+        try {
+            opened = await listen();
+        } catch (error) {
+            if (closed) return;
+            options.report(error, 'bus reconnection failed; retrying');
+            scheduleReconnect();
+            return;
+        }
+        if (closed) {
+            opened.client.end().catch(() => undefined);
+            return;
+        }
+        listening = opened.client;
+        listenerPid = opened.pid;
+        attempts = 0;
+        // whatever was NOTIFYed meanwhile is gone: every cache empties before caching resumes
+        // (listeners run synchronously, so no request caches between live and the resync)
+        listeners.deliver({ kind: 'resync' });
+    }
+
+    /** NOTIFYs `envelope` and answers how many other processes listen; one too large for NOTIFY goes as a resync. */
+    const notify = async (envelope: Envelope): Promise<number> => {
+        let payload = JSON.stringify(envelope);
+        const bytes = Buffer.byteLength(payload);
+        if (bytes >= PAYLOAD_LIMIT_BYTES) {
+            // the other replicas cannot be told what changed, only that something did: they empty every cache
+            const what = envelope.message.kind === 'entity' ? envelope.message.event.name : envelope.message.kind;
+            options.report(new Error(`the ${what} message is ${bytes} bytes, NOTIFY takes fewer than ${PAYLOAD_LIMIT_BYTES}`), 'bus message too large; the other replicas resync instead');
+            payload = JSON.stringify({ ...envelope, message: { kind: 'resync' } } satisfies Envelope);
+        }
+        const { rows } = await publisher.query<{ receivers: number }>(NOTIFY_COUNTING, [channel, payload, namePrefix, listenerPid]);
+        return rows[0]!.receivers;
+    };
+
+    try {
+        const opened = await listen();
+        listening = opened.client;
+        listenerPid = opened.pid;
+        // the publishing pool's first connection now: a write does not wait for it, and a refusal stops the boot here
+        await publisher.query('select 1');
+    } catch (error) {
+        const client = listening;
+        listening = undefined;
+        closed = true;
+        await Promise.all([client?.end().catch(() => undefined), publisher.end().catch(() => undefined)]);
+        throw new Error(`the bus cannot LISTEN on the PostgreSQL database (${(error as Error).message})`);
+    }
+
+    return {
+        shared: true,
+        // the listening connection is up: every message NOTIFYed from here on reaches this process
+        get live() {
+            return listening !== undefined;
+        },
+        publish(message) {
+            listeners.deliver(message);
+            notify({ origin, message })
+                .catch((error: unknown) => options.report(error, 'bus publish failed; the other replicas keep their caches until their TTL'));
+        },
+        async publishSettled(message) {
+            listeners.deliver(message);
+            const settle = randomUUID();
+            let timer: NodeJS.Timeout | undefined;
+            const settled = new Promise<void>((resolve) => {
+                settling.set(settle, { heard: 0, expected: null, done: resolve });
+                // bounded even when the NOTIFY itself does not answer: the write answers anyway, reported
+                timer = setTimeout(() => {
+                    options.report(new Error(`a replica did not acknowledge within ${SETTLE_TIMEOUT_MS} ms`), 'bus settle timed out');
+                    resolve();
+                }, SETTLE_TIMEOUT_MS);
+            });
+            notify({ origin, message, settle }).then((receivers) => {
+                const waiting = settling.get(settle);
+                if (!waiting) return;
+                waiting.expected = receivers;
+                if (waiting.heard >= waiting.expected) waiting.done();
+            }, (error: unknown) => {
+                options.report(error, 'bus publish failed; the other replicas keep their caches until their TTL');
+                settling.get(settle)?.done();
+            });
+            try {
+                await settled;
+            } finally {
+                clearTimeout(timer);
+                settling.delete(settle);
+            }
+        },
+        subscribe: (listener) => listeners.add(listener),
+        async close() {
+            if (closed) return;
+            closed = true;
+            clearTimeout(reconnectTimer);
+            listeners.clear();
+            for (const waiting of settling.values()) waiting.done();
+            const client = listening;
+            listening = undefined;
+            await Promise.all([client?.end().catch(() => undefined), publisher.end().catch(() => undefined)]);
+        },
+    };
+}
