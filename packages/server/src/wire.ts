@@ -115,7 +115,8 @@ function cachingAllowed(config: Config, dialect: string, bus: () => Bus | undefi
 
 /** The process's caches, their registry, and what each bus message empties. */
 function createCaches(config: Config, dialect: string, bus: () => Bus | undefined) {
-    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), busCarrier(config) === 'process' ? LOCAL_CACHE_TTL_MS : SHARED_CACHE_TTL_MS);
+    const enabled = cachingAllowed(config, dialect, bus);
+    const registry: CacheRegistry = createCacheRegistry(enabled, busCarrier(config) === 'process' ? LOCAL_CACHE_TTL_MS : SHARED_CACHE_TTL_MS);
     const caches = {
         activeKeys: registry.create<ActiveSigningKey>('active_signing_keys', CACHE_BOUNDS.activeKeys),
         grants: registry.create<GrantRows>('grants', CACHE_BOUNDS.grants),
@@ -130,7 +131,7 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
         for (const name of EMPTIED_BY[entity] ?? []) caches[name].invalidate();
         if (!GRANT_NEUTRAL.has(entity)) caches.grants.invalidate();
     };
-    return { registry, caches, hear };
+    return { registry, caches, hear, enabled };
 }
 
 /** Where the database is (DB_TYPE, DB_URL or the DB_ parts): the pool's, and the PostgreSQL bus's own connection. */
@@ -169,7 +170,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
     // issue 19: the caches exist before the bus (the key store needs one); they serve nothing until it is up
     const busRef: { current?: Bus } = {};
-    const { registry: cacheRegistry, caches, hear } = createCaches(config, handle.dialect, () => busRef.current);
+    const { registry: cacheRegistry, caches, hear, enabled: cachesEnabled } = createCaches(config, handle.dialect, () => busRef.current);
     const lookups: ProtocolLookups = createProtocolLookups(caches.realms, caches.clients);
     const keys = createKeyStore(handle.dialect, secrets, caches.activeKeys);
     // the app's logger exists only after wire (app.ts hands it over with logTo): until then, process warnings
@@ -206,6 +207,9 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const bus = await createBus(config, databaseOptions(config), (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);
+    }, (context) => {
+        if (logger) logger.info(context);
+        else process.emitWarning(context);
     });
     // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
     // catalog before its next decision; the timer only covers an announcement lost while the bus was
@@ -222,6 +226,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         activeSessions: () => countActiveSessions(handle.db, handle.dialect, new Date()),
         ...(handle.pool ? { pool: handle.pool } : {}),
         caches: () => cacheRegistry.stats(),
+        cachesEnabled,
+        busLive: () => bus.live,
         ...(options.metricsClock ? { now: options.metricsClock } : {}),
     });
     const limits = await createLimits(config, { onFailure: metrics.failedAuthentication, ...options.limits }, (error) => {
