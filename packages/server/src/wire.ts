@@ -66,7 +66,11 @@ export interface WireOptions {
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
 const CATALOG_TTL_MS = 2_000;
-/** with a shared bus, a safety net for an announcement lost while the bus was away (a reconnection resyncs too) */
+/**
+ * with a shared bus that hears, a safety net for an announcement lost while the bus was away (a
+ * reconnection resyncs too); while it does not hear (a PostgreSQL listener behind a transaction
+ * pooler, or cut off), the catalog is as short-lived as without a bus
+ */
 const SHARED_CATALOG_TTL_MS = 60_000;
 
 /**
@@ -217,7 +221,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     busRef.current = bus;
     const shared = bus;
     onGrantsChanged(handle.db, () => shared.publishSettled({ kind: 'grants' }));
-    const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);
+    const catalogTtl = () => (shared.shared && shared.live ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS);
+    const catalog = new CatalogCache(handle.db, catalogTtl, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);
     bus.subscribe((message) => {
         if (message.kind === 'catalog' || message.kind === 'resync') catalog.invalidateLocally();
         hear(message);
