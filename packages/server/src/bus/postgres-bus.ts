@@ -50,6 +50,8 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 /** What an operator reads when the bus stops hearing itself: the usual cause and the ways out. */
 const DEAF_CONTEXT = 'bus did not hear its own probe; caches serve nothing until it does. Behind a pooler in transaction mode'
     + ' (PgBouncer pool_mode=transaction) LISTEN hears nothing: set DB_BUS_URL to a direct PostgreSQL connection, or REDIS_URL, or CACHES=off';
+/** ...and when the probe could not even be sent: the database (or the way to it) is the trouble, named by the error. */
+const UNSENT_CONTEXT = 'bus could not send its own probe; caches serve nothing until it hears one';
 /**
  * A channel is an identifier (at most 63 bytes): lowercase letters, digits and underscores leave
  * nothing to fold or escape, and room for `_ack` and the listener's `:<pid>` name suffix.
@@ -221,7 +223,7 @@ export async function createPostgresBus(options: PostgresBusOptions): Promise<Bu
     async function prove(client: pg.Client): Promise<void> {
         const outcome = await probe.run();
         if (closed || client !== listening) return;
-        if (!outcome.heard) return drop(client, outcome.error, DEAF_CONTEXT);
+        if (!outcome.heard) return drop(client, outcome.error, outcome.sent ? DEAF_CONTEXT : UNSENT_CONTEXT);
         if (!hearing) {
             try {
                 // named after it heard, never before (NOTIFY_COUNTING)

@@ -19,7 +19,7 @@ describe('a self-probe', () => {
         probe.heard(sent[0]!);
         await vi.advanceTimersByTimeAsync(2_000);
         const outcome = await second;
-        expect(outcome.heard).toBe(false);
+        expect(outcome).toMatchObject({ heard: false, sent: true });
         expect(!outcome.heard && outcome.error.message).toMatch(/not heard back within 2000 ms/);
         expect(new Set(sent).size).toBe(2);
     });
@@ -28,7 +28,7 @@ describe('a self-probe', () => {
         const failing = createSelfProbe(async () => {
             throw new Error('connection refused');
         }, 2_000);
-        expect(await failing.run()).toEqual({ heard: false, error: new Error('connection refused') });
+        expect(await failing.run()).toEqual({ heard: false, sent: false, error: new Error('connection refused') });
 
         const probe = createSelfProbe(async () => undefined, 2_000);
         const replaced = probe.run();

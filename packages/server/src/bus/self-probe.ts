@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-/** How one probe ended: heard back in time, or not (its NOTIFY failed, or nothing came back). */
-export type ProbeOutcome = { heard: true } | { heard: false; error: Error };
+/** How one probe ended: heard back in time, or not — `sent` false when sending it failed, true when nothing came back. */
+export type ProbeOutcome = { heard: true } | { heard: false; sent: boolean; error: Error };
 
 /**
  * A bus's proof that it hears: a probe carrying a fresh nonce goes out the way the other replicas'
@@ -21,7 +21,7 @@ export interface SelfProbe {
 
 export function createSelfProbe(send: (nonce: string) => Promise<unknown>, timeoutMs: number): SelfProbe {
     let waiting: { nonce: string; settle: (outcome: ProbeOutcome) => void } | undefined;
-    const end = (why: string) => waiting?.settle({ heard: false, error: new Error(why) });
+    const end = (why: string) => waiting?.settle({ heard: false, sent: true, error: new Error(why) });
     return {
         run() {
             end('a newer probe replaced it');
@@ -32,9 +32,9 @@ export function createSelfProbe(send: (nonce: string) => Promise<unknown>, timeo
                     if (waiting?.nonce === nonce) waiting = undefined;
                     resolve(outcome);
                 };
-                const timer = setTimeout(() => settle({ heard: false, error: new Error(`its probe was not heard back within ${timeoutMs} ms`) }), timeoutMs);
+                const timer = setTimeout(() => settle({ heard: false, sent: true, error: new Error(`its probe was not heard back within ${timeoutMs} ms`) }), timeoutMs);
                 waiting = { nonce, settle };
-                send(nonce).catch((error: unknown) => settle({ heard: false, error: error instanceof Error ? error : new Error(String(error)) }));
+                send(nonce).catch((error: unknown) => settle({ heard: false, sent: false, error: error instanceof Error ? error : new Error(String(error)) }));
             });
         },
         heard(nonce) {
