@@ -109,8 +109,10 @@ async function startRealmgate(args: string[], database: BenchDatabase, instrumen
             PUBLIC_URL: `http://127.0.0.1:${port}`,
             WRITABLE_DIRECTORY_PATH: database.directory,
             ...database.env,
-            // a server database is shared by replicas, so its caches are on only with the bus that empties
-            // them (README "Caches"): `postgres+redis` benches that deployment, the others the default
+            // a server database is shared by replicas, so its caches are on only with a bus that empties
+            // them on every replica (README "Caches"): PostgreSQL's own LISTEN/NOTIFY without Redis, so
+            // the default PostgreSQL server caches too; MySQL only with Redis, which no MySQL server here
+            // has. `postgres+redis` benches PostgreSQL with the Redis bus in its stead
             ...(redis ? { REDIS_URL } : {}),
             USER_ADMIN_PASSWORD: ADMIN.password,
             SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -771,7 +773,8 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         ];
         const compared = compareWithSqlite(sections);
         // the targets, each with its figure, first in the report: the shares of the floors, then the rest
-        sections.unshift(targetSection(runs.map((run) => run.dialect), m, runs.map((run, index) => {
+        // a run without SQLite (`--db postgres`) has no SQLite figures: those rows say "not measured"
+        sections.unshift(targetSection(runs.map((run) => run.dialect), (key) => measured.get(key), runs.map((run, index) => {
             const memory = runMemory[index]!;
             const known = [memory.small, memory.one, memory.large].filter((bytes): bytes is number => bytes !== undefined);
             return { dialect: run.dialect, largestMb: known.length > 0 ? Math.max(...known) / MB : undefined };

@@ -2,8 +2,9 @@
  * The `--db` argument of the HTTP benchmark: one bench database or a comma-separated list, each
  * benched in the same pass. SQLite alone is the default, so `npm run bench` costs what it did
  * before databases could be combined. A server database runs in its default configuration,
- * without Redis; `postgres+redis` adds PostgreSQL with the Redis bus (and the caches it lets a
- * replica keep, README "Caches") as a database of its own in the report.
+ * without Redis (PostgreSQL caches through its own LISTEN/NOTIFY bus, MySQL caches nothing: README
+ * "Caches"); `postgres+redis` adds PostgreSQL with the Redis bus in its place as a database of its
+ * own in the report.
  */
 import type { BenchDialect } from './database.js';
 

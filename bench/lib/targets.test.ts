@@ -36,4 +36,16 @@ describe('the database, catalog and memory targets', () => {
         expect(find('/users?page[limit]=50 with exact total (PostgreSQL)').met).toBe(true);
         expect(find('RSS after the load, largest Realmgate server (PostgreSQL)')).toMatchObject({ note: '250 MB', met: false });
     });
+
+    it('marks a row whose reference was not measured (`--db postgres` alone: no SQLite figures) instead of failing', () => {
+        const postgresOnly = Object.fromEntries(Object.entries(rates).filter(([key]) => !key.startsWith('sqlite:')));
+        const alone = targetSection(['postgres'], (key) => (key in postgresOnly ? rate(postgresOnly[key]!) : undefined), [{ dialect: 'postgres', largestMb: 150 }]);
+        const row = (scenario: string) => alone.rows.find((candidate) => candidate.scenario === scenario)!;
+        expect(row('bearer GET /users/@me (PostgreSQL)')).toEqual({ scenario: 'bearer GET /users/@me (PostgreSQL)', reference: 'the same on SQLite', target: '≥ 0.8 ×', note: 'not measured' });
+        expect(alone.rows.filter((candidate) => candidate.note === 'not measured')).toHaveLength(8);
+        // the rows whose figures this run has are judged as ever
+        expect(row('introspection, 50 grants (PostgreSQL)')).toMatchObject({ ratio: 0.6, met: false });
+        expect(row('refresh rotation (PostgreSQL)')).toMatchObject({ ratio: 0.45, met: false });
+        expect(row('RSS after the load, largest Realmgate server (PostgreSQL)')).toMatchObject({ met: true });
+    });
 });

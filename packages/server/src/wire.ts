@@ -66,7 +66,11 @@ export interface WireOptions {
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
 const CATALOG_TTL_MS = 2_000;
-/** with a shared bus, a safety net for an announcement lost while the bus was away (a reconnection resyncs too) */
+/**
+ * with a shared bus that hears, a safety net for an announcement lost while the bus was away (a
+ * reconnection resyncs too); while it does not hear (a PostgreSQL listener behind a transaction
+ * pooler, or cut off), the catalog is as short-lived as without a bus
+ */
 const SHARED_CATALOG_TTL_MS = 60_000;
 
 /**
@@ -115,7 +119,8 @@ function cachingAllowed(config: Config, dialect: string, bus: () => Bus | undefi
 
 /** The process's caches, their registry, and what each bus message empties. */
 function createCaches(config: Config, dialect: string, bus: () => Bus | undefined) {
-    const registry: CacheRegistry = createCacheRegistry(cachingAllowed(config, dialect, bus), busCarrier(config) === 'process' ? LOCAL_CACHE_TTL_MS : SHARED_CACHE_TTL_MS);
+    const enabled = cachingAllowed(config, dialect, bus);
+    const registry: CacheRegistry = createCacheRegistry(enabled, busCarrier(config) === 'process' ? LOCAL_CACHE_TTL_MS : SHARED_CACHE_TTL_MS);
     const caches = {
         activeKeys: registry.create<ActiveSigningKey>('active_signing_keys', CACHE_BOUNDS.activeKeys),
         grants: registry.create<GrantRows>('grants', CACHE_BOUNDS.grants),
@@ -130,7 +135,7 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
         for (const name of EMPTIED_BY[entity] ?? []) caches[name].invalidate();
         if (!GRANT_NEUTRAL.has(entity)) caches.grants.invalidate();
     };
-    return { registry, caches, hear };
+    return { registry, caches, hear, enabled };
 }
 
 /** Where the database is (DB_TYPE, DB_URL or the DB_ parts): the pool's, and the PostgreSQL bus's own connection. */
@@ -169,7 +174,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
     // issue 19: the caches exist before the bus (the key store needs one); they serve nothing until it is up
     const busRef: { current?: Bus } = {};
-    const { registry: cacheRegistry, caches, hear } = createCaches(config, handle.dialect, () => busRef.current);
+    const { registry: cacheRegistry, caches, hear, enabled: cachesEnabled } = createCaches(config, handle.dialect, () => busRef.current);
     const lookups: ProtocolLookups = createProtocolLookups(caches.realms, caches.clients);
     const keys = createKeyStore(handle.dialect, secrets, caches.activeKeys);
     // the app's logger exists only after wire (app.ts hands it over with logTo): until then, process warnings
@@ -206,6 +211,9 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const bus = await createBus(config, databaseOptions(config), (error, context) => {
         if (logger) logger.warn({ err: error }, context);
         else process.emitWarning(`${context}: ${String(error)}`);
+    }, (context) => {
+        if (logger) logger.info(context);
+        else process.emitWarning(context);
     });
     // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
     // catalog before its next decision; the timer only covers an announcement lost while the bus was
@@ -213,7 +221,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     busRef.current = bus;
     const shared = bus;
     onGrantsChanged(handle.db, () => shared.publishSettled({ kind: 'grants' }));
-    const catalog = new CatalogCache(handle.db, bus.shared ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);
+    const catalogTtl = () => (shared.shared && shared.live ? SHARED_CATALOG_TTL_MS : CATALOG_TTL_MS);
+    const catalog = new CatalogCache(handle.db, catalogTtl, Date.now, () => shared.publish({ kind: 'catalog' }), caches.grants);
     bus.subscribe((message) => {
         if (message.kind === 'catalog' || message.kind === 'resync') catalog.invalidateLocally();
         hear(message);
@@ -222,6 +231,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         activeSessions: () => countActiveSessions(handle.db, handle.dialect, new Date()),
         ...(handle.pool ? { pool: handle.pool } : {}),
         caches: () => cacheRegistry.stats(),
+        cachesEnabled,
+        busLive: () => bus.live,
         ...(options.metricsClock ? { now: options.metricsClock } : {}),
     });
     const limits = await createLimits(config, { onFailure: metrics.failedAuthentication, ...options.limits }, (error) => {

@@ -23,4 +23,18 @@ describeEachDialect('CatalogCache', (dialect) => {
         cache.invalidate();
         expect(await cache.get()).toBe(second);
     });
+
+    it('asks a TTL given as a function at each read: a bus that stops hearing shortens how long a catalog serves', async () => {
+        let now = 0;
+        let hearing = true;
+        const cache = new CatalogCache(app.deps.db, () => (hearing ? 60_000 : 2_000), () => now);
+        const first = await cache.get();
+        await app.json({ method: 'POST', url: '/permissions', payload: { name: 'unheard-probe' } }, 201);
+        now += 5_000;
+        expect(await cache.get()).toBe(first);
+        hearing = false;
+        const second = await cache.get();
+        expect(second).not.toBe(first);
+        expect(second.permissions.some((definition) => definition.name === 'unheard-probe')).toBe(true);
+    });
 });

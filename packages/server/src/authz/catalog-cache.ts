@@ -8,7 +8,8 @@ import type { GrantRows } from './grants.js';
 /**
  * One catalog per process, rebuilt after a definition-layer write in this process, when the bus
  * tells of one on another replica (issue 15 item 5: `announce` publishes, `invalidateLocally`
- * hears), and at most `ttlMs` after a write whose announcement was lost. Building is
+ * hears), and at most `ttlMs` after a write whose announcement was lost (asked at each read when a
+ * function: short while the bus does not hear, wire.ts). Building is
  * O(definitions + policies); requests pay only for their own grants. A rebuild that finds nothing
  * changed hands out the same object.
  */
@@ -23,7 +24,7 @@ export class CatalogCache {
 
     constructor(
         private readonly db: Kysely<Database>,
-        private readonly ttlMs = 2_000,
+        private readonly ttlMs: number | (() => number) = 2_000,
         private readonly clock: () => number = Date.now,
         private readonly announce: () => void = () => undefined,
         /**
@@ -35,7 +36,8 @@ export class CatalogCache {
 
     async get(): Promise<AuthorizationCatalog> {
         const { current } = this;
-        if (current && current.version === this.version && this.clock() - current.builtAt < this.ttlMs) {
+        const ttlMs = typeof this.ttlMs === 'function' ? this.ttlMs() : this.ttlMs;
+        if (current && current.version === this.version && this.clock() - current.builtAt < ttlMs) {
             return current.catalog;
         }
         if (!this.pending) {

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAdmin, requireEnv, type TestDatabase } from '../../test/databases.js';
+import { pgbouncerUnavailable, startPgBouncer } from '../../test/pgbouncer.js';
+import { startSilentRelay } from '../../test/silent-relay.js';
 import type { Bus, BusMessage } from './bus.js';
-import { createPostgresBus } from './postgres-bus.js';
+import { createPostgresBus, type PostgresBusOptions } from './postgres-bus.js';
 
 /*
  * The bus across replicas without Redis: LISTEN/NOTIFY on a real PostgreSQL (TEST_POSTGRES_URL;
@@ -11,10 +13,19 @@ import { createPostgresBus } from './postgres-bus.js';
  */
 
 /** Waits for `done` over a bounded number of short turns (delivery crosses PostgreSQL), never a verdict from the clock. */
-async function until(done: () => boolean): Promise<void> {
-    for (let attempt = 0; attempt < 1_000 && !done(); attempt++) await new Promise((wake) => setTimeout(wake, 10));
+async function until(done: () => boolean, turns = 1_000): Promise<void> {
+    for (let attempt = 0; attempt < turns && !done(); attempt++) await new Promise((wake) => setTimeout(wake, 10));
     expect(done()).toBe(true);
 }
+
+/**
+ * Probes ten times a second, each given 1.5 s, so a bus that stops hearing says so within a
+ * couple of seconds; the timeout is the mechanism's own bound, not a verdict on how fast the
+ * machine is, and every wait on it below is a bounded poll.
+ */
+const QUICK_PROBES = { probeIntervalMs: 100, probeTimeoutMs: 1_500, publishTimeoutMs: 1_500 };
+/** the report of a bus that did not hear its own probe (postgres-bus.ts) */
+const isDeaf = (context: string) => context.startsWith('bus did not hear its own probe');
 
 const entity = (id: string, data: Record<string, unknown> = { id, name: 'n' }): BusMessage => ({
     kind: 'entity', event: { name: 'user.created', entity: 'user', id, realmId: null, data, createdAt: '2026-11-24T12:00:00.000Z' },
@@ -38,14 +49,20 @@ describe('the PostgreSQL bus', () => {
 
     const open: Bus[] = [];
     const reports: string[] = [];
-    const bus = async (channel: string) => {
-        const created = await createPostgresBus({ connection: { connectionString: database.location }, channel, report: (_error, context) => reports.push(context) });
+    const recoveries: string[] = [];
+    const bus = async (channel: string, settings: Partial<PostgresBusOptions> = {}) => {
+        const created = await createPostgresBus({
+            connection: { connectionString: database.location }, channel,
+            report: (_error, context) => reports.push(context), recovered: (context) => recoveries.push(context),
+            ...settings,
+        });
         open.push(created);
         return created;
     };
     afterEach(async () => {
         await Promise.all(open.splice(0).map((created) => created.close()));
         reports.length = 0;
+        recoveries.length = 0;
     });
 
     /** the listening backends of `channel` (named `<channel>:<pid>`) */
@@ -177,5 +194,123 @@ describe('the PostgreSQL bus', () => {
         await expect(createPostgresBus({ connection: { connectionString: database.location }, channel: 'Bad-Channel', report: () => undefined })).rejects.toThrow(/is not a lowercase identifier/);
         await expect(createPostgresBus({ connection: { connectionString: 'postgres://postgres@127.0.0.1:1/none' }, channel: 'x', report: () => undefined }))
             .rejects.toThrow(/the bus cannot LISTEN on the PostgreSQL database/);
+    });
+
+    it('is not live until its listener hears its own probe; one gone deaf is reported once, replaced, and live again after a resync; probes reach no subscriber', async () => {
+        const channel = freshChannel();
+        const listening: pg.Client[] = [];
+        /** whether the bus was live when each listener had just LISTENed (before its first probe) */
+        const liveAtListen: boolean[] = [];
+        const created: { bus?: Bus } = {};
+        const a = await bus(channel, {
+            timing: QUICK_PROBES,
+            afterListen: async (client) => {
+                listening.push(client);
+                liveAtListen.push(created.bus?.live ?? false);
+                // the first listener hears nothing from the start, as one behind a transaction pooler
+                if (listening.length === 1) await client.query('UNLISTEN *');
+            },
+        });
+        created.bus = a;
+        // the boot waited for the first probe, which the deaf listener did not hear
+        expect(a.live).toBe(false);
+        expect(reports.filter(isDeaf)).toHaveLength(1);
+        expect(reports[0]).toMatch(/DB_BUS_URL.*REDIS_URL.*CACHES=off/);
+        // and a listener that did not hear is not counted by the publishers (never named)
+        expect(await listenersOf(channel)).toEqual([]);
+        const heard: BusMessage[] = [];
+        a.subscribe((message) => heard.push(message));
+        // another replica of the channel, probing as well: its probes cross a's listener, and a's its
+        const b = await bus(channel, { timing: QUICK_PROBES });
+        const heardByB: BusMessage[] = [];
+        b.subscribe((message) => heardByB.push(message));
+
+        // a new listener replaced the deaf one; it heard its probe: a resync, then live, and named
+        await until(() => a.live, 3_000);
+        expect(listening.length).toBeGreaterThanOrEqual(2);
+        expect(liveAtListen.every((live) => !live)).toBe(true);
+        expect(heard).toEqual([{ kind: 'resync' }]);
+        expect(recoveries).toEqual(['bus hears its own probe again; caches serve again']);
+        expect(await listenersOf(channel)).toHaveLength(2);
+
+        // the live listener goes deaf without its connection knowing (UNLISTEN on it): not live at its next probe
+        const deafened = listening.length;
+        await listening.at(-1)!.query('UNLISTEN *');
+        await until(() => !a.live, 3_000);
+        await until(() => a.live, 3_000);
+        expect(listening.length).toBeGreaterThan(deafened);
+        expect(liveAtListen.every((live) => !live)).toBe(true);
+        expect(heard).toEqual([{ kind: 'resync' }, { kind: 'resync' }]);
+        expect(reports.filter(isDeaf)).toHaveLength(2);
+        expect(recoveries).toHaveLength(2);
+
+        // a message crosses as ever; dozens of probes crossed too, and no subscriber heard one
+        b.publish({ kind: 'catalog' });
+        await until(() => heard.length === 3);
+        expect(heard.at(-1)).toEqual({ kind: 'catalog' });
+        expect(heardByB).toEqual([{ kind: 'catalog' }]);
+        expect(reports.filter((context) => !isDeaf(context))).toEqual([]);
+    });
+
+    it('stops being live at its next probe when its network goes silent (no reset), and is live again, resynced, over new connections', async () => {
+        const server = new URL(requireEnv('TEST_POSTGRES_URL'));
+        const relay = await startSilentRelay(server.hostname, Number(server.port || 5432));
+        try {
+            const channel = freshChannel();
+            const a = await bus(channel, { connection: { connectionString: relay.urlOf(database.location) }, timing: QUICK_PROBES });
+            const b = await bus(channel);
+            const heard: BusMessage[] = [];
+            a.subscribe((message) => heard.push(message));
+            expect(a.live).toBe(true);
+            // the listener's connection and the sending pool's stay open, and nothing crosses them
+            relay.freeze();
+            await until(() => !a.live, 3_000);
+            expect(reports.filter(isDeaf)).toHaveLength(1);
+            // new connections through the relay: a new listener, and the sends that hung dropped from the pool
+            await until(() => a.live, 3_000);
+            expect(heard).toEqual([{ kind: 'resync' }]);
+            expect(recoveries).toHaveLength(1);
+            b.publish({ kind: 'catalog' });
+            await until(() => heard.length === 2);
+            expect(heard).toEqual([{ kind: 'resync' }, { kind: 'catalog' }]);
+            // closed before the relay, whose end would otherwise cut a live bus
+            await a.close();
+        } finally {
+            await relay.close();
+        }
+    });
+
+    const bouncerUnavailable = pgbouncerUnavailable();
+    it.skipIf(bouncerUnavailable !== undefined)(`LISTENs through PgBouncer in transaction pooling and hears nothing: never live, reported once, never counted; its sends still reach the others${bouncerUnavailable ? ` (skipped: ${bouncerUnavailable})` : ''}`, async () => {
+        const bouncer = await startPgBouncer(requireEnv('TEST_POSTGRES_URL'), 2);
+        try {
+            const channel = freshChannel();
+            let listened = 0;
+            const pooled = await bus(channel, {
+                connection: { connectionString: bouncer.urlOf(database.location) }, timing: QUICK_PROBES, afterListen: () => void listened++,
+            });
+            const direct = await bus(channel);
+            const heard: Record<string, BusMessage[]> = { pooled: [], direct: [] };
+            pooled.subscribe((message) => heard.pooled!.push(message));
+            direct.subscribe((message) => heard.direct!.push(message));
+            expect(pooled.live).toBe(false);
+            expect(direct.live).toBe(true);
+            // NOTIFY is transactional, so it works through the pooler: the direct replica hears the pooled one
+            pooled.publish(entity('through-the-pooler'));
+            await until(() => heard.direct!.length === 1);
+            // the pooled listener never heard a probe, so it is not counted: the direct replica's write is not held for it
+            await direct.publishSettled(entity('direct'));
+            // it keeps replacing its listener, and says so once
+            await until(() => listened >= 3, 3_000);
+            expect(pooled.live).toBe(false);
+            // its own publish, delivered here at once, and nothing it heard
+            expect(heard.pooled).toEqual([entity('through-the-pooler')]);
+            expect(reports.filter(isDeaf)).toHaveLength(1);
+            expect(reports.filter((context) => !isDeaf(context))).toEqual([]);
+            expect(recoveries).toEqual([]);
+            await pooled.close();
+        } finally {
+            await bouncer.stop();
+        }
     });
 });

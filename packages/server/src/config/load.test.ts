@@ -27,6 +27,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     DB_POOL_SIZE: ['32', 32],
     DB_ASYNCHRONOUS_COMMIT: ['false', false],
     DB_NAMED_STATEMENTS: ['0', false],
+    DB_BUS_URL: ['postgres://realmgate@db.internal:5432/realmgate', 'postgres://realmgate@db.internal:5432/realmgate'],
     REDIS_URL: ['redis://cache:6379/0', 'redis://cache:6379/0'],
     SMTP_URL: ['smtps://mail.example.com:465', 'smtps://mail.example.com:465'],
     USER_ADMIN_NAME: ['root', 'root'],
@@ -112,6 +113,7 @@ describe('config key table and loader stay in step', () => {
             if (entry.env === 'DB_TYPE') env.DB_HOST = 'db';
             if (entry.env === 'DB_URL') env.DB_TYPE = 'mysql';
             if (entry.env === 'DB_REPLICATION') Object.assign(env, { DB_TYPE: 'mysql', DB_HOST: 'primary' });
+            if (entry.env === 'DB_BUS_URL') Object.assign(env, { DB_TYPE: 'postgres', DB_HOST: 'pooler' });
             expect(valueAt(loadConfig(env), entry.key), entry.env).toEqual(expected);
         }
     });
@@ -228,6 +230,18 @@ describe('loadConfig', () => {
             expect(error.message).not.toContain('pw');
         }
         expectConfigError({ DB_TYPE: 'postgres', DB_HOST: 'db', DB_REPLICATION: 'mysql://r1/app' }, 'DB_REPLICATION', /DB_TYPE=mysql/);
+    });
+
+    it('DB_BUS_URL: a postgres URL for DB_TYPE=postgres only, never echoed', () => {
+        const postgres = { DB_TYPE: 'postgres', DB_URL: 'postgres://app@pgbouncer:6432/app' };
+        expect(loadConfig({ ...postgres, DB_BUS_URL: 'postgresql://app:pw@db:5432/app' }).db.busUrl).toBe('postgresql://app:pw@db:5432/app');
+        expect(loadConfig(postgres).db.busUrl).toBeUndefined();
+        for (const raw of ['mysql://app:pw@db/app', 'db:5432', 'redis://:pw@db']) {
+            const error = expectConfigError({ ...postgres, DB_BUS_URL: raw }, 'DB_BUS_URL', /postgres:\/\//);
+            expect(error.message).not.toContain('pw');
+        }
+        expectConfigError({ DB_TYPE: 'mysql', DB_HOST: 'db', DB_BUS_URL: 'postgres://db/app' }, 'DB_BUS_URL', /DB_TYPE=postgres/);
+        expectConfigError({ DB_BUS_URL: 'postgres://db/app' }, 'DB_BUS_URL', /DB_TYPE=postgres/);
     });
 
     it('middleware switches take a boolean or their object as JSON, members checked', () => {

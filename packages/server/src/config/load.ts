@@ -25,6 +25,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.poolSize': parse.positiveInteger,
     'db.asynchronousCommit': parse.boolean,
     'db.namedStatements': parse.boolean,
+    'db.busUrl': parse.urlWithScheme(['postgres', 'postgresql']),
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
     caches: parse.oneOf(CACHE_MODES),
     smtp: parse.urlWithScheme(['smtp', 'smtps']),
@@ -178,6 +179,9 @@ function checkDatabase(config: Config): void {
     const { db } = config;
     if (db.replication !== undefined && db.type !== 'mysql') {
         throw new ConfigError('DB_REPLICATION', `Invalid configuration: DB_REPLICATION (db.replication) is for DB_TYPE=mysql, not ${db.type}.`);
+    }
+    if (db.busUrl !== undefined && db.type !== 'postgres') {
+        throw new ConfigError('DB_BUS_URL', `Invalid configuration: DB_BUS_URL (db.busUrl) is for DB_TYPE=postgres, not ${db.type}.`);
     }
     if (db.type !== 'sqlite' && db.url === undefined && db.host === undefined) {
         throw new ConfigError('DB_URL', `Invalid configuration: DB_TYPE=${db.type} needs DB_URL or DB_HOST.`);

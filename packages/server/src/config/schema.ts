@@ -42,6 +42,8 @@ export interface DbConfig {
     asynchronousCommit: boolean;
     /** PostgreSQL: the hot paths' queries run as named prepared statements (db/named-statements.ts) */
     namedStatements: boolean;
+    /** PostgreSQL without Redis: where the bus's LISTEN and NOTIFY connect, when not where the pool does (bus/setup.ts) */
+    busUrl: string | undefined;
 }
 
 /** One body parser (spec Limits): on with the default cap (`true`), off (`false`), or its own cap. */
@@ -237,6 +239,13 @@ export const CONFIG_KEYS = [
         env: 'DB_NAMED_STATEMENTS',
         default: 'true',
         description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` runs the hot paths\' queries as named prepared statements, parsed and planned once per connection; set `false` behind a pooler in transaction mode that cannot keep them — PgBouncer before 1.21, or a later one without `max_prepared_statements` (README "Behind PgBouncer")',
+    },
+    {
+        key: 'db.busUrl',
+        env: 'DB_BUS_URL',
+        default: null,
+        description: '`postgres` only, without `REDIS_URL`: a `postgres://` URL of the same database reached directly, for the bus\'s `LISTEN` connection and its `NOTIFY`s, when DB_URL goes through a pooler in transaction mode (PgBouncer `pool_mode=transaction`), where `LISTEN` hears nothing and the bus, which must hear its own probe, stays not live with every cache off (README "Caches", "Behind PgBouncer"); unset, the bus connects where the pool does (DB_URL or the DB_ parts)',
+        secret: true,
     },
     {
         key: 'db.replication',

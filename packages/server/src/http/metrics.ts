@@ -12,6 +12,10 @@ export interface MetricsSources {
     pool?: () => PoolStats;
     /** every cache's size, bound and counters (cache/registry.ts; issue 19 item 4) */
     caches?: () => CacheStats[];
+    /** whether the caches may answer now (wire.ts: CACHES, and a bus that hears every replica) */
+    cachesEnabled?: () => boolean;
+    /** whether this process hears every bus message now (bus/bus.ts `live`) */
+    busLive?: () => boolean;
     /** the clock of the sessions gauge refresh (tests) */
     now?: () => number;
 }
@@ -86,6 +90,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
         });
     }
     if (sources.caches) registerCacheMetrics(registry, sources.caches);
+    // what an operator checks when the caches do not help: whether they may answer, and whether the
+    // bus hears (a PostgreSQL bus behind a transaction pooler never does: README "Caches")
+    if (sources.cachesEnabled) registerSwitch(registry, 'realmgate_caches_enabled', '1 while the caches may answer (CACHES, and a bus that hears every replica), else 0.', sources.cachesEnabled);
+    if (sources.busLive) registerSwitch(registry, 'realmgate_bus_live', '1 while this process hears every bus message (in process; Redis subscribed; PostgreSQL: its listener heard its latest probe), else 0.', sources.busLive);
     // the children by label values, so the hot path does one Map lookup instead of hashing labels
     const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
     let defaults = false;
@@ -112,6 +120,16 @@ export function createMetrics(sources: MetricsSources): Metrics {
             return registry.metrics();
         },
     };
+}
+
+/** A gauge of 1 or 0, read at each scrape. */
+function registerSwitch(registry: Registry, name: string, help: string, on: () => boolean): void {
+    new Gauge({
+        name, help, registers: [registry],
+        collect() {
+            this.set(on() ? 1 : 0);
+        },
+    });
 }
 
 /**

@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { ADMIN, basicHeader } from '../app.js';
 import { createTestDatabase, postgresAdmin, type TestDatabase } from '../databases.js';
 import { pgbouncerUnavailable, startPgBouncer, type PgBouncer } from '../pgbouncer.js';
+import { parsePrometheusText } from '../prometheus-text.js';
 import { spawnServer, startServer, stopServer, untilReady, type ServerProcess } from '../server-process.js';
 
 const TIMEOUT = 180_000;
@@ -23,6 +24,8 @@ const unavailable = pgbouncerUnavailable();
  * default zone is another one (PgBouncer refuses the startup `options` a pin could ride on, and
  * tracks TimeZone instead), and serves client_credentials, introspection and refresh. With named
  * statements on, the same setup fails; with asynchronous commit on, the boot stops and says why.
+ * Without Redis its bus LISTENs through PgBouncer, hears nothing and knows it (its own probe never
+ * comes back): its caches stay off; with DB_BUS_URL straight at PostgreSQL they are on.
  */
 describe.skipIf(unavailable !== undefined)(`PostgreSQL through PgBouncer in transaction pooling${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
     let bouncer: PgBouncer;
@@ -38,6 +41,13 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL through PgBouncer in tran
         method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
         body: new URLSearchParams(body),
     });
+    /** the gauges and counters of `server`'s /metrics (the test reaches it on loopback) */
+    const metricsOf = async (server: ServerProcess) => {
+        const families = parsePrometheusText(await (await fetch(`${server.url}/metrics`)).text());
+        const value = (name: string, labels: Record<string, string> = {}) => families.get(name)?.samples
+            .find((sample) => Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted))?.value;
+        return { value, cacheHits: families.get('realmgate_cache_hits_total')!.samples.reduce((sum, sample) => sum + sample.value, 0) };
+    };
     const created = async (server: ServerProcess, path: string, body: object) => {
         const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify(body) });
         expect(response.status, await response.clone().text()).toBe(201);
@@ -81,6 +91,15 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL through PgBouncer in tran
         }
         expect((await fetch(`${server.url}/clients/@me`, { headers: { authorization: `Bearer ${tokens[0]}` } })).status).toBe(200);
 
+        // no Redis, no DB_BUS_URL: the bus LISTENs through PgBouncer, where its own probe never comes
+        // back, so it is not live and nothing is answered from memory — 32 requests of one client, no hit
+        const metrics = await metricsOf(server);
+        expect(metrics.value('realmgate_bus_live')).toBe(0);
+        expect(metrics.value('realmgate_caches_enabled')).toBe(0);
+        expect(metrics.cacheHits).toBe(0);
+        // and the log says why and what to do
+        expect(server.output.join('')).toMatch(/did not hear its own probe.*DB_BUS_URL to a direct PostgreSQL connection, or REDIS_URL, or CACHES=off/);
+
         await created(server, '/users', { name: 'pooled-user', password: 'pooled-password' });
         const login = await form(server, { grant_type: 'password', username: 'pooled-user', password: 'pooled-password' });
         expect(login.status, await login.clone().text()).toBe(200);
@@ -96,6 +115,34 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL through PgBouncer in tran
         // timestamps were written in UTC although the database's default zone is Europe/Berlin
         const session = await database.db.selectFrom('auth_sessions').select('created_at').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
         expect(Math.abs(new Date(session.created_at).getTime() - Date.now())).toBeLessThan(120_000);
+
+        // a client deactivated behind the server's back (no bus message reaches it anyway) is refused at once
+        await database.db.updateTable('auth_clients').set({ active: false }).where('id', '=', clientId).execute();
+        expect((await form(server, { grant_type: 'client_credentials' }, credentials)).status).toBe(401);
+        await stopServer(server);
+    }, TIMEOUT);
+
+    it('with DB_BUS_URL straight at PostgreSQL: the bus hears, the caches answer, and a write through the API empties them', async () => {
+        const server = await startServer(envOf({ DB_NAMED_STATEMENTS: 'false', DB_ASYNCHRONOUS_COMMIT: 'false', DB_BUS_URL: database.location }));
+        servers.push(server);
+        const clientId = await created(server, '/clients', { name: 'direct-bus-client', secret: 'direct-bus-secret' });
+        const credentials = basicHeader(clientId, 'direct-bus-secret');
+        for (let round = 0; round < 3; round++) expect((await form(server, { grant_type: 'client_credentials' }, credentials)).status).toBe(200);
+        const metrics = await metricsOf(server);
+        expect(metrics.value('realmgate_bus_live')).toBe(1);
+        expect(metrics.value('realmgate_caches_enabled')).toBe(1);
+        expect(metrics.value('realmgate_cache_hits_total', { cache: 'clients' })).toBeGreaterThan(0);
+        // its listener is a direct session of its own, named once it heard its probe
+        const { rows } = await sql<{ named: string }>`select count(*) as named from pg_stat_activity
+            where datname = current_database() and application_name like ${`realmgate_bus_%:${server.process.pid}`}`.execute(database.db);
+        expect(Number(rows[0]!.named)).toBe(1);
+        expect(server.output.join('')).not.toMatch(/did not hear its own probe/);
+
+        const deactivated = await fetch(`${server.url}/clients/${clientId}`, {
+            method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify({ active: false }),
+        });
+        expect(deactivated.status, await deactivated.clone().text()).toBe(200);
+        expect((await form(server, { grant_type: 'client_credentials' }, credentials)).status).toBe(401);
         await stopServer(server);
     }, TIMEOUT);
 

@@ -79,6 +79,10 @@ describeEachDialect('operations: /health, /health/ready, /metrics', (dialect) =>
         // node-postgres exposes its pool; mysql2 and SQLite do not
         expect(families.has('realmgate_db_pool_connections')).toBe(dialect === 'postgres');
         if (dialect === 'postgres') expect(sample(families.get('realmgate_db_pool_connections'), { state: 'total' })).toBeGreaterThanOrEqual(1);
+        // the bus hears (in process; on PostgreSQL its listener heard its own probe), and the caches answer
+        // except on MySQL without Redis, whose replicas cannot hear each other (CACHES=auto)
+        expect(sample(families.get('realmgate_bus_live'), {})).toBe(1);
+        expect(sample(families.get('realmgate_caches_enabled'), {})).toBe(dialect === 'mysql' ? 0 : 1);
         // the text names no secret of the client or user
         expect(answer.body).not.toContain(client.secret);
         expect(answer.body).not.toContain(user.password);

@@ -60,7 +60,7 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
         auth: 'none', tags: ['operations'], summary: 'Prometheus metrics (text exposition format 0.0.4)', config: OFF_LIMITS,
         description: 'With `METRICS_TOKEN` set, send `Authorization: Bearer <METRICS_TOKEN>`; unset, only a direct loopback peer without forwarding headers is answered. `METRICS_ENABLED=false` removes the route.',
         errors: [401, 403],
-        response: { 200: Type.String({ description: 'text/plain; version=0.0.4: request counts and latency by route and status, tokens issued by grant, failed authentications, active sessions, database pool, event-loop lag and process metrics.' }) },
+        response: { 200: Type.String({ description: 'text/plain; version=0.0.4: request counts and latency by route and status, tokens issued by grant, failed authentications, active sessions, database pool, caches and whether they may answer, whether the bus hears, event-loop lag and process metrics.' }) },
     }), async (request, reply) => {
         assertMetricsReader(request, deps.config.metrics.token);
         return sendMetrics(deps.metrics, reply);
