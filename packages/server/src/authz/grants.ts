@@ -55,8 +55,23 @@ export async function loadGrants(
     const narrow = options.narrowToClientId;
     const read = () => listGrantsOf(db, identity.type, identity.id);
     // inside a transaction the rows may be uncommitted: read, never remembered
-    const rows = cache && !db.isTransaction ? await cache.through(grantsCacheKey(identity), read) : await read();
-    const { direct: directRows, viaRoles: roleRows } = rows!;
+    const remembered = cache !== undefined && !db.isTransaction;
+    const rows = remembered ? await cache.through(grantsCacheKey(identity), read) : await read();
+    if (!remembered) return grantsOf(rows!, narrow);
+    // one list per remembered entry and narrowing, shared by the requests that read it while the
+    // entry lives (frozen: no reader may change another's); an invalidation drops the entry, and with
+    // it (a WeakMap) the lists built from it
+    let byNarrowing = BUILT.get(rows!);
+    if (!byNarrowing) BUILT.set(rows!, byNarrowing = new Map());
+    let grants = byNarrowing.get(narrow);
+    if (!grants) byNarrowing.set(narrow, grants = Object.freeze(grantsOf(rows!, narrow).map((grant) => Object.freeze(grant))) as AuthorizationGrant[]);
+    return grants;
+}
+
+const BUILT = new WeakMap<GrantRows, Map<string | null, AuthorizationGrant[]>>();
+
+function grantsOf(rows: GrantRows, narrow: string | null): AuthorizationGrant[] {
+    const { direct: directRows, viaRoles: roleRows } = rows;
 
     const grants: AuthorizationGrant[] = [];
     for (const row of directRows) {

@@ -143,6 +143,24 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
         expect(byName((form.json() as Answer).permissions)).toEqual(byName(expected));
     });
 
+    it('writes a remembered grant list as JSON.stringify would, the same text on every answer, and a new grant at once', async () => {
+        const tokens = await aliceViaWeb();
+        const first = await introspect({ token: tokens.access_token });
+        const second = await introspect({ token: tokens.access_token });
+        expect(second.body).toBe(first.body);
+        // the text of the object it parses to: the same members in the same order, nothing else
+        expect(first.body).toBe(JSON.stringify(JSON.parse(first.body)));
+        expect(Object.keys(JSON.parse(first.body) as object).slice(0, 2)).toEqual(['active', 'permissions']);
+        expect(byName((JSON.parse(first.body) as Answer).permissions)).toEqual(byName(expected));
+        // a grant written after the list was remembered is in the next answer (the bus empties the grants cache)
+        const permission = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/permissions', payload: { name: `later_${randomUUID().slice(0, 8)}`, realmId: realm.id } }, 201)).data;
+        await app.json({ method: 'POST', url: '/user-permissions', payload: { userId: alice, permissionId: permission.id } }, 201);
+        const after = (await answerOf({ token: tokens.access_token })).permissions ?? [];
+        expect(after.length).toBe(expected.length + 1);
+        expect(after.some((grant) => grant.name.startsWith('later_'))).toBe(true);
+        expect((await app.request({ method: 'DELETE', url: `/permissions/${permission.id}` })).statusCode).toBeLessThan(300);
+    });
+
     it('omits unavailable claims instead of answering null', async () => {
         const tokens = await issue({ grant_type: 'password', username: 'bob', password: 'bob-password', realm_id: realm.id, client_id: web.id, client_secret: 'web-secret' });
         const response = await introspect({ token: tokens.access_token });

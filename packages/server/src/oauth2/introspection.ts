@@ -74,7 +74,11 @@ async function grantList(deps: IntrospectionDeps, subject: IntrospectedSubject, 
         clientId: subject.kind === 'client' ? subject.id : null,
     };
     const [catalog, grants] = await Promise.all([deps.catalog.get(), loadGrants(deps.db, identity, { narrowToClientId }, deps.catalog.grants)]);
-    return grants.filter((grant) => carried(catalog, grant)).map((grant) => ({
+    // a remembered grant list (authz/grants.ts hands the same frozen list while its entry lives) is
+    // listed and serialized once per catalog
+    const known = LISTED.get(grants);
+    if (known?.catalog === catalog) return known.list;
+    const list = grants.filter((grant) => carried(catalog, grant)).map((grant) => ({
         name: grant.name,
         realm_id: grant.realm_id,
         client_id: grant.client_id,
@@ -82,6 +86,27 @@ async function grantList(deps: IntrospectionDeps, subject: IntrospectedSubject, 
         realm_scope: grant.realm_scope ?? 'own',
         policies: [...grant.policies],
     }));
+    if (Object.isFrozen(grants)) {
+        LISTED.set(grants, { catalog, list });
+        PERMISSIONS_JSON.set(list, JSON.stringify(list));
+    }
+    return list;
+}
+
+const LISTED = new WeakMap<readonly AuthorizationGrant[], { catalog: AuthorizationCatalog; list: IntrospectedGrant[] }>();
+/** the JSON of a remembered grant list, written once: an answer carrying 50 grants is mostly this text */
+const PERMISSIONS_JSON = new WeakMap<IntrospectedGrant[], string>();
+
+/**
+ * The introspection response as JSON, the same text `JSON.stringify(answer)` writes: a remembered
+ * grant list goes in as the text written when it was first listed.
+ */
+export function introspectionJson(answer: IntrospectionResponse): string {
+    const { active, permissions, ...named } = answer;
+    const listed = permissions && PERMISSIONS_JSON.get(permissions);
+    if (listed === undefined) return JSON.stringify(answer);
+    const rest = JSON.stringify(named);
+    return `{"active":${JSON.stringify(active)},"permissions":${listed}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`;
 }
 
 /** OpenID claims of a user subject (spec Introspection response); a client subject has none. */

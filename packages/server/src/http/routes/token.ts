@@ -10,6 +10,7 @@ import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
 import type { Charge } from '../../oauth2/pipeline.js';
 import { protocolMembersOf } from '../../oauth2/errors.js';
+import { introspectionJson } from '../../oauth2/introspection.js';
 
 /**
  * The codes RFC 6749 §5.2 and RFC 8628 §3.5 define, with the RFC `error` each carries (spec
@@ -28,6 +29,7 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The error handler of the OAuth protocol routes (API.md §1 members plus RFC 6749 §5.2 `error`, `error_description`). */
 export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
@@ -103,7 +105,8 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             });
             await charge(request, authenticated.charge);
             const answer = await endpoints.introspect.handle(authenticated.state);
-            return reply.status(200).headers(NO_STORE).send(answer);
+            // the answer's text as JSON.stringify writes it, its remembered grant list written once
+            return reply.status(200).headers(NO_STORE).type(JSON_TYPE).send(introspectionJson(answer));
         });
     });
 }
