@@ -6,7 +6,7 @@ import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
  * hundred; each prepared statement holds ~7 kB of SQLite's memory, so the bound stops only
  * pathological variety (generated filters), the least recently used text going first.
  */
-export const STATEMENT_CACHE_SIZE = 500;
+const STATEMENT_CACHE_SIZE = 500;
 
 /** Statements that change the schema: the migrations run each once, so keeping one only holds memory. */
 const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
