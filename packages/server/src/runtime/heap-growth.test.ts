@@ -8,13 +8,13 @@ describe('explicitHeapFlag', () => {
     it('finds a heap size the operator passed in NODE_OPTIONS, in either spelling', () => {
         expect(explicitHeapFlag('--max-old-space-size=512', [])).toBe('--max-old-space-size');
         expect(explicitHeapFlag('--enable-source-maps --max_old_space_size=512', [])).toBe('--max-old-space-size');
-        expect(explicitHeapFlag('--max-heap-size=600', [])).toBe('--max-heap-size');
-        // an explicit growth, V8's default included, is a choice too
-        expect(explicitHeapFlag('--heap-growing-percent=0', [])).toBe('--heap-growing-percent');
     });
 
-    it('finds one on node\'s own command line', () => {
+    it('finds one on node\'s own command line, where V8 takes the flags NODE_OPTIONS refuses', () => {
         expect(explicitHeapFlag(undefined, ['--import', 'tsx', '--max-old-space-size=300'])).toBe('--max-old-space-size');
+        expect(explicitHeapFlag(undefined, ['--max-heap-size=600'])).toBe('--max-heap-size');
+        // an explicit growth, V8's default included, is a choice too
+        expect(explicitHeapFlag('', ['--heap-growing-percent=0'])).toBe('--heap-growing-percent');
     });
 
     it('sees none in other flags: the young generation\'s size leaves the old one to Realmgate', () => {

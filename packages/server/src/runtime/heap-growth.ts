@@ -22,7 +22,10 @@ export const HEAP_GROWING_PERCENT = 30;
 /** at or below this, Node's heap limit is V8's minimum and V8 already holds the growth to ×1.3 */
 const SMALL_MEMORY_BYTES = 2 ** 30;
 
-/** node flags that size the old generation or its growth: when one is given, the operator chose */
+/**
+ * node flags that size the old generation or its growth: when one is given, the operator chose.
+ * NODE_OPTIONS takes only the first (node refuses the others there); node's command line takes all.
+ */
 const HEAP_SIZING_FLAGS = ['max-old-space-size', 'max-heap-size', 'heap-growing-percent'];
 
 export interface HeapGrowth {
