@@ -119,7 +119,7 @@ export interface CliOptions {
      * Sets this process's V8 heap growth at `start` (runtime/heap-growth.ts). The process entry
      * passes it; tests calling runCli in their own process leave it out.
      */
-    tuneHeap?: () => HeapGrowth;
+    tuneHeap?: (config: Config) => HeapGrowth;
 }
 
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<void> {
@@ -135,7 +135,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
         const role = parseStartRole(rest);
         const config = readConfig();
         // before the boot's own allocations (migrations, keys): V8 applies it from its next collection
-        const heap = options.tuneHeap?.();
+        const heap = options.tuneHeap?.(config);
         if (role.kind === 'worker') await startWorker(config);
         else if (role.kind === 'console') await startConsoles(config, role.names);
         else await startServer(config, role.role);
@@ -158,7 +158,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
 
 const invokedDirectly = process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1]);
 if (invokedDirectly) {
-    runCli(process.argv.slice(2), { tuneHeap: () => applyHeapGrowth() }).catch((error: unknown) => {
+    runCli(process.argv.slice(2), { tuneHeap: (config) => applyHeapGrowth(config.heapGrowingPercent) }).catch((error: unknown) => {
         // configuration and database-setting errors name the key; print them without a stack
         const known = error instanceof CliError || (typeof error === 'object' && error !== null && 'code' in error);
         console.error(known ? (error as Error).message : error);

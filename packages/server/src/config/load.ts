@@ -25,6 +25,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.poolSize': parse.positiveInteger,
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
     caches: parse.oneOf(CACHE_MODES),
+    heapGrowingPercent: parse.percent,
     smtp: parse.urlWithScheme(['smtp', 'smtps']),
     'userAdmin.name': parse.text,
     'userAdmin.password': parse.text,
@@ -65,6 +66,7 @@ type FileType = 'string' | 'number' | 'boolean' | 'object' | 'scalar';
 const FILE_TYPES = new Map<Parser<unknown>, FileType>([
     [parse.port, 'number'],
     [parse.positiveInteger, 'number'],
+    [parse.percent, 'number'],
     [parse.boolean, 'boolean'],
     [parse.strictBoolean, 'boolean'],
     [parse.trustProxy, 'scalar'],

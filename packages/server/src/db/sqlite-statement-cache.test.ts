@@ -24,12 +24,12 @@ describe('withStatementCache', () => {
         const { database, prepared } = countingDatabase();
         const cached = withStatementCache(database);
         opened.push(cached);
-        cached.prepare('create table t (id integer primary key, name text)').run();
+        cached.prepare('create table t (id integer primary key, name text)').run([]);
         const insert = cached.prepare('insert into t (name) values (?)');
-        insert.run('a');
+        insert.run(['a']);
         expect(cached.prepare('insert into t (name) values (?)')).toBe(insert);
-        cached.prepare('insert into t (name) values (?)').run('b');
-        expect(cached.prepare('select count(*) as n from t').get()).toEqual({ n: 2 });
+        cached.prepare('insert into t (name) values (?)').run(['b']);
+        expect(cached.prepare('select count(*) as n from t').all([])).toEqual([{ n: 2 }]);
         expect(prepared.filter((text) => text.startsWith('insert'))).toHaveLength(1);
     });
 
@@ -38,9 +38,9 @@ describe('withStatementCache', () => {
         const cached = withStatementCache(database);
         opened.push(cached);
         const create = 'create table if not exists t (id integer primary key)';
-        cached.prepare(create).run();
-        cached.prepare(create).run();
-        cached.prepare('  ALTER TABLE t ADD COLUMN name text').run();
+        cached.prepare(create).run([]);
+        cached.prepare(create).run([]);
+        cached.prepare('  ALTER TABLE t ADD COLUMN name text').run([]);
         expect(prepared.filter((text) => text === create)).toHaveLength(2);
     });
 

@@ -35,7 +35,16 @@ describe('heapGrowthFor', () => {
         expect(heapGrowthFor({ bytes: 512 * MiB, source: 'cgroup v2' }, undefined).percent).toBeUndefined();
     });
 
-    it('leaves V8 alone when the operator sized the heap', () => {
+    it('takes HEAP_GROWING_PERCENT over the choice from the memory; 0 leaves V8 its own', () => {
+        expect(heapGrowthFor({ bytes: 512 * MiB, source: 'cgroup v2' }, undefined, 50)).toEqual({ memory: { bytes: 512 * MiB, source: 'cgroup v2' }, configured: 50, percent: 50 });
+        const v8Own = heapGrowthFor({ bytes: 24 * GiB, source: 'host' }, undefined, 0);
+        expect(v8Own.percent).toBeUndefined();
+        expect(describeHeapGrowth(v8Own)).toMatch(/left to V8, as HEAP_GROWING_PERCENT=0 asks/);
+        expect(describeHeapGrowth(heapGrowthFor({ bytes: 24 * GiB, source: 'host' }, undefined, 80))).toMatch(/set to 80 % .* by HEAP_GROWING_PERCENT/);
+    });
+
+    it('leaves V8 alone when the operator sized the heap, whatever HEAP_GROWING_PERCENT says', () => {
+        expect(heapGrowthFor({ bytes: 24 * GiB, source: 'host' }, '--max-old-space-size', 50).percent).toBeUndefined();
         const growth = heapGrowthFor({ bytes: 24 * GiB, source: 'host' }, '--max-old-space-size');
         expect(growth).toEqual({ memory: { bytes: 24 * GiB, source: 'host' }, explicitFlag: '--max-old-space-size' });
         expect(describeHeapGrowth(growth)).toMatch(/left to --max-old-space-size.*host memory 24576 MiB/);
@@ -46,13 +55,13 @@ describe('applyHeapGrowth', () => {
     // setting the flag would change this test process: only the decisions that set nothing run here
     // (test/e2e/heap-growth.test.ts starts the CLI and reads what its process got)
     it('sets nothing when NODE_OPTIONS sizes the heap, whatever the memory', () => {
-        const growth = applyHeapGrowth({ NODE_OPTIONS: '--max-old-space-size=256' }, [], { cgroupV2: 'max', hostTotal: 24 * GiB });
+        const growth = applyHeapGrowth(undefined, { NODE_OPTIONS: '--max-old-space-size=256' }, [], { cgroupV2: 'max', hostTotal: 24 * GiB });
         expect(growth.percent).toBeUndefined();
         expect(growth.explicitFlag).toBe('--max-old-space-size');
     });
 
     it('sets nothing in a 512 MiB container', () => {
-        const growth = applyHeapGrowth({}, [], { cgroupV2: String(512 * MiB), hostTotal: 24 * GiB });
+        const growth = applyHeapGrowth(undefined, {}, [], { cgroupV2: String(512 * MiB), hostTotal: 24 * GiB });
         expect(growth).toEqual({ memory: { bytes: 512 * MiB, source: 'cgroup v2' } });
         expect(describeHeapGrowth(growth)).toMatch(/left to V8.*cgroup v2 memory 512 MiB/);
     });
