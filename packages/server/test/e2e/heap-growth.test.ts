@@ -39,8 +39,8 @@ function reference(flags: string[], nodeOptions = ''): HeapProbe {
 
 /**
  * `realmgate start` sets V8's heap growth in its own process (README "Memory"): the server as
- * `npm start`, the image and the bench start it — no flag — gets it, and a heap size the operator
- * passed in NODE_OPTIONS wins.
+ * `npm start`, the image and the bench start it — no flag — gets it; HEAP_GROWING_PERCENT=0 and a
+ * heap size the operator passed in NODE_OPTIONS leave V8 its own.
  */
 describe('the heap growth of a started server process', () => {
     let directory: string;
@@ -54,9 +54,9 @@ describe('the heap growth of a started server process', () => {
     }, TIMEOUT);
 
     /** boots `start` on a fresh SQLite folder, stops it, and returns what its process had and logged */
-    async function startAndStop(name: string, nodeOptions: string): Promise<{ probe: HeapProbe; output: string }> {
+    async function startAndStop(name: string, nodeOptions: string, extra: Record<string, string> = {}): Promise<{ probe: HeapProbe; output: string }> {
         const probeFile = join(directory, `${name}.json`);
-        const env = { WRITABLE_DIRECTORY_PATH: join(directory, name), NODE_OPTIONS: nodeOptions, LOG_LEVEL: 'info', HEAP_PROBE_FILE: probeFile };
+        const env = { WRITABLE_DIRECTORY_PATH: join(directory, name), NODE_OPTIONS: nodeOptions, LOG_LEVEL: 'info', HEAP_PROBE_FILE: probeFile, ...extra };
         const server = await untilReady(await spawnServer(env, [...PROBE_ARGS, CLI, 'start']));
         servers.push(server);
         await stopServer(server);
@@ -71,6 +71,12 @@ describe('the heap growth of a started server process', () => {
         // the tag does tell the flag apart (on a machine with more than 1 GiB, where one is set)
         if (expected.percent !== undefined) expect(reference([]).tag).not.toBe(probe.tag);
         expect(output).toContain(describeHeapGrowth(expected));
+    }, TIMEOUT);
+
+    it('HEAP_GROWING_PERCENT=0 leaves V8 its own growth', async () => {
+        const { probe, output } = await startAndStop('v8-own', '', { HEAP_GROWING_PERCENT: '0' });
+        expect(probe.tag).toBe(reference([]).tag);
+        expect(output).toContain('V8 heap growth left to V8, as HEAP_GROWING_PERCENT=0 asks');
     }, TIMEOUT);
 
     it('keeps the heap size given in NODE_OPTIONS and adds no growth of its own', async () => {
