@@ -14,9 +14,9 @@
  * and the bench all get it without a flag and without a second process. A heap size chosen in
  * NODE_OPTIONS (or on node's command line) wins: V8's growth for that size is then kept.
  *
- * The price is collection work: measured under the bench's loads on 2 cores, ×1.3 costs 5–20 %
- * more CPU per request than V8's own growth, up to 50 % on the allocation-heavy catalog route.
- * HEAP_GROWING_PERCENT trades the other way (0: V8's own).
+ * The price is collection work: measured under the bench's loads on 2 shared cores, ×1.3 costs
+ * 10–30 % more CPU per request than V8's own growth, 40–50 % on the allocation-heavy catalog
+ * route. HEAP_GROWING_PERCENT trades the other way (0: V8's own).
  */
 import { setFlagsFromString } from 'node:v8';
 import { memoryLimitOf, readMemorySources, type MemoryLimit, type MemorySources } from './memory-limit.js';
