@@ -5,7 +5,8 @@ import type { Config } from './config/schema.js';
 import { transportSettings } from './mail/transport.js';
 import { migrateDown, migrateToLatest, migrationStatus } from './db/migrate.js';
 import { openDatabase } from './wire.js';
-import { startConsoles, startServer, startWorker, type ConsoleRole, type ServedRole } from './main.js';
+import { processLog, startConsoles, startServer, startWorker, type ConsoleRole, type ServedRole } from './main.js';
+import { applyHeapGrowth, describeHeapGrowth, type HeapGrowth } from './runtime/heap-growth.js';
 import { wire } from './wire.js';
 import { bootstrap } from './provisioning/bootstrap.js';
 import { provision, provisioningDirectory } from './provisioning/provision.js';
@@ -113,7 +114,15 @@ async function provisionCommand(path: string | undefined): Promise<void> {
     }
 }
 
-export async function runCli(argv: string[]): Promise<void> {
+export interface CliOptions {
+    /**
+     * Sets this process's V8 heap growth at `start` (runtime/heap-growth.ts). The process entry
+     * passes it; tests calling runCli in their own process leave it out.
+     */
+    tuneHeap?: (config: Config) => HeapGrowth;
+}
+
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<void> {
     const { args, deprecation } = withoutDeprecatedPrefix(argv);
     if (deprecation !== undefined) console.warn(deprecation);
     const [command, ...rest] = args;
@@ -125,9 +134,15 @@ export async function runCli(argv: string[]): Promise<void> {
         // a mis-typed role is refused before the configuration is even read (spec Errors)
         const role = parseStartRole(rest);
         const config = readConfig();
+        // before the boot's own allocations (migrations, keys): V8 applies it from its next collection
+        const heap = options.tuneHeap?.(config);
         if (role.kind === 'worker') await startWorker(config);
         else if (role.kind === 'console') await startConsoles(config, role.names);
         else await startServer(config, role.role);
+        if (heap) {
+            const detail = { heap: { memoryBytes: heap.memory.bytes, memorySource: heap.memory.source, growingPercent: heap.percent ?? null } };
+            processLog(config.logLevel)('info', detail, describeHeapGrowth(heap));
+        }
         return;
     }
     if (command === 'migration') {
@@ -143,7 +158,7 @@ export async function runCli(argv: string[]): Promise<void> {
 
 const invokedDirectly = process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1]);
 if (invokedDirectly) {
-    runCli(process.argv.slice(2)).catch((error: unknown) => {
+    runCli(process.argv.slice(2), { tuneHeap: (config) => applyHeapGrowth(config.heapGrowingPercent) }).catch((error: unknown) => {
         // configuration and database-setting errors name the key; print them without a stack
         const known = error instanceof CliError || (typeof error === 'object' && error !== null && 'code' in error);
         console.error(known ? (error as Error).message : error);

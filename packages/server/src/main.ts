@@ -134,10 +134,10 @@ export interface RunningWorker {
     close(): Promise<void>;
 }
 
-/** pino's numeric levels: the worker has no Fastify instance, so it writes the same JSON lines itself. */
+/** pino's numeric levels: the worker (and the CLI before a role runs) has no Fastify instance, so it writes the same JSON lines itself. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
-function workerLog(threshold: Config['logLevel']) {
+export function processLog(threshold: Config['logLevel']) {
     return (level: 'info' | 'warn', detail: Record<string, unknown>, message: string): void => {
         if (LEVELS[level]! < LEVELS[threshold]!) return;
         const err = detail.err instanceof Error ? { err: { message: detail.err.message } } : {};
@@ -156,7 +156,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     const handle = await openDatabase(config);
     const worker = createWorker({
         db: handle.db, dialect: handle.dialect, sweeps: sweepsOf(config),
-        log: workerLog(config.logLevel),
+        log: processLog(config.logLevel),
     });
     const server = createHealthServer(() => worker.health());
     try {

@@ -54,6 +54,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     RATE_LIMIT_CLIENT_MAX: ['20', 20],
     RATE_LIMIT_ANONYMOUS_MAX: ['30', 30],
     CACHES: ['on', 'on'],
+    HEAP_GROWING_PERCENT: ['0', 0],
     LOG_LEVEL: ['debug', 'debug'],
     CONFIG_FILE: ['/etc/realmgate/config.yaml', '/etc/realmgate/config.yaml'],
     DB_REPLICATION: ['mysql://ro@replica-1/app, mariadb://ro@replica-2/app', { read: ['mysql://ro@replica-1/app', 'mariadb://ro@replica-2/app'] }],
@@ -177,6 +178,14 @@ describe('loadConfig', () => {
         expectConfigError({ TOKEN_ACCESS_MAX_AGE: '0' }, 'TOKEN_ACCESS_MAX_AGE', /positive integer/);
         expectConfigError({ RATE_LIMIT_USER_MAX: '1.5' }, 'RATE_LIMIT_USER_MAX', /positive integer/);
         expectConfigError({ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE', /positive integer/);
+    });
+
+    it('HEAP_GROWING_PERCENT: an integer from 0 (V8\'s own growth) to 1000', () => {
+        expect(loadConfig({ HEAP_GROWING_PERCENT: '50' }).heapGrowingPercent).toBe(50);
+        expect(loadConfig({}).heapGrowingPercent).toBeUndefined();
+        expectConfigError({ HEAP_GROWING_PERCENT: '-5' }, 'HEAP_GROWING_PERCENT', /integer from 0 to 1000/);
+        expectConfigError({ HEAP_GROWING_PERCENT: '1001' }, 'HEAP_GROWING_PERCENT', /integer from 0 to 1000/);
+        expectConfigError({ HEAP_GROWING_PERCENT: '1.3' }, 'HEAP_GROWING_PERCENT', /integer from 0 to 1000/);
     });
 
     it('PUBLIC_URL: absolute http(s), one trailing slash stripped', () => {

@@ -28,6 +28,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'db.busUrl': parse.urlWithScheme(['postgres', 'postgresql']),
     redisUrl: parse.urlWithScheme(['redis', 'rediss']),
     caches: parse.oneOf(CACHE_MODES),
+    heapGrowingPercent: parse.percent,
     smtp: parse.urlWithScheme(['smtp', 'smtps']),
     'userAdmin.name': parse.text,
     'userAdmin.password': parse.text,
@@ -68,6 +69,7 @@ type FileType = 'string' | 'number' | 'boolean' | 'object' | 'scalar';
 const FILE_TYPES = new Map<Parser<unknown>, FileType>([
     [parse.port, 'number'],
     [parse.positiveInteger, 'number'],
+    [parse.percent, 'number'],
     [parse.boolean, 'boolean'],
     [parse.strictBoolean, 'boolean'],
     [parse.trustProxy, 'scalar'],

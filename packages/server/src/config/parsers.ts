@@ -40,6 +40,13 @@ export const positiveInteger: Parser<number> = (raw, entry) => {
     return value;
 };
 
+/** A percentage from 0 to 1000 (V8's heap growth: 0 leaves V8's own). */
+export const percent: Parser<number> = (raw, entry) => {
+    const value = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+    if (!(value >= 0 && value <= 1000)) fail(entry, raw, 'an integer from 0 to 1000');
+    return value;
+};
+
 /** Lenient boolean for the ordinary switches: true/false/1/0, any case. */
 export const boolean: Parser<boolean> = (raw, entry) => {
     const lower = raw.toLowerCase();

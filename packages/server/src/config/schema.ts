@@ -95,6 +95,12 @@ export interface Config {
      */
     caches: CacheMode;
     /**
+     * how far (percent) V8's old generation may grow past what its last full collection kept
+     * (runtime/heap-growth.ts, README "Memory"); unset: 30 with more than 1 GiB of memory, V8's own
+     * below; 0: V8's own. Set at `start`; a heap size in NODE_OPTIONS or node's arguments wins.
+     */
+    heapGrowingPercent: number | undefined;
+    /**
      * the mail relay (spec Authentication 17): a connection URL (SMTP_URL) or, from a config file,
      * the `smtp` object (mail/transport.ts validates and resolves both forms)
      */
@@ -266,6 +272,12 @@ export const CONFIG_KEYS = [
         env: 'CACHES',
         default: 'auto',
         description: '`auto`, `on` or `off`: whether a process remembers active signing keys, grants, realms and the clients that authenticated (README "Caches"); `auto` remembers when every replica hears every invalidation — with `REDIS_URL`, on PostgreSQL (its `LISTEN`/`NOTIFY` bus), or on SQLite (one process); `on` also on MySQL without Redis, for a deployment of exactly one process',
+    },
+    {
+        key: 'heapGrowingPercent',
+        env: 'HEAP_GROWING_PERCENT',
+        default: null,
+        description: 'how far, in percent, the V8 heap may grow past what its last full collection kept alive before the next one (README "Memory"): less memory, more collection work under load; unset: `30` when the process may use more than 1 GiB (its container\'s cgroup limit, else the host\'s memory), V8\'s own growth (up to 4 × on a large host) at or below; `0`: V8\'s own always; set by `start` in its own process, and a heap size given in `NODE_OPTIONS` (`--max-old-space-size`) or on node\'s command line wins',
     },
     {
         key: 'smtp',

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, MysqlDialect, sql, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
 import { MigrationLockingSqliteDialect } from './sqlite-migration-lock.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Dialect } from 'kysely';
 import type { createPool as createMysqlPool } from 'mysql2';
 import type { Database } from './schema.js';
@@ -136,33 +137,6 @@ function sqliteDialect(options: DatabaseOptions, driver: typeof SqliteDatabase):
             return withStatementCache(database);
         },
     });
-}
-
-/** Distinct SQL texts kept prepared; the app issues a few hundred, so this bounds only pathological use. */
-const STATEMENT_CACHE_SIZE = 1000;
-
-/**
- * Kysely prepares every query anew, and better-sqlite3's prepare costs more than running a
- * small query. Statements are reusable and Kysely runs one query at a time per connection, so a
- * prepared statement is kept per SQL text (SQLite re-prepares it itself after a schema change).
- */
-function withStatementCache(database: SqliteDatabase.Database): KyselySqliteDatabase {
-    const statements = new Map<string, SqliteDatabase.Statement>();
-    return {
-        prepare(source: string) {
-            let statement = statements.get(source);
-            if (!statement) {
-                statement = database.prepare(source);
-                if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-                statements.set(source, statement);
-            }
-            return statement;
-        },
-        close() {
-            statements.clear();
-            database.close();
-        },
-    };
 }
 
 /**
