@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createSettlements, SETTLE_TIMEOUT_MS } from './settlements.js';
 import pg from 'pg';
 import { createListeners, type Bus, type BusMessage } from './bus.js';
 import { createSelfProbe } from './self-probe.js';
@@ -22,8 +23,6 @@ interface Acknowledgement {
     settle: string;
 }
 
-/** As redis-bus.ts: one replica that does not answer in time holds a write back this long, reported. */
-const SETTLE_TIMEOUT_MS = 2_000;
 /**
  * PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (NOTIFY: "must be shorter than 8000
  * bytes" in the default configuration); the server counts bytes, so does the check.
@@ -119,8 +118,8 @@ export async function createPostgresBus(options: PostgresBusOptions): Promise<Bu
     // an idle connection's error (a server restart): the pool drops it and opens another on demand
     publisher.on('error', (error) => options.report(error, 'bus publishing connection lost'));
 
-    /** the settled publishes waiting: acknowledgements heard, how many are expected (known once the NOTIFY answers), their end */
-    const settling = new Map<string, { heard: number; expected: number | null; done: () => void }>();
+    /** the settled publishes waiting: acknowledgements heard, how many are expected (known once the NOTIFY answers) */
+    const settlements = createSettlements(options.report);
     let listening: pg.Client | undefined;
     /** the listening backend's pid: left out of the count of receivers (this process delivered already) */
     let listenerPid = -1;
@@ -152,10 +151,7 @@ export async function createPostgresBus(options: PostgresBusOptions): Promise<Bu
             } catch {
                 return;
             }
-            const waiting = typeof ack?.settle === 'string' ? settling.get(ack.settle) : undefined;
-            if (!waiting) return;
-            waiting.heard++;
-            if (waiting.expected !== null && waiting.heard >= waiting.expected) waiting.done();
+            settlements.heard(ack?.settle);
             return;
         }
         if (notification.channel !== channel) return;
@@ -320,30 +316,16 @@ export async function createPostgresBus(options: PostgresBusOptions): Promise<Bu
         },
         async publishSettled(message) {
             listeners.deliver(message);
-            const settle = randomUUID();
-            let timer: NodeJS.Timeout | undefined;
-            const settled = new Promise<void>((resolve) => {
-                settling.set(settle, { heard: 0, expected: null, done: resolve });
-                // bounded even when the NOTIFY itself does not answer: the write answers anyway, reported
-                timer = setTimeout(() => {
-                    options.report(new Error(`a replica did not acknowledge within ${SETTLE_TIMEOUT_MS} ms`), 'bus settle timed out');
-                    resolve();
-                }, SETTLE_TIMEOUT_MS);
-            });
-            notify({ origin, message, settle }).then((receivers) => {
-                const waiting = settling.get(settle);
-                if (!waiting) return;
-                waiting.expected = receivers;
-                if (waiting.heard >= waiting.expected) waiting.done();
-            }, (error: unknown) => {
+            // bounded even when the NOTIFY itself does not answer: the write answers anyway, reported
+            const settlement = settlements.open();
+            notify({ origin, message, settle: settlement.id }).then((receivers) => settlement.expect(receivers), (error: unknown) => {
                 options.report(error, 'bus publish failed; the other replicas keep their caches until their TTL');
-                settling.get(settle)?.done();
+                settlement.end();
             });
             try {
-                await settled;
+                await settlement.settled;
             } finally {
-                clearTimeout(timer);
-                settling.delete(settle);
+                settlement.end();
             }
         },
         subscribe: (listener) => listeners.add(listener),
@@ -354,7 +336,7 @@ export async function createPostgresBus(options: PostgresBusOptions): Promise<Bu
             clearTimeout(probeTimer);
             probe.cancel();
             listeners.clear();
-            for (const waiting of settling.values()) waiting.done();
+            settlements.endAll();
             const client = listening;
             listening = undefined;
             await Promise.all([client?.end().catch(() => undefined), publisher.end().catch(() => undefined)]);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createSettlements } from './settlements.js';
 import { Redis } from 'ioredis';
 import { createListeners, type Bus, type BusMessage } from './bus.js';
 
@@ -14,13 +15,6 @@ interface Envelope {
 interface Acknowledgement {
     settle: string;
 }
-
-/**
- * How long a settled publish waits for the replicas' acknowledgements. One that does not answer
- * in time is either cut off from Redis (it then serves nothing from its caches and resyncs when
- * back) or stalled; the write answers anyway, reported, and the caches' TTL bounds what remains.
- */
-const SETTLE_TIMEOUT_MS = 2_000;
 
 export interface RedisBusOptions {
     url: string;
@@ -56,8 +50,12 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
         subscriber.disconnect();
         throw new Error(`REDIS_URL: the bus cannot be reached (${(error as Error).message})`);
     }
-    /** the settled publishes waiting: acknowledgements heard, how many are expected (known once PUBLISH answers), their end */
-    const settling = new Map<string, { heard: number; expected: number | null; done: () => void }>();
+    /**
+     * The settled publishes waiting for acknowledgements. One replica that does not answer in time
+     * is either cut off from Redis (it then serves nothing from its caches and resyncs when back) or
+     * stalled; the write answers anyway, reported, and the caches' TTL bounds what remains.
+     */
+    const settlements = createSettlements(options.report);
     let lost = false;
     subscriber.on('close', () => {
         lost = true;
@@ -75,10 +73,7 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
             } catch {
                 return;
             }
-            const waiting = settling.get(ack.settle);
-            if (!waiting) return;
-            waiting.heard++;
-            if (waiting.expected !== null && waiting.heard >= waiting.expected) waiting.done();
+            settlements.heard(ack?.settle);
             return;
         }
         if (channel !== options.channel) return;
@@ -110,28 +105,17 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
         },
         async publishSettled(message) {
             listeners.deliver(message);
-            const settle = randomUUID();
-            let timer: NodeJS.Timeout | undefined;
-            const settled = new Promise<void>((resolve) => {
-                settling.set(settle, { heard: 0, expected: null, done: resolve });
-                timer = setTimeout(() => {
-                    options.report(new Error(`a replica did not acknowledge within ${SETTLE_TIMEOUT_MS} ms`), 'bus settle timed out');
-                    resolve();
-                }, SETTLE_TIMEOUT_MS);
-            });
+            const settlement = settlements.open();
             try {
                 // PUBLISH answers how many subscriptions received the message, this process's own included
-                const receivers = await publisher.publish(options.channel, JSON.stringify({ origin, message, settle } satisfies Envelope));
-                const waiting = settling.get(settle)!;
+                const receivers = await publisher.publish(options.channel, JSON.stringify({ origin, message, settle: settlement.id } satisfies Envelope));
                 // every subscription but this process's own (counted unless it is the one that is lost)
-                waiting.expected = receivers - (lost ? 0 : 1);
-                if (waiting.heard >= waiting.expected) waiting.done();
-                await settled;
+                settlement.expect(receivers - (lost ? 0 : 1));
+                await settlement.settled;
             } catch (error) {
                 options.report(error, 'bus publish failed; other replicas resync when it answers');
             } finally {
-                clearTimeout(timer);
-                settling.delete(settle);
+                settlement.end();
             }
         },
         subscribe: (listener) => listeners.add(listener),
