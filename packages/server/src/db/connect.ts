@@ -8,48 +8,22 @@ import type { Dialect } from 'kysely';
 import type { createPool as createMysqlPool } from 'mysql2';
 import type { Database } from './schema.js';
 import { DatabaseConfigError, MYSQL_UTC_OFFSET, checkMysqlUrl, isMysqlUtc, isPostgresUtc } from './utc-pin.js';
-import { postgresDialects, verifyAsynchronousCommit, type PoolStats } from './postgres.js';
+import { postgresDialects, verifyAsynchronousCommit, type PoolStats, type PostgresOptions } from './postgres.js';
 import type pg from 'pg';
 import type { DialectName } from './values.js';
-import { routingDialect, runInReadScope, type PoolName } from './replication.js';
+import { routingDialect, runInReadScope } from './replication.js';
 
 // Re-exported so callers catching boot failures need one import (API: `createDatabase` throws it).
 export { DatabaseConfigError } from './utc-pin.js';
 export type { PoolStats } from './postgres.js';
 
 /** Connection settings (API.md §6: DB_TYPE, DB_URL or DB_HOST/PORT/USERNAME/PASSWORD/DATABASE). */
-export interface DatabaseOptions {
+export interface DatabaseOptions extends PostgresOptions {
     type: DialectName;
-    /** PostgreSQL/MySQL connection URL; for SQLite a file path (a `sqlite:`/`file:` prefix is allowed) */
-    url?: string;
     /** SQLite file; wins over `url` */
     sqlitePath?: string;
-    host?: string;
-    port?: number;
-    username?: string;
-    password?: string;
-    database?: string;
-    /** connections per pool on the server dialects (default 10); on PostgreSQL shared with the asynchronous-commit pool */
-    poolSize?: number;
-    /**
-     * PostgreSQL (DB_NAMED_STATEMENTS): run the hot paths' registered texts as named prepared
-     * statements (default true); off behind a transaction pooler that cannot keep them (PgBouncer before 1.21)
-     */
-    namedStatements?: boolean;
-    /**
-     * PostgreSQL (DB_ASYNCHRONOUS_COMMIT): open `asyncCommitDb` (default true), verified at open;
-     * ignored on SQLite and MySQL
-     */
-    asynchronousCommit?: boolean;
-    /** an idle pooled PostgreSQL connection failed; the pool drops it (default: ignored) */
-    onPoolError?: (error: Error) => void;
     /** MySQL read replicas (db.replication): connection URLs; reads of a request go to them until it writes (db/replication.ts) */
     replicas?: readonly string[];
-    /**
-     * each statement and the pool that ran it, with MySQL replicas or on PostgreSQL's two pools
-     * (tests prove the routing with it)
-     */
-    observePools?: (pool: PoolName, sql: string) => void;
 }
 
 export interface DatabaseHandle {

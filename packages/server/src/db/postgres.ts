@@ -5,20 +5,33 @@ import { TransactionLockingPostgresDialect } from './postgres-migration-lock.js'
 import type { PoolName } from './replication.js';
 import { checkPostgresOptions, checkPostgresUrl, DatabaseConfigError, PG_UTC_ZONE } from './utc-pin.js';
 
-/** What connect.ts needs to open PostgreSQL (a subset of its DatabaseOptions). */
+/** The connection settings PostgreSQL needs; connect.ts's DatabaseOptions adds the other dialects' own. */
 export interface PostgresOptions {
+    /** PostgreSQL/MySQL connection URL; for SQLite a file path (a `sqlite:`/`file:` prefix is allowed) */
     url?: string;
     host?: string;
     port?: number;
     username?: string;
     password?: string;
     database?: string;
+    /** connections per pool on the server dialects (default 10); on PostgreSQL shared with the asynchronous-commit pool */
     poolSize?: number;
+    /** an idle pooled PostgreSQL connection failed; the pool drops it (default: ignored) */
     onPoolError?: (error: Error) => void;
-    /** run the hot paths' registered texts as named prepared statements (default true) */
+    /**
+     * PostgreSQL (DB_NAMED_STATEMENTS): run the hot paths' registered texts as named prepared
+     * statements (default true); off behind a transaction pooler that cannot keep them (PgBouncer before 1.21)
+     */
     namedStatements?: boolean;
-    /** open the asynchronous-commit pool (default true) */
+    /**
+     * PostgreSQL (DB_ASYNCHRONOUS_COMMIT): open `asyncCommitDb` (default true), verified at open;
+     * ignored on SQLite and MySQL
+     */
     asynchronousCommit?: boolean;
+    /**
+     * each statement and the pool that ran it, with MySQL replicas or on PostgreSQL's two pools
+     * (tests prove the routing with it)
+     */
     observePools?: (pool: PoolName, sql: string) => void;
 }
 
