@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createSettlements, SETTLE_TIMEOUT_MS } from './settlements.js';
+import { acknowledgementOf, createSettlements, SETTLE_TIMEOUT_MS } from './settlements.js';
 import pg from 'pg';
 import { createListeners, type Bus, type BusMessage } from './bus.js';
 import { createSelfProbe } from './self-probe.js';
@@ -16,11 +16,6 @@ interface Envelope {
 interface ProbeEnvelope {
     origin: string;
     probe: string;
-}
-
-/** What a receiver answers on `<channel>_ack` once its listeners had a settled message. */
-interface Acknowledgement {
-    settle: string;
 }
 
 /**
@@ -138,20 +133,14 @@ export async function createPostgresBus(options: PostgresBusOptions): Promise<Bu
     );
 
     const acknowledge = (settle: string): void => {
-        publisher.query('select pg_notify($1, $2)', [ackChannel, JSON.stringify({ settle } satisfies Acknowledgement)])
+        publisher.query('select pg_notify($1, $2)', [ackChannel, acknowledgementOf(settle)])
             .catch((error: unknown) => options.report(error, 'bus acknowledgement failed'));
     };
 
     const hear = (client: pg.Client, notification: pg.Notification): void => {
         const text = notification.payload ?? '';
         if (notification.channel === ackChannel) {
-            let ack: Acknowledgement;
-            try {
-                ack = JSON.parse(text) as Acknowledgement;
-            } catch {
-                return;
-            }
-            settlements.heard(ack?.settle);
+            settlements.heard(text);
             return;
         }
         if (notification.channel !== channel) return;

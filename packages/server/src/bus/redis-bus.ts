@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createSettlements } from './settlements.js';
+import { acknowledgementOf, createSettlements } from './settlements.js';
 import { Redis } from 'ioredis';
 import { createListeners, type Bus, type BusMessage } from './bus.js';
 
@@ -9,11 +9,6 @@ interface Envelope {
     message: BusMessage;
     /** set by publishSettled: every receiver answers on the acknowledgement channel once delivered */
     settle?: string;
-}
-
-/** What a receiver answers on `<channel>:ack` once its listeners had a settled message. */
-interface Acknowledgement {
-    settle: string;
 }
 
 export interface RedisBusOptions {
@@ -67,13 +62,7 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
     });
     subscriber.on('message', (channel: string, text: string) => {
         if (channel === ackChannel) {
-            let ack: Acknowledgement;
-            try {
-                ack = JSON.parse(text) as Acknowledgement;
-            } catch {
-                return;
-            }
-            settlements.heard(ack?.settle);
+            settlements.heard(text);
             return;
         }
         if (channel !== options.channel) return;
@@ -88,7 +77,7 @@ export async function createRedisBus(options: RedisBusOptions): Promise<Bus> {
         listeners.deliver(envelope.message);
         // delivered (listeners run synchronously): the writer may answer its request now
         if (typeof envelope.settle === 'string') {
-            publisher.publish(ackChannel, JSON.stringify({ settle: envelope.settle } satisfies Acknowledgement))
+            publisher.publish(ackChannel, acknowledgementOf(envelope.settle))
                 .catch((error: unknown) => options.report(error, 'bus acknowledgement failed'));
         }
     });

@@ -14,10 +14,20 @@ export interface Settlement {
     end(): void;
 }
 
+/** What a receiver answers on the acknowledgement channel once its listeners had a settled message. */
+interface Acknowledgement {
+    settle: string;
+}
+
+/** The text a receiver publishes on the acknowledgement channel for the settled message `id`. */
+export function acknowledgementOf(id: string): string {
+    return JSON.stringify({ settle: id } satisfies Acknowledgement);
+}
+
 export interface Settlements {
     open(): Settlement;
-    /** an acknowledgement heard on the bus (anything else is ignored) */
-    heard(id: unknown): void;
+    /** a text heard on the acknowledgement channel (anything but an acknowledgement is ignored) */
+    heard(text: string): void;
     /** every open settlement ends (the bus closes) */
     endAll(): void;
 }
@@ -57,8 +67,14 @@ export function createSettlements(report: (error: unknown, context: string) => v
                 end: finish,
             };
         },
-        heard(id) {
-            const waiting = typeof id === 'string' ? open.get(id) : undefined;
+        heard(text) {
+            let ack: Partial<Acknowledgement> | null;
+            try {
+                ack = JSON.parse(text) as Partial<Acknowledgement> | null;
+            } catch {
+                return;
+            }
+            const waiting = typeof ack?.settle === 'string' ? open.get(ack.settle) : undefined;
             if (!waiting) return;
             waiting.heard++;
             if (waiting.expected !== null && waiting.heard >= waiting.expected) waiting.done();
