@@ -33,3 +33,20 @@ export type ScopeName = typeof ScopeName[keyof typeof ScopeName];
  * Authentication 14: `grantTypes` null allows every grant but this one).
  */
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** RFC 8693 §2.1: the token-exchange grant. */
+export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/**
+ * How a client authenticates at the token endpoint (OIDC Registration §2 `token_endpoint_auth_method`,
+ * OIDC Core §9; RFC 7523 §2.2 for the JWT methods). A client's null method is derived from its
+ * secret: `client_secret_basic` (or `_post`) with one, `none` without.
+ */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'] as const;
+
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
+/** A realm's security profile (API.md §8): null, or the FAPI 2.0 Security Profile. */
+export const SECURITY_PROFILES = ['fapi2'] as const;
+
+export type SecurityProfile = (typeof SECURITY_PROFILES)[number];

@@ -26,6 +26,8 @@ import { createSessionStore } from './tokens/sessions.js';
 import { recordSessionEnds } from './tokens/auth-events.js';
 import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
+import { createRecordingReplayGuard } from './limits/replay-guard.js';
+import { recordIdentifier } from './storage/replay-guards.js';
 import { loadAuthConsole } from './views/load.js';
 import { busCarrier, createBus } from './bus/setup.js';
 import { onGrantsChanged } from './storage/write-transaction.js';
@@ -246,6 +248,11 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         },
         recovered: () => options.logger?.info('rate-limit store (Redis) answers again; counting there'),
     });
+    // single-use identifiers of client assertions and DPoP proofs (limits/replay-guard.ts)
+    const replayGuard = limits.replayGuard(createRecordingReplayGuard((key, expiresAt) => recordIdentifier(handle.db, handle.dialect, key, expiresAt)), (error) => {
+        if (options.logger) options.logger.warn({ err: error }, 'replay store (Redis) unreachable; the database records single-use identifiers until it answers');
+        else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
+    });
     const grants = grantRegistry({
         dialect: handle.dialect, tokens, sessions, passwords, outbound, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
@@ -290,6 +297,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants , lookups }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config , lookups }),
         limits,
+        replayGuard,
         metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),

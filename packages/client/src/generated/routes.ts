@@ -664,6 +664,11 @@ export interface Routes {
             "filter[idTokenSignedResponseAlg]"?: unknown;
             "filter[accessPolicyId]"?: unknown;
             "filter[pathId]"?: unknown;
+            "filter[tokenEndpointAuthMethod]"?: unknown;
+            "filter[jwksUri]"?: unknown;
+            "filter[requirePushedAuthorizationRequests]"?: unknown;
+            "filter[requireSignedRequestObject]"?: unknown;
+            "filter[audience]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -695,6 +700,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -727,6 +738,12 @@ export interface Routes {
             idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
             accessPolicyId?: string | null;
             pathId?: string | null;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+            jwks?: unknown;
+            jwksUri?: string | null;
+            requirePushedAuthorizationRequests?: boolean;
+            requireSignedRequestObject?: boolean;
+            audience?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -752,6 +769,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -789,6 +812,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -826,6 +855,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -904,6 +939,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -932,6 +973,12 @@ export interface Routes {
             idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
             accessPolicyId?: string | null;
             pathId?: string | null;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+            jwks?: unknown;
+            jwksUri?: string | null;
+            requirePushedAuthorizationRequests?: boolean;
+            requireSignedRequestObject?: boolean;
+            audience?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -957,6 +1004,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -986,6 +1039,12 @@ export interface Routes {
             idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
             accessPolicyId?: string | null;
             pathId?: string | null;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+            jwks?: unknown;
+            jwksUri?: string | null;
+            requirePushedAuthorizationRequests?: boolean;
+            requireSignedRequestObject?: boolean;
+            audience?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -1011,6 +1070,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1050,6 +1115,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1089,6 +1160,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -3308,6 +3385,9 @@ export interface Routes {
             "filter[emailVerificationRequired]"?: unknown;
             "filter[mfaEnabled]"?: unknown;
             "filter[mfaRequired]"?: unknown;
+            "filter[securityProfile]"?: unknown;
+            "filter[requirePushedAuthorizationRequests]"?: unknown;
+            "filter[dynamicRegistrationEnabled]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -3329,6 +3409,9 @@ export interface Routes {
                 emailVerificationRequired?: boolean | null;
                 mfaEnabled?: boolean | null;
                 mfaRequired?: boolean | null;
+                securityProfile?: "fapi2" | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                dynamicRegistrationEnabled?: boolean | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3351,6 +3434,9 @@ export interface Routes {
             emailVerificationRequired?: boolean;
             mfaEnabled?: boolean;
             mfaRequired?: boolean;
+            securityProfile?: "fapi2" | null;
+            requirePushedAuthorizationRequests?: boolean;
+            dynamicRegistrationEnabled?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3366,6 +3452,9 @@ export interface Routes {
                 emailVerificationRequired?: boolean | null;
                 mfaEnabled?: boolean | null;
                 mfaRequired?: boolean | null;
+                securityProfile?: "fapi2" | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                dynamicRegistrationEnabled?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3430,6 +3519,9 @@ export interface Routes {
                 emailVerificationRequired?: boolean | null;
                 mfaEnabled?: boolean | null;
                 mfaRequired?: boolean | null;
+                securityProfile?: "fapi2" | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                dynamicRegistrationEnabled?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3449,6 +3541,9 @@ export interface Routes {
             emailVerificationRequired?: boolean;
             mfaEnabled?: boolean;
             mfaRequired?: boolean;
+            securityProfile?: "fapi2" | null;
+            requirePushedAuthorizationRequests?: boolean;
+            dynamicRegistrationEnabled?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3464,6 +3559,9 @@ export interface Routes {
                 emailVerificationRequired?: boolean | null;
                 mfaEnabled?: boolean | null;
                 mfaRequired?: boolean | null;
+                securityProfile?: "fapi2" | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                dynamicRegistrationEnabled?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3483,6 +3581,9 @@ export interface Routes {
             emailVerificationRequired?: boolean;
             mfaEnabled?: boolean;
             mfaRequired?: boolean;
+            securityProfile?: "fapi2" | null;
+            requirePushedAuthorizationRequests?: boolean;
+            dynamicRegistrationEnabled?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3498,6 +3599,9 @@ export interface Routes {
                 emailVerificationRequired?: boolean | null;
                 mfaEnabled?: boolean | null;
                 mfaRequired?: boolean | null;
+                securityProfile?: "fapi2" | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                dynamicRegistrationEnabled?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3527,6 +3631,9 @@ export interface Routes {
                 emailVerificationRequired?: boolean | null;
                 mfaEnabled?: boolean | null;
                 mfaRequired?: boolean | null;
+                securityProfile?: "fapi2" | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                dynamicRegistrationEnabled?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3579,6 +3686,11 @@ export interface Routes {
             "filter[idTokenSignedResponseAlg]"?: unknown;
             "filter[accessPolicyId]"?: unknown;
             "filter[pathId]"?: unknown;
+            "filter[tokenEndpointAuthMethod]"?: unknown;
+            "filter[jwksUri]"?: unknown;
+            "filter[requirePushedAuthorizationRequests]"?: unknown;
+            "filter[requireSignedRequestObject]"?: unknown;
+            "filter[audience]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -3610,6 +3722,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3644,6 +3762,12 @@ export interface Routes {
             idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
             accessPolicyId?: string | null;
             pathId?: string | null;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+            jwks?: unknown;
+            jwksUri?: string | null;
+            requirePushedAuthorizationRequests?: boolean;
+            requireSignedRequestObject?: boolean;
+            audience?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3669,6 +3793,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3708,6 +3838,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3747,6 +3883,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -3830,6 +3972,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3859,6 +4007,12 @@ export interface Routes {
             idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
             accessPolicyId?: string | null;
             pathId?: string | null;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+            jwks?: unknown;
+            jwksUri?: string | null;
+            requirePushedAuthorizationRequests?: boolean;
+            requireSignedRequestObject?: boolean;
+            audience?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3884,6 +4038,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3914,6 +4074,12 @@ export interface Routes {
             idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
             accessPolicyId?: string | null;
             pathId?: string | null;
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+            jwks?: unknown;
+            jwksUri?: string | null;
+            requirePushedAuthorizationRequests?: boolean;
+            requireSignedRequestObject?: boolean;
+            audience?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3939,6 +4105,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3979,6 +4151,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4019,6 +4197,12 @@ export interface Routes {
                 idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
                 accessPolicyId?: string | null;
                 pathId?: string | null;
+                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks?: unknown;
+                jwksUri?: string | null;
+                requirePushedAuthorizationRequests?: boolean | null;
+                requireSignedRequestObject?: boolean | null;
+                audience?: string | null;
                 [member: string]: unknown;
             };
             meta: {

@@ -30,6 +30,10 @@ export interface RealmTable extends Timestamps {
     email_verification_required: Generated<DbBool>;
     mfa_enabled: Generated<DbBool>;
     mfa_required: Generated<DbBool>;
+    /** API.md §8 (migration 0018): null, or 'fapi2' for the FAPI 2.0 Security Profile */
+    security_profile: string | null;
+    require_pushed_authorization_requests: Generated<DbBool>;
+    dynamic_registration_enabled: Generated<DbBool>;
 }
 
 export interface PathTable extends Timestamps {
@@ -85,6 +89,15 @@ export interface ClientTable extends Timestamps {
     first_party: Generated<DbBool>;
     /** OIDC Registration §2 id_token_signed_response_alg; null = RS256 (migration 0009) */
     id_token_signed_response_alg: string | null;
+    /** API.md §8 (migration 0018): OIDC Registration §2 token_endpoint_auth_method; null = derived from the secret */
+    token_endpoint_auth_method: string | null;
+    /** an inline JWK Set of public keys (JSON text) */
+    jwks: string | null;
+    jwks_uri: string | null;
+    require_pushed_authorization_requests: Generated<DbBool>;
+    require_signed_request_object: Generated<DbBool>;
+    /** RFC 8707: the resource indicator naming this client as a resource server */
+    audience: string | null;
 }
 
 /** realm_key / client_key are generated columns (COALESCE(x, '')) so NULLs are unique-checked too. */
@@ -443,6 +456,13 @@ export interface FederatedLoginTable {
     created_at: DbDate;
 }
 
+/** A single-use identifier seen (client assertion jti, DPoP proof jti), kept until it expires (migration 0018). */
+export interface ReplayGuardTable {
+    /** SHA-256 hex of the identifier's kind, realm, issuer and value */
+    id: string;
+    expires_at: DbDate;
+}
+
 export interface Database {
     auth_realms: RealmTable;
     auth_paths: PathTable;
@@ -479,6 +499,7 @@ export interface Database {
     auth_identity_provider_role_mappings: IdentityProviderRoleMappingTable;
     auth_user_identities: UserIdentityTable;
     auth_federated_logins: FederatedLoginTable;
+    auth_replay_guards: ReplayGuardTable;
 }
 
 export type TableName = keyof Database;

@@ -1,4 +1,4 @@
-import { MASTER_REALM } from '@realmgate/core';
+import { MASTER_REALM, SECURITY_PROFILES } from '@realmgate/core';
 import { type ResourceDefinition } from './resource/context.js';
 import { commonFields, type FieldSpec, type ResourceSpec } from './resource/spec.js';
 import { builtInField, descriptionField, displayNameField, nameField } from './fields.js';
@@ -26,6 +26,13 @@ spec.fields = [
     // mfaEnabled asks holders of a confirmed authenticator for a code after the password and refuses
     // them Basic; mfaRequired also refuses a password-only sign-in to users who have not enrolled
     ...(['registrationEnabled', 'emailVerificationRequired', 'mfaEnabled', 'mfaRequired'] as const).map((name): FieldSpec => ({
+        name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
+        create: 'optional', update: true, default: false, filter: true,
+    })),
+    // API.md §8: the FAPI 2.0 Security Profile switch, pushed authorization requests for every
+    // client of the realm (RFC 9126 §5), and dynamic client registration (RFC 7591), off by default
+    { name: 'securityProfile', column: 'security_profile', type: 'enum', values: SECURITY_PROFILES, nullable: true, create: 'optional', update: true, filter: true },
+    ...(['requirePushedAuthorizationRequests', 'dynamicRegistrationEnabled'] as const).map((name): FieldSpec => ({
         name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
         create: 'optional', update: true, default: false, filter: true,
     })),

@@ -26,6 +26,7 @@ import type { DetachedEventLog } from '../storage/events.js';
 import type { AuthConsole } from '../views/contract.js';
 import type { AccountService } from '../domains/account/service.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { ReplayGuard } from '../limits/replay-guard.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -69,6 +70,8 @@ export interface AppDeps {
     deviceVerification: DeviceVerification;
     /** spec Limits: failed authentications per address, budgets per identity, the login gate */
     limits: RequestLimits;
+    /** single-use identifiers (client assertions, DPoP proofs) shared by every replica: Redis, else the database */
+    replayGuard: ReplayGuard;
     /** issue 15 item 7: the Prometheus registry and the counters the routes feed */
     metrics: Metrics;
     /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */

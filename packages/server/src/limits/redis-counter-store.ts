@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { CounterStore } from './counter-store.js';
+import type { SetIfAbsent } from './replay-guard.js';
 
 /**
  * INCR and PEXPIRE are one atomic step (a script), so a counter never outlives its window even
@@ -21,7 +22,7 @@ type ScriptedRedis = Redis & {
  * The shared store (REDIS_URL set): every replica counts in the same keys. A command fails fast
  * instead of waiting in ioredis's offline queue, so an unreachable Redis delays no request for long.
  */
-export async function createRedisCounterStore(url: string): Promise<CounterStore> {
+export async function createRedisCounterStore(url: string): Promise<CounterStore & SetIfAbsent> {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) as ScriptedRedis;
     // connection errors are retried by ioredis and never thrown at a request; the outage is
     // reported once by the fallback store that counts in process meanwhile, not per retry
@@ -48,6 +49,9 @@ export async function createRedisCounterStore(url: string): Promise<CounterStore
         },
         async put(key, value, ttlMs) {
             await redis.set(key, String(value), 'PX', Math.max(1, Math.ceil(ttlMs)));
+        },
+        async setIfAbsent(key, ttlMs) {
+            return await redis.set(key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX') === 'OK';
         },
         async reachable() {
             // the offline queue is off, so a disconnected client fails at once instead of waiting

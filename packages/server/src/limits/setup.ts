@@ -8,6 +8,7 @@ import { createLoginGate } from './login-gate.js';
 import { createMailThrottle, type MailThrottle } from './mail-throttle.js';
 import { createRequestLimits, type RequestLimits } from './request-limits.js';
 import { createSecondFactorAttempts } from './second-factor-attempts.js';
+import { createRedisReplayGuard, type ReplayGuard, type SetIfAbsent } from './replay-guard.js';
 
 /** Spec Limits: failed authentications per minute per source address. */
 const FAILED_AUTHENTICATION_MAX = 300;
@@ -59,12 +60,14 @@ export interface LimitOptions {
  */
 export async function createLimits(
     config: Config, options: LimitOptions, onStoreError: (error: unknown) => void, fallbackReport?: FallbackReport,
-): Promise<RequestLimits & { mail: MailThrottle }> {
+): Promise<RequestLimits & { mail: MailThrottle; replayGuard(database: ReplayGuard, onOutage: (error: unknown) => void): ReplayGuard }> {
     const clock = options.clock ?? Date.now;
     let store: CounterStore = createMemoryCounterStore(clock);
+    let shared: SetIfAbsent | null = null;
     if (config.redisUrl) {
         // ioredis is loaded only when configured: it weighs on the boot time and memory of every other deployment
         const redis = await (await import('./redis-counter-store.js')).createRedisCounterStore(config.redisUrl);
+        shared = redis;
         store = createFallbackCounterStore(redis, store, fallbackReport ?? { outage: onStoreError, recovered: () => undefined });
     }
     const prefix = options.prefix ?? deploymentPrefix(config);
@@ -80,5 +83,7 @@ export async function createLimits(
         createSecondFactorAttempts(store, prefix, clock), options.onFailure,
     );
     // the mails anonymous requests trigger, per address, in the same store (mail-throttle.ts)
-    return { ...limits, mail: createMailThrottle(store, prefix) };
+    // single-use identifiers in the same Redis, the database deciding while it is away (replay-guard.ts)
+    const replayGuard = (database: ReplayGuard, onOutage: (error: unknown) => void) => (shared === null ? database : createRedisReplayGuard(shared, prefix, database, onOutage));
+    return { ...limits, mail: createMailThrottle(store, prefix), replayGuard };
 }

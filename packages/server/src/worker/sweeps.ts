@@ -55,6 +55,8 @@ export const SWEEPS: readonly Sweep[] = [
     expiredRows('expired-mfa-tickets', 'auth_mfa_tickets'),
     // issue 16: upstream round trips never completed (their state, nonce and PKCE verifier)
     expiredRows('expired-federated-logins', 'auth_federated_logins'),
+    // single-use identifiers past the lifetime of what carried them (limits/replay-guard.ts)
+    expiredRows('expired-replay-guards', 'auth_replay_guards'),
 ];
 
 /**

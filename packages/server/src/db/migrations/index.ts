@@ -12,6 +12,7 @@ import { migration as sessionIndexes } from './0011_session_indexes.js';
 import { migration as eventAggregatedFlag } from './0012_event_aggregated_flag.js';
 import { migration as identityProviderTokenAuth } from './0015_identity_provider_token_auth.js';
 import { migration as authenticationStrength } from './0017_authentication_strength.js';
+import { migration as clientAuthentication } from './0018_client_authentication.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -33,6 +34,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0012_event_aggregated_flag': eventAggregatedFlag,
     '0015_identity_provider_token_auth': identityProviderTokenAuth,
     '0017_authentication_strength': authenticationStrength,
+    '0018_client_authentication': clientAuthentication,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

@@ -1,4 +1,4 @@
-import { PermissionName } from '@realmgate/core';
+import { PermissionName, TOKEN_ENDPOINT_AUTH_METHODS } from '@realmgate/core';
 import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
@@ -13,6 +13,7 @@ import type { SessionStore } from '../../tokens/sessions.js';
 import { endClientSessions } from '../sessions/lifecycle.js';
 import { createSecretStore, modeOfFlags, modeOfRow, SECRET_MAX_LENGTH, type SecretStore } from './secret.js';
 import { assertAccessPolicy, assertClientFields } from './uris.js';
+import { assertAuthenticationState, authenticationFieldIssues } from './authentication.js';
 import type { Columns, TableRow } from '../../storage/resource/table.js';
 import { SIGNING_ALGORITHMS } from '../../keys/material.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
@@ -62,6 +63,16 @@ spec.fields = [
     { name: 'idTokenSignedResponseAlg', column: 'id_token_signed_response_alg', type: 'enum', values: SIGNING_ALGORITHMS, nullable: true, create: 'optional', update: true },
     foreignKey('accessPolicyId', 'access_policy_id', { create: 'optional', update: true, nullable: true }),
     foreignKey('pathId', 'path_id', { create: 'optional', update: true, nullable: true }),
+    // API.md §8: how the client authenticates at the token endpoint (OIDC Registration §2), its
+    // public keys for private_key_jwt and signed request objects (inline, or fetched from a URL)
+    { name: 'tokenEndpointAuthMethod', column: 'token_endpoint_auth_method', type: 'enum', values: TOKEN_ENDPOINT_AUTH_METHODS, nullable: true, create: 'optional', update: true },
+    { name: 'jwks', column: 'jwks', type: 'json', nullable: true, create: 'optional', update: true, filter: false, sort: false },
+    uriField('jwksUri', 'jwks_uri', 2048),
+    // RFC 9126 §6 require_pushed_authorization_requests; RFC 9101 §10.5 require_signed_request_object
+    { name: 'requirePushedAuthorizationRequests', column: 'require_pushed_authorization_requests', type: 'boolean', create: 'optional', update: true, default: false },
+    { name: 'requireSignedRequestObject', column: 'require_signed_request_object', type: 'boolean', create: 'optional', update: true, default: false },
+    // RFC 8707 §2: the resource indicator naming this client as a resource server of its realm
+    uriField('audience', 'audience', 2048),
 ];
 
 export const clientSpec = spec;
@@ -83,6 +94,8 @@ function refuseBothModes(input: Record<string, unknown>): void {
 
 async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], input: Record<string, unknown>, realmId: unknown, outbound: OutboundPolicy): Promise<void> {
     assertClientFields(input, outbound);
+    const issues = authenticationFieldIssues(input, outbound);
+    if (issues.length > 0) throw validationFailed(issues);
     await assertFolderOfRealm(tx, input.pathId, realmId);
     await assertAccessPolicy(tx, input.accessPolicyId, realmId);
 }
@@ -125,6 +138,13 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 refuseBothModes(input);
                 assertNameNotUuid(input.name);
                 await assertReferences(tx, input, input.realmId, deps.outbound);
+                assertAuthenticationState({
+                    method: (input.tokenEndpointAuthMethod as string | null | undefined) ?? null,
+                    hasSecret: typeof input.secret === 'string',
+                    secretHashed: input.secretHashed === true,
+                    hasJwks: input.jwks !== undefined && input.jwks !== null,
+                    hasJwksUri: typeof input.jwksUri === 'string',
+                });
                 if (typeof input.secret !== 'string') return {};
                 const mode = modeOfFlags(input.secretHashed, input.secretEncrypted);
                 return { secret: await store.store(tx, textOf(input, 'realmId') ?? '', mode, input.secret) };
@@ -134,6 +154,15 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 refuseBothModes(input);
                 if (input.name !== undefined && input.name !== row.name) assertNameNotUuid(input.name);
                 await assertReferences(tx, input, row.realm_id, deps.outbound);
+                // the members' rules hold for the row as it will be: the body over the stored values
+                const after = <T>(member: string, stored: T): unknown => (input[member] === undefined ? stored : input[member]);
+                assertAuthenticationState({
+                    method: after('tokenEndpointAuthMethod', row.token_endpoint_auth_method) as string | null,
+                    hasSecret: after('secret', row.secret) !== null,
+                    secretHashed: Boolean(row.secret_hashed),
+                    hasJwks: after('jwks', row.jwks) !== null,
+                    hasJwksUri: after('jwksUri', row.jwks_uri) !== null,
+                });
                 return {
                     ...await updatedSecret(store, tx, row, input.secret),
                     // create-time only (spec): the stored flags are written back, so they are not changed
