@@ -18,6 +18,10 @@ export interface AccessTokenClaims {
     jti?: string;
     iat?: number;
     exp: number;
+    /** RFC 8707 §2: the resource server the token is narrowed to; absent: any of its realm */
+    aud?: string | string[];
+    /** RFC 8693 §4.1: the actor of a delegated token */
+    act?: Record<string, unknown>;
     [claim: string]: unknown;
 }
 

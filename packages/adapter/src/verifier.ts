@@ -24,6 +24,12 @@ export interface VerifierOptions {
     credentials: { clientId: string; clientSecret: string; realmId?: string; realmName?: string };
     /** realm ids or names this resource server serves; a token of any other realm is refused (default: any) */
     realms?: readonly string[];
+    /**
+     * this resource server's resource indicator — the `audience` its client registered (RFC 8707
+     * §2): a token narrowed to another resource server is refused; a token narrowed to none (no
+     * `aud`) is good at every resource server of its realm and is accepted
+     */
+    audience?: string;
     /** scopes every token must carry; the server withholds identity data without `global` (consumer rule 12) */
     requiredScopes?: readonly string[];
     /** remote mode: keep an introspection answer this many seconds, keyed by a digest of the token (default 0: none) */
@@ -47,6 +53,8 @@ export interface Introspection {
     client_id?: string;
     scope?: string;
     exp?: number;
+    /** RFC 8707 §2: the resource server the token is narrowed to */
+    aud?: string;
     permissions?: AuthorizationGrant[];
     [member: string]: unknown;
 }
@@ -84,6 +92,11 @@ const UNKNOWN_KEY_SECONDS = 30;
 const unavailable = (message: string) => new RealmgateError({ statusCode: 503, code: ErrorCode.INTERNAL_ERROR, message });
 const denied = (message: string) => new RealmgateError({ statusCode: 403, code: ErrorCode.PERMISSION_DENIED, message });
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** RFC 7519 §4.1.3: `aud` is one string or an array of them; anything else names no audience we serve. */
+function audienceNames(aud: unknown): readonly unknown[] {
+    return Array.isArray(aud) ? aud : [aud];
+}
 
 /** Fail closed on a malformed catalog (spec "Upgrade order" step 5): both members present and of their type. */
 function checkCatalog(value: unknown): AuthorizationCatalog {
@@ -218,7 +231,9 @@ export function createVerifier(options: VerifierOptions): Verifier {
         const match = header ? /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header) : null;
         if (!match) throw invalidToken('a bearer token is required');
         const token = match[1]!;
-        let subject: { sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined };
+        let subject: {
+            sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined; aud?: unknown;
+        };
         let introspected: Introspection | undefined;
         if (options.mode === 'local') {
             subject = await verifyLocally(token);
@@ -229,7 +244,11 @@ export function createVerifier(options: VerifierOptions): Verifier {
                 throw invalidToken('the token names no subject');
             }
             if (kind !== undefined && kind !== 'access_token') throw invalidToken('not an access token');
-            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope };
+            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope, aud: introspected.aud };
+        }
+        // RFC 8707 §2, RFC 9068 §4: a token for another resource server is not for this one
+        if (options.audience !== undefined && subject.aud !== undefined && !audienceNames(subject.aud).includes(options.audience)) {
+            throw invalidToken('the token is for another resource server');
         }
         if (served && !served.has(subject.realm_id) && !served.has(subject.realm_name)) throw invalidToken('the token belongs to a realm this server does not serve');
         const scopes = (subject.scope ?? '').split(' ').filter(Boolean);

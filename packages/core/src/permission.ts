@@ -118,6 +118,8 @@ export const PermissionName = {
     // a client or user managing its own record through @me
     CLIENT_SELF_MANAGE: 'client_self_manage',
     USER_SELF_MANAGE: 'user_self_manage',
+    // RFC 8693: a client exchanging a token of its realm for another (delegation or impersonation)
+    TOKEN_EXCHANGE: 'token_exchange',
 } as const;
 
 export type PermissionName = typeof PermissionName[keyof typeof PermissionName];

@@ -254,7 +254,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
     });
     const grants = grantRegistry({
-        dialect: handle.dialect, tokens, sessions, passwords, outbound, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
+        dialect: handle.dialect, tokens, sessions, passwords, outbound, events, catalog, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
         secondFactor: { dialect: handle.dialect, secrets, attempts: limits.secondFactor, events },
     });

@@ -270,6 +270,8 @@ export interface AuthorizationCodeTable {
     issued_session_id: string | null;
     /** the `acr` its ID token states: null unless the request sent `acr_values` (migration 0017) */
     acr: string | null;
+    /** the resource indicator the authorization request named (RFC 8707 §2; migration 0022), null when none */
+    resource: string | null;
     created_at: DbDate;
 }
 

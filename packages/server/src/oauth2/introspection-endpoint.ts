@@ -85,7 +85,9 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         const { claims, failure, profile } = inspected;
         const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
         // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
-        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile });
+        // an access token's audience and actor (RFC 7662 §2.2, RFC 8693 §4.1), so a resource server can check them
+        const narrowing = { ...(claims.aud ? { aud: claims.aud } : {}), ...(claims.act ? { act: claims.act } : {}) };
+        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile, narrowing });
     };
 
     /**

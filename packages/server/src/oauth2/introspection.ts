@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { CatalogCache } from '../authz/catalog-cache.js';
 import { loadGrants } from '../authz/grants.js';
 import type { Database } from '../db/schema.js';
-import type { SubjectKind } from '../tokens/claims.js';
+import type { ActClaim, SubjectKind } from '../tokens/claims.js';
 import type { UserProfile } from '../storage/users.js';
 import { claimsOfProfile, userClaims } from '../tokens/user-claims.js';
 
@@ -34,6 +34,10 @@ export interface IntrospectionResponse extends IntrospectedClaims {
     sub_kind?: SubjectKind;
     realm_id?: string;
     realm_name?: string;
+    /** RFC 7662 §2.2: the resource server an active token is narrowed to (RFC 8707), absent when none */
+    aud?: string;
+    /** RFC 8693 §4.1: an active delegated token's actor */
+    act?: ActClaim;
 }
 
 /** The subject an introspection names: the token's, or the Basic caller's own. */
@@ -128,7 +132,7 @@ async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, 
 export async function introspectionOf(
     deps: IntrospectionDeps,
     subject: IntrospectedSubject,
-    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined },
+    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined; narrowing?: Pick<IntrospectionResponse, 'aud' | 'act'> },
 ): Promise<IntrospectionResponse> {
     const named = { sub: subject.id, sub_kind: subject.kind, realm_id: subject.realmId, realm_name: subject.realmName };
     if (!options.active) return { active: false, permissions: [], ...named };
@@ -136,5 +140,5 @@ export async function introspectionOf(
         grantList(deps, subject, options.narrowToClientId),
         openIdClaims(deps.db, subject, options.profile),
     ]);
-    return { active: true, permissions, ...named, ...claims };
+    return { active: true, permissions, ...named, ...claims, ...options.narrowing };
 }

@@ -19,6 +19,8 @@ export interface NewAuthorizationCode {
     expiresAt: Date;
     /** the `acr` its ID token states; null (or absent) unless the request sent acr_values */
     acr?: string | null;
+    /** the resource indicator the request named (RFC 8707 §2); null (or absent) when none */
+    resource?: string | null;
 }
 
 export async function insertAuthorizationCode(db: Kysely<Database>, dialect: DialectName, code: NewAuthorizationCode): Promise<void> {
@@ -27,6 +29,6 @@ export async function insertAuthorizationCode(db: Kysely<Database>, dialect: Dia
         session_id: code.sessionId, redirect_uri: code.redirectUri, scope: code.scope, nonce: code.nonce,
         code_challenge: code.codeChallenge, code_challenge_method: code.codeChallengeMethod,
         auth_time: toDbDate(dialect, code.authTime), expires_at: toDbDate(dialect, code.expiresAt),
-        used_at: null, issued_session_id: null, acr: code.acr ?? null, created_at: toDbDate(dialect, new Date()),
+        used_at: null, issued_session_id: null, acr: code.acr ?? null, resource: code.resource ?? null, created_at: toDbDate(dialect, new Date()),
     }).execute();
 }

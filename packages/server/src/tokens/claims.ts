@@ -40,6 +40,18 @@ export type SubjectKind = 'user' | 'client';
 /** The scope every token issued without a client carries (API.md §4) and the default otherwise. */
 export const GLOBAL_SCOPE = 'global';
 
+/**
+ * RFC 8693 §4.1: the acting party of a delegated token — its subject and, when it acted through a
+ * token that was itself delegated, the prior actor nested inside.
+ */
+export interface ActClaim {
+    sub: string;
+    sub_kind: SubjectKind;
+    /** the client the actor's token was issued to, when any */
+    client_id?: string;
+    act?: ActClaim;
+}
+
 export interface TokenClaims {
     iss: string;
     sub: string;
@@ -53,6 +65,12 @@ export interface TokenClaims {
     jti: string;
     iat: number;
     exp: number;
+    /** RFC 8707 §2, RFC 9068 §2.2: the resource server an access token is narrowed to; absent: any of the realm */
+    aud?: string;
+    /** on a refresh token: the resource server its grant was narrowed to (RFC 8707 §2.2), absent when none */
+    resource?: string;
+    /** RFC 8693 §4.1: a delegated token's actor */
+    act?: ActClaim;
 }
 
 export interface TokenSubject {
@@ -74,6 +92,8 @@ export function claimsOf(payload: Record<string, unknown>): TokenClaims | null {
     if (!strings.every((name) => typeof payload[name] === 'string')) return null;
     if (typeof payload.iat !== 'number' || typeof payload.exp !== 'number') return null;
     if (payload.client_id !== undefined && typeof payload.client_id !== 'string') return null;
+    if ([payload.aud, payload.resource].some((value) => value !== undefined && typeof value !== 'string')) return null;
+    if (payload.act !== undefined && (typeof payload.act !== 'object' || payload.act === null)) return null;
     if (payload.sub_kind !== 'user' && payload.sub_kind !== 'client') return null;
     // ids go into queries: anything but a canonical UUID is not ours
     if (![payload.sub, payload.realm_id, payload.session_id].every((id) => isCanonicalUuid(id as string))) return null;

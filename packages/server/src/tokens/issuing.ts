@@ -7,7 +7,7 @@ import type { KeyStore } from '../keys/store.js';
 import { createInsertBatcher } from '../storage/insert-batcher.js';
 import { sameDatabase, type FailClosedWriter } from '../db/asynchronous-commit.js';
 import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken } from '../storage/session-tokens.js';
-import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type TokenSubject } from './claims.js';
+import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type ActClaim, type TokenSubject } from './claims.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
 import { createSigner } from './signer.js';
@@ -28,6 +28,14 @@ export interface IssueRequest {
     sessionId: string;
     /** also issue a refresh token (stored as an auth_session_tokens row) */
     refresh: boolean;
+    /** RFC 8707 §2: the resource server the access token is narrowed to (its `aud`); none: any of the realm */
+    audience?: string | null;
+    /** RFC 8707 §2.2: the resource the grant was narrowed to, carried by the refresh token for its next uses */
+    grantResource?: string | null;
+    /** RFC 8693 §4.1: the actor of a delegated token */
+    act?: ActClaim | null;
+    /** the latest `exp` (seconds) the access token may have: an exchanged token never outlives its subject token (RFC 8693 §2.1) */
+    notAfter?: number | null;
 }
 
 /** A refresh: new access and refresh tokens in the session, the refresh token's row rotated from the spent one's. */
@@ -127,12 +135,18 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             session_id: request.sessionId,
             iat,
         };
-        const access = { ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: iat + settings.accessMaxAge };
-        const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: settings.accessMaxAge };
+        const accessExp = Math.min(iat + settings.accessMaxAge, request.notAfter ?? Number.POSITIVE_INFINITY);
+        const access = {
+            ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: accessExp,
+            ...(request.audience ? { aud: request.audience } : {}),
+            ...(request.act ? { act: request.act } : {}),
+        };
+        const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: accessExp - iat };
         if (!refresh) return { issued, row: null };
         const jti = timeOrderedId();
         const exp = iat + settings.refreshMaxAge;
-        issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp }, key);
+        const refreshClaims = { ...base, kind: TOKEN_KIND.REFRESH, jti, exp, ...(request.grantResource ? { resource: request.grantResource } : {}) };
+        issued.refreshToken = signJws(algorithm, kid, refreshClaims, key);
         return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) } };
     };
 

@@ -2,6 +2,7 @@ import type { TOKEN_ENDPOINT_AUTH_METHODS } from '@realmgate/core';
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { outboundIssues } from '../outbound-fields.js';
+import { isResourceIndicator } from '../../tokens/resource-indicator.js';
 
 /** A JWK Set a client registers is small; a larger one is a mistake or an attack on memory. */
 const JWKS_MAX_LENGTH = 65_536;
@@ -65,18 +66,10 @@ function jwksUriIssues(value: unknown, outbound: OutboundPolicy): Issue[] {
     return outboundIssues(outbound, 'jwksUri', value);
 }
 
-/** RFC 8707 §2: a resource indicator is an absolute URI without a fragment. */
+/** RFC 8707 §2: the audience a resource server answers to is a resource indicator. */
 function audienceIssues(value: unknown): Issue[] {
-    if (typeof value !== 'string') return [];
-    let ok = !/\s|#/.test(value);
-    if (ok) {
-        try {
-            ok = new URL(value).protocol.length > 1;
-        } catch {
-            ok = false;
-        }
-    }
-    return ok ? [] : [issue(['audience'], 'invalid_uri', 'must be an absolute URI without a fragment (RFC 8707 §2)')];
+    if (typeof value !== 'string' || isResourceIndicator(value)) return [];
+    return [issue(['audience'], 'invalid_uri', 'must be an absolute URI without a fragment (RFC 8707 §2)')];
 }
 
 /** The members of a client body about its authentication, checked one by one (absent members are not checked). */

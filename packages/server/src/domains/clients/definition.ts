@@ -1,5 +1,5 @@
 import { PermissionName, TOKEN_ENDPOINT_AUTH_METHODS } from '@realmgate/core';
-import { badRequest, issue, validationFailed } from '../../errors/app-error.js';
+import { badRequest, conflict, issue, validationFailed } from '../../errors/app-error.js';
 import type { PasswordHasher } from '../../secrets/passwords.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { builtInField, descriptionField, displayNameField, foreignKey, nameField } from '../fields.js';
@@ -17,6 +17,7 @@ import { assertAuthenticationState, authenticationFieldIssues } from './authenti
 import type { Columns, TableRow } from '../../storage/resource/table.js';
 import { SIGNING_ALGORITHMS } from '../../keys/material.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
+import { audienceTaken } from '../../storage/resource-servers.js';
 
 const uriField = (name: string, column: string, maxLength: number): FieldSpec => ({
     name, column, type: 'string', nullable: true, maxLength, create: 'optional', update: true,
@@ -100,6 +101,17 @@ async function assertReferences(tx: Parameters<typeof assertFolderOfRealm>[0], i
     await assertAccessPolicy(tx, input.accessPolicyId, realmId);
 }
 
+/**
+ * RFC 8707 §2: a resource indicator names one resource server of the realm, so an audience is
+ * unique within it (409, as any other unique value taken).
+ */
+async function assertAudienceFree(tx: Parameters<typeof audienceTaken>[0], deps: ClientDeps, realmId: unknown, audience: unknown, clientId: string | null): Promise<void> {
+    if (typeof audience !== 'string' || typeof realmId !== 'string') return;
+    if (await audienceTaken(tx, realmId, audience, clientId, deps.handle.dialect !== 'sqlite')) {
+        throw conflict('Another client of the realm already has this audience.');
+    }
+}
+
 /** The secret column of an update; the storage mode stays the one chosen at creation. */
 async function updatedSecret(store: SecretStore, tx: Parameters<SecretStore['store']>[0], row: TableRow<'auth_clients'>, secret: unknown): Promise<Columns> {
     if (secret === undefined) return {};
@@ -138,6 +150,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 refuseBothModes(input);
                 assertNameNotUuid(input.name);
                 await assertReferences(tx, input, input.realmId, deps.outbound);
+                await assertAudienceFree(tx, deps, input.realmId, input.audience, null);
                 assertAuthenticationState({
                     method: (input.tokenEndpointAuthMethod as string | null | undefined) ?? null,
                     hasSecret: typeof input.secret === 'string',
@@ -154,6 +167,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 refuseBothModes(input);
                 if (input.name !== undefined && input.name !== row.name) assertNameNotUuid(input.name);
                 await assertReferences(tx, input, row.realm_id, deps.outbound);
+                await assertAudienceFree(tx, deps, row.realm_id, input.audience, row.id);
                 // the members' rules hold for the row as it will be: the body over the stored values
                 const after = <T>(member: string, stored: T): unknown => (input[member] === undefined ? stored : input[member]);
                 assertAuthenticationState({

@@ -1,4 +1,4 @@
-import { DEVICE_CODE_GRANT_TYPE } from '@realmgate/core';
+import { DEVICE_CODE_GRANT_TYPE, TOKEN_EXCHANGE_GRANT_TYPE } from '@realmgate/core';
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { Tx } from '../resource/context.js';
 import { isLoopbackHost, type OutboundPolicy } from '../../outbound/address-policy.js';
@@ -6,7 +6,7 @@ import { outboundIssues } from '../outbound-fields.js';
 import { findPolicy } from '../../storage/policies.js';
 
 /** The grants the token endpoint serves (API.md §4); the device code grant only when listed (spec rule 14). */
-const GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', DEVICE_CODE_GRANT_TYPE] as const;
+const GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', DEVICE_CODE_GRANT_TYPE, TOKEN_EXCHANGE_GRANT_TYPE] as const;
 
 /** RFC 8252 §7.1: a private-use URI scheme is a reverse domain name, so it holds a period (`com.example.app`). */
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/;

@@ -20,6 +20,8 @@ import { introspectionJson } from '../../oauth2/introspection.js';
 const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CLIENT, ErrorCode.INVALID_GRANT,
     ErrorCode.UNAUTHORIZED_CLIENT, ErrorCode.UNSUPPORTED_GRANT_TYPE, ErrorCode.INVALID_SCOPE,
+    // RFC 8707 §2: a resource indicator the server does not accept
+    ErrorCode.INVALID_TARGET,
     ErrorCode.AUTHORIZATION_PENDING, ErrorCode.SLOW_DOWN, ErrorCode.ACCESS_DENIED,
     // issue 14: the password grant's second-factor ticket
     ErrorCode.MFA_REQUIRED,

@@ -43,6 +43,8 @@ export async function mintCode(db: Kysely<Database>, dialect: DialectName, reque
         // OIDC Core §3.1.2.1: acr_values is a voluntary request — the ID token states the strength
         // the session has (an unknown one as the weakest), whichever values were asked for
         acr: request.acrValues ? subject.acr ?? ACR.PASSWORD : null,
+        // RFC 8707 §2.2: the token request may narrow to this resource, and to no other
+        resource: request.resource,
         expiresAt: new Date(Date.now() + CODE_LIFETIME_MS),
     });
     return code;

@@ -5,12 +5,15 @@ import { AppError } from '../../errors/app-error.js';
 import { findAuthorizationClient, type AuthorizationClient } from '../../storage/authorize-lookups.js';
 import { issuerOf } from '../../tokens/issuer.js';
 import { resolveScope, scopeNames } from '../grants/scope.js';
+import { registeredResource } from '../resource-indicators.js';
 import { authorizationError, type AuthorizationResponse, type ResponseTarget } from './response.js';
 
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
 const AUTHORIZATION_PARAMETERS = [
     'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
     'prompt', 'max_age', 'login_hint', 'response_mode', 'acr_values',
+    // RFC 8707 §2.1
+    'resource',
 ] as const;
 
 /**
@@ -45,6 +48,8 @@ export interface AuthorizationRequest {
     loginHint: string | undefined;
     /** OIDC Core §3.1.2.1 `acr_values`, in order of preference; null when not sent */
     acrValues: readonly string[] | null;
+    /** RFC 8707 §2.1: the resource server the tokens are for, kept on the code; null when none was named */
+    resource: string | null;
     /** RFC 9207: the issuer of the client's realm, sent as `iss` with every response */
     issuer: string;
     /** the parameters as received (the authorization parameters only), carried by the forms */
@@ -145,6 +150,8 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
     const target = { redirectUri, responseMode, state: params.state, issuer, realm: client.realm } as const;
     const fail = (error: ErrorCode, message: string): Validation => ({ ok: false, redirect: authorizationError(target, error, message) });
 
+    // RFC 8707 §2: one resource server per request here, so several are a target this server cannot serve
+    if (repeated.includes('resource')) return fail(ErrorCode.INVALID_TARGET, 'Only one resource may be requested.');
     if (repeated.length > 0) return fail(ErrorCode.INVALID_REQUEST, `The parameter ${repeated[0]} is repeated.`);
     // before any other member is judged: a request object carries them in place of the query (OIDC Core §6.1)
     if (requestObject) return fail(requestObject[1], requestObject[2]);
@@ -175,10 +182,13 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
     }
 
     let scope: string;
+    let resource: string | null = null;
     try {
         scope = await grantedScope(db, client, params.scope);
+        if (params.resource !== undefined) resource = await registeredResource(db, client.realm.id, params.resource);
     } catch (error) {
-        if (error instanceof AppError && error.code === ErrorCode.INVALID_SCOPE) return fail(ErrorCode.INVALID_SCOPE, error.message);
+        // RFC 6749 §4.1.2.1, RFC 8707 §2: answered at the redirect URI
+        if (error instanceof AppError && (error.code === ErrorCode.INVALID_SCOPE || error.code === ErrorCode.INVALID_TARGET)) return fail(error.code, error.message);
         throw error;
     }
     return {
@@ -186,7 +196,7 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
         request: {
             client, redirectUri, responseMode, state: params.state, scope, scopes: scope.split(' ').filter(Boolean),
             nonce: params.nonce ?? null, codeChallenge: challenge ?? null, codeChallengeMethod: challenge === undefined ? null : 'S256',
-            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, issuer, params,
+            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, issuer, params,
         },
     };
 }

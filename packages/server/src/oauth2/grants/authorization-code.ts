@@ -7,6 +7,7 @@ import {
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
+import { narrowedAudience } from '../resource-indicators.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved (ALPHA / DIGIT / "-" / "." / "_" / "~"). */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -69,7 +70,11 @@ function assertRedeemable(code: StoredAuthorizationCode, request: GrantRequest, 
 export const authorizationCodeGrant: Grant = {
         type: 'authorization_code',
         // §4.1.3; RFC 7636 §4.5
-        parameters: [{ name: 'code', required: true }, { name: 'redirect_uri', required: true }, { name: 'code_verifier', required: false }],
+        parameters: [
+            { name: 'code', required: true }, { name: 'redirect_uri', required: true }, { name: 'code_verifier', required: false },
+            // RFC 8707 §2.2
+            { name: 'resource', required: false },
+        ],
         // §3.2.1: confidential clients authenticate, public ones only identify themselves — checked below
         clientAuthentication: 'optional',
         create: (deps) => ({
@@ -82,6 +87,8 @@ export const authorizationCodeGrant: Grant = {
                 if (!code) throw invalidGrant('The authorization code is invalid.');
                 if (code.usedAt !== null) return replayed(deps, request, code.id, code.issuedSessionId);
                 assertRedeemable(code, request, client.row.id, client.row.secret === null);
+                // RFC 8707 §2.2: among the authorization request's resources; refused before the code is spent
+                const audience = await narrowedAudience(request.db, request.realm.id, request.params.resource, code.resource ?? null);
                 const subject = { id: code.userId, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
                 await assertClientAdmits(request, subject);
                 const { accessMaxAge, refreshMaxAge } = deps.tokens.settings;
@@ -101,7 +108,7 @@ export const authorizationCodeGrant: Grant = {
                     return replayed(deps, request, code.id, null);
                 }
                 const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
-                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true });
+                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true, audience, grantResource: code.resource ?? null });
                 return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce, acr: code.acr ?? null, profile: code.profile }, issued);
             },
         }),

@@ -2,6 +2,7 @@ import { required } from '../pipeline.js';
 import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
 import { resolveScope } from './scope.js';
+import { narrowedAudience } from '../resource-indicators.js';
 
 /**
  * RFC 6749 §4.4: the client acts on its own behalf. Confidential clients only (spec Authentication
@@ -10,8 +11,8 @@ import { resolveScope } from './scope.js';
  */
 export const clientCredentialsGrant: Grant = {
     type: 'client_credentials',
-    // §4.4.2
-    parameters: [{ name: 'scope', required: false }],
+    // §4.4.2; RFC 8707 §2.2
+    parameters: [{ name: 'scope', required: false }, { name: 'resource', required: false }],
     clientAuthentication: 'required',
     create: (deps) => ({
         async handle(request) {
@@ -19,7 +20,8 @@ export const clientCredentialsGrant: Grant = {
             const subject = { id: client.row.id, kind: 'client' as const, realmId: request.realm.id, realmName: request.realm.name };
             await assertClientAdmits(request, subject);
             const scope = await resolveScope(request.db, request.realm.id, request.params.scope, client.row.id, deps.scopeBindings);
-            return issueForLogin(deps, request, subject, scope, false);
+            const audience = await narrowedAudience(request.db, request.realm.id, request.params.resource, null);
+            return issueForLogin(deps, request, subject, scope, false, audience);
         },
     }),
 };

@@ -14,6 +14,7 @@ import type { UserProfile } from '../../storage/users.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { recordIssuance, type SignInMethod } from '../../tokens/auth-events.js';
 import type { DetachedEventLog } from '../../storage/events.js';
+import type { CatalogCache } from '../../authz/catalog-cache.js';
 
 const REFRESH_GRANT_TYPE = 'refresh_token';
 
@@ -28,6 +29,8 @@ export interface TokenResponse {
     scope: string;
     /** OpenID Connect Core §3.1.3.3, when the scope holds `openid` */
     id_token?: string;
+    /** RFC 8693 §2.2.1: the type of the token a token exchange issued */
+    issued_token_type?: string;
 }
 
 /** A token request as the grants see it: transport-free, parameters single-valued (RFC 6749 §3.2). */
@@ -56,6 +59,8 @@ export interface GrantDeps {
     scopeBindings: ScopeBindings;
     /** the event log's issuance entries, batched and never awaited (issue 15: a token answer waits on no event write) */
     events: DetachedEventLog;
+    /** the authorization engine's catalog: grants that ask it whether the client holds a permission (token exchange) */
+    catalog: CatalogCache;
 }
 
 /** A parameter of a grant's token request, beside `grant_type` and the client and realm parameters. */
@@ -104,6 +109,8 @@ export async function issueForLogin(
     subject: TokenSubject,
     scope: string,
     refresh: boolean,
+    /** RFC 8707 §2: the resource server the access token is narrowed to; none: any of the realm */
+    audience: string | null = null,
 ): Promise<TokenResponse> {
     const { accessMaxAge, refreshMaxAge } = deps.tokens.settings;
     const clientId = request.client?.row.id ?? null;
@@ -111,7 +118,7 @@ export async function issueForLogin(
         subject, clientId, ipAddress: request.ipAddress, userAgent: request.userAgent,
         expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
     });
-    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh });
+    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh, audience });
     // a login is a sign-in with a secret: a user's password (and second factor), a client's secret
     return tokenResponse(deps, request, { subject, clientId, scope, sessionId, authTime: new Date() }, issued, subject.kind === 'user' ? 'password' : 'client');
 }
@@ -129,6 +136,11 @@ export interface IssuedGrant {
     acr?: string | null;
     /** the user's profile when the grant read it already (a code's redemption); else the ID token's claims are read */
     profile?: UserProfile | null;
+    /**
+     * false: no ID token whatever the scope — a token exchange states no authentication of the
+     * user to the client (RFC 8693 §2.2.1 answers the issued token and its type only)
+     */
+    idToken?: boolean;
 }
 
 /**
@@ -152,7 +164,7 @@ export async function tokenResponse(deps: GrantDeps, request: GrantRequest, gran
         ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
         scope: grant.scope,
     };
-    if (!hasScope(grant.scope, OPENID_SCOPE) || grant.subject.kind !== 'user' || grant.clientId === null) return response;
+    if (grant.idToken === false || !hasScope(grant.scope, OPENID_SCOPE) || grant.subject.kind !== 'user' || grant.clientId === null) return response;
     const claims = grant.profile !== undefined ? (grant.profile ? claimsOfProfile(grant.profile) : undefined) : await userClaims(request.db, grant.subject.id);
     response.id_token = await deps.tokens.issueIdToken(request.db, {
         subject: grant.subject,

@@ -5,9 +5,10 @@ import { deviceCodeGrant } from './device-code.js';
 import { passwordGrant } from './password.js';
 import { mfaOtpGrant } from './mfa-otp.js';
 import { refreshTokenGrant } from './refresh-token.js';
+import { tokenExchangeGrant } from './token-exchange.js';
 
 /** The grants `POST /token` answers, explicitly listed (DESIGN.md §3); discovery advertises exactly these. */
-const GRANTS: readonly Grant[] = [passwordGrant, clientCredentialsGrant, refreshTokenGrant, authorizationCodeGrant, deviceCodeGrant, mfaOtpGrant];
+const GRANTS: readonly Grant[] = [passwordGrant, clientCredentialsGrant, refreshTokenGrant, authorizationCodeGrant, deviceCodeGrant, mfaOtpGrant, tokenExchangeGrant];
 
 /** The grants constructed with their dependencies (wire.ts). */
 export function grantRegistry(deps: GrantDeps): readonly GrantHandler[] {

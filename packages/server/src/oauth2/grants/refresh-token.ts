@@ -1,20 +1,9 @@
-import { ErrorCode } from '@realmgate/core';
-import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
+import { invalidGrant, invalidRequest } from '../errors.js';
 import { unverifiedRealmOf } from '../../tokens/jws.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
-import { scopeNames } from './scope.js';
-
-/** RFC 6749 §6: a requested scope must not exceed the original grant (nor be empty); none keeps it. */
-function narrowedScope(original: string, requested: string | undefined): string {
-    if (requested === undefined) return original;
-    const granted = new Set(scopeNames(original));
-    const names = scopeNames(requested);
-    if (names.length === 0 || names.some((name) => !granted.has(name))) {
-        throw oauthError(ErrorCode.INVALID_SCOPE, 'The requested scope exceeds the original grant.');
-    }
-    return names.join(' ');
-}
+import { narrowedScope } from './scope.js';
+import { narrowedAudience } from '../resource-indicators.js';
 
 /**
  * RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use removes the presented refresh token's
@@ -25,7 +14,7 @@ function narrowedScope(original: string, requested: string | undefined): string 
 export const refreshTokenGrant: Grant = {
     type: 'refresh_token',
     // §6
-    parameters: [{ name: 'refresh_token', required: true }, { name: 'scope', required: false }],
+    parameters: [{ name: 'refresh_token', required: true }, { name: 'scope', required: false }, { name: 'resource', required: false }],
     // §6: a public client refreshes too; a confidential one authenticates
     clientAuthentication: 'optional',
     create: (deps) => ({
@@ -43,7 +32,10 @@ export const refreshTokenGrant: Grant = {
             const session = verified.state;
             if (!session || session.sub !== claims.sub || session.realmId !== claims.realm_id) throw invalidGrant('The session does not exist.');
             if (session.revoked || session.expiresAt.getTime() <= Date.now()) throw invalidGrant('The session has ended.');
-            const scope = narrowedScope(claims.scope, request.params.scope);
+            const scope = narrowedScope(claims.scope, request.params.scope, 'The requested scope exceeds the original grant.');
+            // RFC 8707 §2.2: any resource the original grant allowed, narrowed again by this request
+            const grantResource = claims.resource ?? null;
+            const audience = await narrowedAudience(request.db, request.realm.id, request.params.resource, grantResource);
             if (session.subjectRealmId === null || session.subjectRealmId !== claims.realm_id) throw invalidGrant('The subject does not exist.');
             if (!session.subjectActive) throw invalidGrant('The subject is inactive.');
             const tokenSubject = { id: claims.sub, kind: claims.sub_kind, realmId: request.realm.id, realmName: request.realm.name };
@@ -55,10 +47,11 @@ export const refreshTokenGrant: Grant = {
                 scope,
                 sessionId: claims.session_id,
             };
+            const narrowing = { audience, grantResource };
             // spent last: a request refused above leaves the token usable, so its honest retry is
             // no replay (issue 12). The spent token's row becomes its successor's and the session is
             // extended to its expiry, in one commit (storage/session-tokens.ts rotateRefreshToken)
-            const issued = await deps.tokens.rotate(request.db, { ...grant, spentJti: claims.jti });
+            const issued = await deps.tokens.rotate(request.db, { ...grant, ...narrowing, spentJti: claims.jti });
             if (!issued) {
                 await deps.sessions.revoke(request.db, claims.session_id);
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');

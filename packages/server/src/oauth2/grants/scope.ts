@@ -25,6 +25,18 @@ export function scopeNames(value: string): string[] {
 }
 
 /**
+ * RFC 6749 §6 (and RFC 8693 §2.1 for an exchange): a requested scope must not exceed the one
+ * granted before, nor be empty; none keeps it. `exceeded` says what was exceeded, as invalid_scope.
+ */
+export function narrowedScope(original: string, requested: string | undefined, exceeded: string): string {
+    if (requested === undefined) return original;
+    const granted = new Set(scopeNames(original));
+    const names = scopeNames(requested);
+    if (names.length === 0 || names.some((name) => !granted.has(name))) throw oauthError(ErrorCode.INVALID_SCOPE, exceeded);
+    return names.join(' ');
+}
+
+/**
  * The scope a login is issued (RFC 6749 §3.3). Without a client: `global` (API.md §4). With a
  * client, its scope bindings (POST /client-scopes) decide, as Keycloak's client scopes do: a
  * requested name must be bound to the client (else invalid_scope, RFC 6749 §5.2), and no request
