@@ -34,7 +34,10 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             device_authorization_endpoint: `${publicUrl}/device_authorization`,
             jwks_uri: `${publicUrl}/realms/discovered/jwks`,
             revocation_endpoint: `${publicUrl}/token/revoke`,
-            grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:realmgate:params:oauth:grant-type:mfa-otp'],
+            grant_types_supported: [
+                'password', 'client_credentials', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:device_code',
+                'urn:realmgate:params:oauth:grant-type:mfa-otp', 'urn:ietf:params:oauth:grant-type:token-exchange',
+            ],
             token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
             revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
             introspection_endpoint: `${publicUrl}/token/introspect`,

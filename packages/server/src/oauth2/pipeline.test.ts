@@ -35,6 +35,7 @@ describe('protocol endpoints as named steps', () => {
             ['password', 'optional'], ['client_credentials', 'required'], ['refresh_token', 'optional'], ['authorization_code', 'optional'],
             ['urn:ietf:params:oauth:grant-type:device_code', 'optional'],
             ['urn:realmgate:params:oauth:grant-type:mfa-otp', 'optional'],
+            ['urn:ietf:params:oauth:grant-type:token-exchange', 'required'],
         ]);
     });
 
