@@ -125,6 +125,27 @@ describeEachDialect('adapter verify()', (dialect) => {
         expect(await refusal(verifier.verify(`Bearer ${tokens.access_token}`))).toMatchObject({ statusCode: 401 });
     });
 
+    it('audience: a token narrowed to this resource server or to none is accepted, one for another is refused (RFC 8707), in both modes', async () => {
+        const own = `https://rs-${randomUUID().slice(0, 6)}.example.com/`;
+        const elsewhere = `https://rs-${randomUUID().slice(0, 6)}.example.com/`;
+        await admin.postClientsById({ params: { id: credentials.clientId }, body: { audience: own } });
+        const secret = `secret-${randomUUID()}`;
+        await admin.postClients({ body: { name: `rs-${randomUUID().slice(0, 6)}`, realmId: realm.id, secret, audience: elsewhere } });
+        const narrowed = async (resource: string | undefined) => (await fetch(`${url}/token`, {
+            method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${unprivileged.clientId}:${unprivileged.clientSecret}`).toString('base64')}` },
+            body: new URLSearchParams({ grant_type: 'client_credentials', ...(resource ? { resource } : {}) }),
+        }).then((response) => response.json()) as { access_token: string }).access_token;
+        for (const mode of ['local', 'remote'] as const) {
+            const verifier = createVerifier({ baseUrl: url, mode, credentials, audience: own });
+            expect((await verifier.verify(`Bearer ${await narrowed(own)}`)).identity.id).toBe(unprivileged.clientId);
+            expect((await verifier.verify(`Bearer ${await narrowed(undefined)}`)).identity.id).toBe(unprivileged.clientId);
+            expect(await refusal(verifier.verify(`Bearer ${await narrowed(elsewhere)}`))).toMatchObject({ statusCode: 401, message: 'the token is for another resource server' });
+            // without the option every token of the realm is accepted, narrowed or not
+            const unconfigured = createVerifier({ baseUrl: url, mode, credentials });
+            expect((await unconfigured.verify(`Bearer ${await narrowed(elsewhere)}`)).identity.id).toBe(unprivileged.clientId);
+        }
+    });
+
     it('checks the scopes the resource server requires (spec consumer rule 12)', async () => {
         const verifier = createVerifier({ baseUrl: url, mode: 'local', credentials, requiredScopes: ['orders'] });
         const { access_token: token } = await login();

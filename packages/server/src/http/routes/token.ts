@@ -75,6 +75,8 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             200: ProtocolObject('The token response (RFC 6749 §5.1).', {
                 access_token: Type.String(), token_type: Type.String(), expires_in: Type.Optional(Type.Integer()),
                 refresh_token: Type.Optional(Type.String()), id_token: Type.Optional(Type.String()), scope: Type.Optional(Type.String()),
+                // RFC 8693 §2.2.1: a token exchange's answer
+                issued_token_type: Type.Optional(Type.String()),
             }),
         }), async (request, reply) => {
             const authenticated = await endpoints.token.authenticate({
