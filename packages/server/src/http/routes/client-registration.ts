@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { contract, EmptyAnswer, ProtocolObject } from '../contracts/route-contract.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import {
-    deleteRegistration, readRegistration, registerClient, registrationEndpointPath, updateRegistration, type RegistrationCall, type RegistrationDeps,
+    deleteRegistration, readRegistration, registerClient, updateRegistration, type RegistrationCall, type RegistrationDeps,
 } from '../../domains/client-registration/service.js';
 import { protocolErrorHandler } from './token.js';
 
@@ -36,7 +36,7 @@ const callOf = (request: FastifyRequest, realm: string): RegistrationCall => ({
  */
 export function registerClientRegistrationRoutes(app: FastifyInstance, deps: Omit<RegistrationDeps, 'clients'>, clients: ResourceDefinition): void {
     const registration: RegistrationDeps = { ...deps, clients };
-    const base = registrationEndpointPath(':realmId');
+    const base = '/realms/:realmId/register-client';
     void app.register(async (scope) => {
         scope.setErrorHandler(protocolErrorHandler([ErrorCode.INVALID_REDIRECT_URI, ErrorCode.INVALID_CLIENT_METADATA, ErrorCode.INVALID_TOKEN]));
         const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
