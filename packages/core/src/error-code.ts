@@ -41,6 +41,8 @@ export const ErrorCode = {
     DEVICE_VERIFICATION_THROTTLED: 'device_verification_throttled',
     TEMPORARILY_UNAVAILABLE: 'temporarily_unavailable',
     MAIL_UNAVAILABLE: 'mail_unavailable',
+    INVALID_REDIRECT_URI: 'invalid_redirect_uri',
+    INVALID_CLIENT_METADATA: 'invalid_client_metadata',
 } as const;
 
 export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
@@ -85,6 +87,9 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.fre
     device_verification_throttled: 429,
     temporarily_unavailable: 503,
     mail_unavailable: 503,
+    // RFC 7591 §3.2.2: a registration request whose metadata the server refuses
+    invalid_redirect_uri: 400,
+    invalid_client_metadata: 400,
 });
 
 export function isErrorCode(value: unknown): value is ErrorCode {

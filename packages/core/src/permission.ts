@@ -113,6 +113,10 @@ export const PermissionName = {
     EVENT_READ: 'event_read',
     EVENT_UPDATE: 'event_update',
     EVENT_DELETE: 'event_delete',
+    // initial access token (RFC 7591 §1.2): realm administrators hand them to developers who register clients
+    INITIAL_ACCESS_TOKEN_CREATE: 'initial_access_token_create',
+    INITIAL_ACCESS_TOKEN_READ: 'initial_access_token_read',
+    INITIAL_ACCESS_TOKEN_DELETE: 'initial_access_token_delete',
     // checks of another subject's permissions (spec: checks on other subjects, rule 3)
     PERMISSION_CHECK: 'permission_check',
     // a client or user managing its own record through @me

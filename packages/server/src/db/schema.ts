@@ -465,6 +465,24 @@ export interface ReplayGuardTable {
     expires_at: DbDate;
 }
 
+/** An initial access token of dynamic registration (migration 0021, RFC 7591 §1.2): its digest, uses and expiry. */
+export interface InitialAccessTokenTable extends Timestamps {
+    id: string;
+    realm_id: string;
+    /** SHA-256 hex of the token; the token itself is answered once at creation */
+    token_digest: string;
+    uses_allowed: number;
+    uses_remaining: number;
+    expires_at: DbDate;
+}
+
+/** A dynamically registered client's registration access token (migration 0021, RFC 7592 §1.1), as its digest. */
+export interface ClientRegistrationTable extends Timestamps {
+    client_id: string;
+    realm_id: string;
+    token_digest: string;
+}
+
 export interface Database {
     auth_realms: RealmTable;
     auth_paths: PathTable;
@@ -502,6 +520,8 @@ export interface Database {
     auth_user_identities: UserIdentityTable;
     auth_federated_logins: FederatedLoginTable;
     auth_replay_guards: ReplayGuardTable;
+    auth_initial_access_tokens: InitialAccessTokenTable;
+    auth_client_registrations: ClientRegistrationTable;
 }
 
 export type TableName = keyof Database;

@@ -21,6 +21,7 @@ import { keysDefinition } from './keys/definition.js';
 import { sessionsDefinition, sessionTokensDefinition } from './sessions/definition.js';
 import { eventsDefinition } from './event-log/definition.js';
 import { identityProvidersDefinition } from './identity-providers/definition.js';
+import { initialAccessTokensDefinition } from './initial-access-tokens/definition.js';
 import { identityProviderAttributeMappingsDefinition, identityProviderRoleMappingsDefinition } from './identity-providers/mappings.js';
 
 /** What the administered resources need, beyond the engine's own deps. */
@@ -56,6 +57,7 @@ export function resourceDefinitions(domainDeps: DomainDeps): ResourceDefinition[
         identityProvidersDefinition(deps),
         identityProviderAttributeMappingsDefinition,
         identityProviderRoleMappingsDefinition,
+        initialAccessTokensDefinition(deps),
     ];
 }
 

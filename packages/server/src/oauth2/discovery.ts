@@ -4,6 +4,7 @@ import { ACR, ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { findConsoleClientId } from '../storage/console-clients.js';
+import { findRealmProtocolFlags } from '../storage/realms.js';
 import { supportedGrantTypes } from './grants/index.js';
 
 /**
@@ -46,6 +47,8 @@ export interface DiscoveryDocument {
      * when the realm has none (no PUBLIC_URL at its creation). Client ids are public (RFC 6749 §2.2).
      */
     realmgate_console_client_id?: string;
+    /** RFC 8414 §2 (RFC 7591 §3): present while the realm's dynamicRegistrationEnabled is true */
+    registration_endpoint?: string;
 }
 
 /** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke` and `/token/introspect`. */
@@ -68,7 +71,8 @@ export async function discoveryDocument(
     db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }, mtlsPublicUrl?: string,
 ): Promise<DiscoveryDocument> {
     const base = publicUrl.replace(/\/+$/, '');
-    const [scopes, consoleClientId] = await Promise.all([scopeNamesOfRealm(db, realm.id), findConsoleClientId(db, realm.id)]);
+    // the realm's protocol switches (API.md §8): discovery advertises only what the realm has on
+    const [scopes, consoleClientId, flags] = await Promise.all([scopeNamesOfRealm(db, realm.id), findConsoleClientId(db, realm.id), findRealmProtocolFlags(db, realm.id)]);
     // RFC 8705 §5: the endpoints a client reaches through the mutual-TLS listener; the token and
     // device authorization endpoints are the ones a client authenticates at (spec Events 7)
     const mtls = mtlsPublicUrl === undefined ? undefined : mtlsPublicUrl.replace(/\/+$/, '');
@@ -118,5 +122,7 @@ export async function discoveryDocument(
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
+        // the path of http/routes/client-registration.ts
+        ...(flags?.dynamicRegistrationEnabled === true ? { registration_endpoint: `${base}/realms/${encodeURIComponent(realm.name)}/register-client` } : {}),
     };
 }

@@ -1,7 +1,8 @@
 import { isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
-import type { Database } from '../db/schema.js';
+import type { Database, DbBool } from '../db/schema.js';
+import { fromDbBool } from '../db/values.js';
 
 /** What protocol and route code needs of a realm: its id and its name (the issuer path segment). */
 export interface RealmRef {
@@ -45,4 +46,26 @@ export function findRealmOfClient(db: Kysely<Database>, clientId: string): Promi
 /** The realm of the user with this id (lower-case UUID); undefined when there is none. */
 export function findRealmOfUser(db: Kysely<Database>, userId: string): Promise<RealmRef | undefined> {
     return REALM_OF_USER.first(db, [userId]);
+}
+
+/** A realm's protocol switches (API.md §8): what its discovery document advertises and its endpoints allow. */
+export interface RealmProtocolFlags {
+    securityProfile: string | null;
+    requirePushedAuthorizationRequests: boolean;
+    dynamicRegistrationEnabled: boolean;
+}
+
+const REALM_FLAGS = prepareQuery<{ security_profile: string | null; require_pushed_authorization_requests: unknown; dynamic_registration_enabled: unknown }>(
+    (db, param) => db.selectFrom('auth_realms').select(['security_profile', 'require_pushed_authorization_requests', 'dynamic_registration_enabled']).where('id', '=', param(0)),
+);
+
+/** The protocol switches of the realm with this id (lower-case UUID); undefined when there is none. */
+export async function findRealmProtocolFlags(db: Kysely<Database>, realmId: string): Promise<RealmProtocolFlags | undefined> {
+    const row = await REALM_FLAGS.first(db, [realmId]);
+    if (!row) return undefined;
+    return {
+        securityProfile: row.security_profile,
+        requirePushedAuthorizationRequests: fromDbBool(row.require_pushed_authorization_requests as DbBool),
+        dynamicRegistrationEnabled: fromDbBool(row.dynamic_registration_enabled as DbBool),
+    };
 }

@@ -26,6 +26,8 @@ import { registerAssetRoutes } from './assets.js';
 import { registerAuthorizeRoutes } from './authorize.js';
 import { registerLogoutRoutes } from './logout.js';
 import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
+import { registerInitialAccessTokenRoutes } from './initial-access-tokens.js';
+import { registerClientRegistrationRoutes } from './client-registration.js';
 import { registerOperationsRoutes } from './operations.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAccountPages } from './account-pages.js';
@@ -44,6 +46,7 @@ const extraRoutes: Readonly<Record<string, ExtraRoutes>> = {
     sessions: registerSessionRoutes,
     'session-tokens': registerSessionTokenRoutes,
     policies: (app, deps, _definition, prefix) => registerExpandedRoute(app, deps, prefix),
+    'initial-access-tokens': registerInitialAccessTokenRoutes,
 };
 
 /** Registers every route; answers the administered resources' definitions (the realtime bus delivers their events). */
@@ -56,6 +59,9 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
         registerResourceRoutes(app, deps, definition, extra ? (prefix) => extra(app, deps, definition, prefix) : undefined);
     }
     registerJwksRoutes(app, { db: deps.db, keys: deps.keys });
+    // RFC 7591 / RFC 7592: registered clients are created and managed through the clients' resource
+    const clients = definitions.find((definition) => definition.spec.collection === 'clients')!;
+    registerClientRegistrationRoutes(app, { ...deps, publicUrl: deps.config.publicUrl }, clients);
     registerTokenRoutes(app, {
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
         onIssued: deps.metrics.tokenIssued,

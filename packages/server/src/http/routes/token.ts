@@ -33,14 +33,23 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The error handler of the OAuth protocol routes (API.md §1 members plus RFC 6749 §5.2 `error`, `error_description`). */
-export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
-    const oauth = OAUTH_ERRORS.get(body.code) ?? (status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST);
-    // the framework's body errors become invalid_request in both members
-    const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
-    return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message, ...protocolMembersOf(error) });
+/**
+ * The error handler of OAuth protocol routes whose RFC names more error codes than RFC 6749 §5.2
+ * (dynamic registration: RFC 7591 §3.2.2, RFC 6750 §3.1): `extra` codes carry their own `error`.
+ */
+export function protocolErrorHandler(extra: readonly ErrorCode[]) {
+    const errors = new Map([...OAUTH_ERRORS, ...extra.map((code) => [code, code] as [string, string])]);
+    return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+        const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
+        const oauth = errors.get(body.code) ?? (status >= 500 ? 'server_error' : ErrorCode.INVALID_REQUEST);
+        // the framework's body errors become invalid_request in both members
+        const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
+        return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message, ...protocolMembersOf(error) });
+    };
 }
+
+/** The error handler of the OAuth protocol routes (API.md §1 members plus RFC 6749 §5.2 `error`, `error_description`). */
+export const oauthErrorHandler = protocolErrorHandler([]);
 
 export interface TokenRouteEndpoints {
     token: TokenEndpoint;
