@@ -65,6 +65,8 @@ export interface WireOptions {
     metricsClock?: () => number;
     /** the clock of activation and reset code expiry (tests) */
     accountClock?: () => number;
+    /** the clock of the clients' fetched key sets: their lifetime and the interval between fetches for an unknown kid (tests) */
+    clientKeysClock?: () => number;
 }
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
@@ -166,6 +168,11 @@ function databaseOptions(config: Config): DatabaseOptions {
     };
 }
 
+/** An endpoint's URLs: under PUBLIC_URL, and under MTLS_PUBLIC_URL when clients reach it through mutual TLS (RFC 8705 §5). */
+function endpointUrlsOf(config: Config, path: string): string[] {
+    return [config.publicUrl, ...(config.mtlsPublicUrl === undefined ? [] : [config.mtlsPublicUrl])].map((base) => `${base.replace(/\/+$/, '')}${path}`);
+}
+
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
     return createDatabase(databaseOptions(config));
 }
@@ -190,7 +197,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const outbound = createOutboundPolicy(config.outboundAllowedHosts);
     const outboundFetch = createOutboundFetch(outbound);
     // the keys of clients' assertions and request objects: inline, or their jwksUri through the guard
-    const clientKeys = createClientKeys({ fetch: outboundFetch, cache: caches.clientKeys });
+    const clientKeys = createClientKeys({ fetch: outboundFetch, cache: caches.clientKeys, ...(options.clientKeysClock ? { clock: options.clientKeysClock } : {}) });
     const backchannelLogout = createBackchannelLogout({
         db: handle.db,
         fetch: outboundFetch,
@@ -260,6 +267,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         if (options.logger) options.logger.warn({ err: error }, 'replay store (Redis) unreachable; the database records single-use identifiers until it answers');
         else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
     });
+    // client assertions (RFC 7523): each endpoint that authenticates clients answers to its own URLs
+    const assertionsAt = (path: string) => ({ keys: clientKeys, replayGuard, publicUrl: config.publicUrl, endpointUrls: endpointUrlsOf(config, path) });
     const grants = grantRegistry({
         dialect: handle.dialect, tokens, sessions, passwords, outbound, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
@@ -301,15 +310,20 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             logger ??= appLogger;
         },
         tokens,
-        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants , lookups }),
-        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config , lookups }),
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants, lookups, assertions: assertionsAt('/token') }),
+        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config, lookups, assertions: assertionsAt('/token/revoke') }),
         limits,
         replayGuard,
         clientKeys,
         metrics,
-        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups }),
+        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({
+            db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups,
+            assertions: assertionsAt('/device_authorization'),
+        }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
-        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config , lookups }),
+        introspectionEndpoint: createIntrospectionEndpoint({
+            db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config, lookups, assertions: assertionsAt('/token/introspect'),
+        }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
         views,
     };
