@@ -86,7 +86,8 @@ export const authorizationCodeGrant: Grant = {
                 const code = await findAuthorizationCodeByDigest(request.db, sha256Hex(presented));
                 if (!code) throw invalidGrant('The authorization code is invalid.');
                 if (code.usedAt !== null) return replayed(deps, request, code.id, code.issuedSessionId);
-                assertRedeemable(code, request, client.row.id, client.row.secret === null);
+                // public: a client that did not authenticate (a private_key_jwt client has no secret, yet proves itself)
+                assertRedeemable(code, request, client.row.id, !client.authenticated);
                 // RFC 8707 §2.2: among the authorization request's resources; refused before the code is spent
                 const audience = await narrowedAudience(request.db, request.realm.id, request.params.resource, code.resource ?? null);
                 const subject = { id: code.userId, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
