@@ -9,7 +9,7 @@ import { tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './
 import { narrowedScope } from './scope.js';
 
 /** RFC 8693 §3: the one token type exchanged here, in and out. */
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 /** Delegation chains deeper than this are refused: each link grows every token of the chain (RFC 8693 §4.1). */
 const MAX_ACTORS = 8;
