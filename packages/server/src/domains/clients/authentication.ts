@@ -18,17 +18,22 @@ const KEY_SHAPES: Readonly<Record<string, { members: readonly string[]; curves?:
     OKP: { members: ['crv', 'x'], curves: ['Ed25519'] },
 };
 
+/** A JSON object's members, or null for anything else. */
+function membersOf(value: unknown): Readonly<Record<string, unknown>> | null {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : null;
+}
+
 /** Why one JWK is refused, if it is. */
 function keyProblem(key: unknown): string | null {
-    if (typeof key !== 'object' || key === null || Array.isArray(key)) return 'is not a JSON object';
-    const jwk = key as Record<string, unknown>;
+    const jwk = membersOf(key);
+    if (jwk === null) return 'is not a JSON object';
     const shape = typeof jwk.kty === 'string' ? KEY_SHAPES[jwk.kty] : undefined;
     if (!shape) return `has kty ${JSON.stringify(jwk.kty)}; RSA, EC and OKP public keys are accepted`;
     const secret = PRIVATE_MEMBERS.find((member) => member in jwk);
     if (secret !== undefined) return `holds the private member "${secret}": register public keys only`;
     const missing = shape.members.find((member) => typeof jwk[member] !== 'string');
     if (missing !== undefined) return `lacks "${missing}"`;
-    if (shape.curves && !shape.curves.includes(jwk.crv as string)) return `has crv ${JSON.stringify(jwk.crv)}; ${shape.curves.join(', ')} are accepted`;
+    if (shape.curves && !shape.curves.includes(String(jwk.crv))) return `has crv ${JSON.stringify(jwk.crv)}; ${shape.curves.join(', ')} are accepted`;
     if (jwk.use !== undefined && jwk.use !== 'sig') return 'has a use other than "sig"';
     return null;
 }
@@ -36,17 +41,15 @@ function keyProblem(key: unknown): string | null {
 /** A JWK Set of public signing keys (RFC 7517 §5), as a client registers it inline (OIDC Registration §2 `jwks`). */
 function jwksIssues(value: unknown): Issue[] {
     if (value === undefined || value === null) return [];
-    if (typeof value !== 'object' || Array.isArray(value) || !Array.isArray((value as { keys?: unknown }).keys)) {
-        return [issue(['jwks'], 'invalid_jwks', 'must be a JWK Set: an object with a "keys" array')];
-    }
-    const keys = (value as { keys: unknown[] }).keys;
+    const keys = membersOf(value)?.keys;
+    if (!Array.isArray(keys)) return [issue(['jwks'], 'invalid_jwks', 'must be a JWK Set: an object with a "keys" array')];
     if (JSON.stringify(value).length > JWKS_MAX_LENGTH) return [issue(['jwks'], 'invalid_jwks', `must be at most ${JWKS_MAX_LENGTH} characters as JSON`)];
     if (keys.length === 0 || keys.length > JWKS_MAX_KEYS) return [issue(['jwks', 'keys'], 'invalid_jwks', `must hold 1 to ${JWKS_MAX_KEYS} keys`)];
     const issues = keys.flatMap((key, index) => {
         const problem = keyProblem(key);
         return problem === null ? [] : [issue(['jwks', 'keys', index], 'invalid_jwk', `the key ${problem}`)];
     });
-    const kids = keys.map((key) => (key as { kid?: unknown }).kid).filter((kid) => kid !== undefined);
+    const kids = keys.map((key) => membersOf(key)?.kid).filter((kid) => kid !== undefined);
     if (new Set(kids).size !== kids.length) issues.push(issue(['jwks', 'keys'], 'invalid_jwks', 'the keys\' "kid" values must be unique'));
     return issues;
 }
@@ -79,7 +82,8 @@ export function authenticationFieldIssues(input: Record<string, unknown>, outbou
 
 /** A client's authentication as it will be stored: the body over the row. */
 export interface ClientAuthenticationState {
-    method: string | null;
+    /** a TOKEN_ENDPOINT_AUTH_METHODS member, or null */
+    method: unknown;
     hasSecret: boolean;
     secretHashed: boolean;
     hasJwks: boolean;
@@ -94,7 +98,7 @@ export interface ClientAuthenticationState {
 export function assertAuthenticationState(state: ClientAuthenticationState): void {
     const issues: Issue[] = [];
     if (state.hasJwks && state.hasJwksUri) issues.push(issue(['jwksUri'], 'conflict', 'jwks and jwksUri cannot both be set (RFC 7591 §2)'));
-    switch (state.method as (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number] | null) {
+    switch (state.method) {
         case 'private_key_jwt':
             if (!state.hasJwks && !state.hasJwksUri) issues.push(issue(['jwks'], 'required', 'private_key_jwt needs the client\'s public keys in jwks or jwksUri'));
             break;

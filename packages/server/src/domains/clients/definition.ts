@@ -152,7 +152,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 await assertReferences(tx, input, input.realmId, deps.outbound);
                 await assertAudienceFree(tx, deps, input.realmId, input.audience, null);
                 assertAuthenticationState({
-                    method: (input.tokenEndpointAuthMethod as string | null | undefined) ?? null,
+                    method: input.tokenEndpointAuthMethod ?? null,
                     hasSecret: typeof input.secret === 'string',
                     secretHashed: input.secretHashed === true,
                     hasJwks: input.jwks !== undefined && input.jwks !== null,
@@ -171,7 +171,7 @@ export function clientsDefinition(deps: ClientDeps): ResourceDefinition<'auth_cl
                 // the members' rules hold for the row as it will be: the body over the stored values
                 const after = <T>(member: string, stored: T): unknown => (input[member] === undefined ? stored : input[member]);
                 assertAuthenticationState({
-                    method: after('tokenEndpointAuthMethod', row.token_endpoint_auth_method) as string | null,
+                    method: after('tokenEndpointAuthMethod', row.token_endpoint_auth_method),
                     hasSecret: after('secret', row.secret) !== null,
                     secretHashed: Boolean(row.secret_hashed),
                     hasJwks: after('jwks', row.jwks) !== null,
