@@ -1,4 +1,3 @@
-import type { TOKEN_ENDPOINT_AUTH_METHODS } from '@realmgate/core';
 import { issue, validationFailed, type Issue } from '../../errors/app-error.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { outboundIssues } from '../outbound-fields.js';
