@@ -49,6 +49,8 @@ describe('core vocabulary', () => {
                 expect(isPermissionName(`${resource}_${action}`), `${resource}_${action}`).toBe(true);
             }
         }
+        // dynamic registration (RFC 7591 §1.2): its tokens are created, read and deleted, never updated
+        for (const action of ['create', 'read', 'delete']) expect(isPermissionName(`initial_access_token_${action}`)).toBe(true);
         expect(PermissionName.CLIENT_SELF_MANAGE).toBe('client_self_manage');
         expect(PermissionName.USER_SELF_MANAGE).toBe('user_self_manage');
     });

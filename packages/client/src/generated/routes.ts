@@ -5,7 +5,7 @@
 export interface Schemas {
     Error: {
         statusCode: number;
-        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable";
+        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable" | "invalid_redirect_uri" | "invalid_client_metadata";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -16,7 +16,7 @@ export interface Schemas {
     };
     OAuthError: {
         statusCode: number;
-        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable";
+        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable" | "invalid_redirect_uri" | "invalid_client_metadata";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -2225,6 +2225,130 @@ export interface Routes {
                 startTls?: boolean | null;
                 tlsRejectUnauthorized?: boolean | null;
                 timeout?: number | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** List initial-access-tokens */
+    "GET /initial-access-tokens": {
+        params: Record<never, never>;
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[count]"?: unknown;
+            "filter[remaining]"?: unknown;
+            "filter[expiresAt]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create an initial access token for dynamic client registration */
+    "POST /initial-access-tokens": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            expiresIn?: number;
+            count?: number;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                token: string;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of initial-access-tokens */
+    "GET /initial-access-tokens/@schema": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of initial-access-tokens */
+    "GET /initial-access-tokens/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of initial-access-tokens */
+    "DELETE /initial-access-tokens/{id}": {
+        params: {
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5151,6 +5275,138 @@ export interface Routes {
             meta: Record<string, unknown>;
         };
     };
+    /** List initial-access-tokens */
+    "GET /realms/{realmId}/initial-access-tokens": {
+        params: {
+            realmId: string;
+        };
+        query: {
+            "filter[id]"?: unknown;
+            "filter[createdAt]"?: unknown;
+            "filter[updatedAt]"?: unknown;
+            "filter[realmId]"?: unknown;
+            "filter[count]"?: unknown;
+            "filter[remaining]"?: unknown;
+            "filter[expiresAt]"?: unknown;
+            fields?: unknown;
+            sort?: unknown;
+            include?: unknown;
+            "page[limit]"?: unknown;
+            "page[offset]"?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Array<{
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                [member: string]: unknown;
+            }>;
+            meta: {
+                total: number;
+                limit: number;
+                offset: number;
+                [member: string]: unknown;
+            };
+        };
+    };
+    /** Create an initial access token for dynamic client registration */
+    "POST /realms/{realmId}/initial-access-tokens": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: {
+            realmId?: string;
+            expiresIn?: number;
+            count?: number;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                token: string;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** The query vocabulary of initial-access-tokens */
+    "GET /realms/{realmId}/initial-access-tokens/@schema": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: Record<string, unknown>;
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Read one of initial-access-tokens */
+    "GET /realms/{realmId}/initial-access-tokens/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Delete one of initial-access-tokens */
+    "DELETE /realms/{realmId}/initial-access-tokens/{id}": {
+        params: {
+            realmId: string;
+            id: string;
+        };
+        query: {
+            fields?: unknown;
+            include?: unknown;
+        };
+        body: never;
+        bodyRequired: false;
+        response: {
+            data: {
+                id?: string | null;
+                createdAt?: string | null;
+                updatedAt?: string | null;
+                realmId?: string | null;
+                count?: number | null;
+                remaining?: number | null;
+                expiresAt?: string | null;
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
     /** The realm's public keys (RFC 7517 JWK Set) */
     "GET /realms/{realmId}/jwks": {
         params: {
@@ -6178,6 +6434,73 @@ export interface Routes {
             meta: Record<string, unknown>;
             [member: string]: unknown;
         };
+    };
+    /** Register a client (RFC 7591) */
+    "POST /realms/{realmId}/register-client": {
+        params: {
+            realmId: string;
+        };
+        query: Record<never, never>;
+        body: Record<string, unknown>;
+        bodyRequired: true;
+        response: {
+            client_id: string;
+            client_id_issued_at: number;
+            registration_client_uri: string;
+            client_secret?: string;
+            client_secret_expires_at?: number;
+            registration_access_token?: string;
+            [member: string]: unknown;
+        };
+    };
+    /** Read a registration (RFC 7592 §2.1) */
+    "GET /realms/{realmId}/register-client/{clientId}": {
+        params: {
+            realmId: string;
+            clientId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: {
+            client_id: string;
+            client_id_issued_at: number;
+            registration_client_uri: string;
+            client_secret?: string;
+            client_secret_expires_at?: number;
+            registration_access_token?: string;
+            [member: string]: unknown;
+        };
+    };
+    /** Replace a registration's metadata (RFC 7592 §2.2) */
+    "PUT /realms/{realmId}/register-client/{clientId}": {
+        params: {
+            realmId: string;
+            clientId: string;
+        };
+        query: Record<never, never>;
+        body: Record<string, unknown>;
+        bodyRequired: true;
+        response: {
+            client_id: string;
+            client_id_issued_at: number;
+            registration_client_uri: string;
+            client_secret?: string;
+            client_secret_expires_at?: number;
+            registration_access_token?: string;
+            [member: string]: unknown;
+        };
+    };
+    /** Delete a registration and its client (RFC 7592 §2.3) */
+    "DELETE /realms/{realmId}/register-client/{clientId}": {
+        params: {
+            realmId: string;
+            clientId: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: null;
     };
     /** The page the password-reset mail links to */
     "GET /realms/{realmId}/reset-password": {
@@ -10189,6 +10512,11 @@ export const ROUTE_METHODS = {
     postIdentityProvidersById: "POST /identity-providers/{id}",
     putIdentityProvidersById: "PUT /identity-providers/{id}",
     deleteIdentityProvidersById: "DELETE /identity-providers/{id}",
+    getInitialAccessTokens: "GET /initial-access-tokens",
+    postInitialAccessTokens: "POST /initial-access-tokens",
+    getInitialAccessTokensSchema: "GET /initial-access-tokens/@schema",
+    getInitialAccessTokensById: "GET /initial-access-tokens/{id}",
+    deleteInitialAccessTokensById: "DELETE /initial-access-tokens/{id}",
     getKeys: "GET /keys",
     postKeys: "POST /keys",
     getKeysSchema: "GET /keys/@schema",
@@ -10285,6 +10613,11 @@ export const ROUTE_METHODS = {
     postIdentityProvidersByIdInRealm: "POST /realms/{realmId}/identity-providers/{id}",
     putIdentityProvidersByIdInRealm: "PUT /realms/{realmId}/identity-providers/{id}",
     deleteIdentityProvidersByIdInRealm: "DELETE /realms/{realmId}/identity-providers/{id}",
+    getInitialAccessTokensInRealm: "GET /realms/{realmId}/initial-access-tokens",
+    postInitialAccessTokensInRealm: "POST /realms/{realmId}/initial-access-tokens",
+    getInitialAccessTokensSchemaInRealm: "GET /realms/{realmId}/initial-access-tokens/@schema",
+    getInitialAccessTokensByIdInRealm: "GET /realms/{realmId}/initial-access-tokens/{id}",
+    deleteInitialAccessTokensByIdInRealm: "DELETE /realms/{realmId}/initial-access-tokens/{id}",
     getJwksInRealm: "GET /realms/{realmId}/jwks",
     getJwksByKidInRealm: "GET /realms/{realmId}/jwks/{kid}",
     getKeysInRealm: "GET /realms/{realmId}/keys",
@@ -10323,6 +10656,10 @@ export const ROUTE_METHODS = {
     deletePoliciesByIdInRealm: "DELETE /realms/{realmId}/policies/{id}",
     getPoliciesByIdExpandedInRealm: "GET /realms/{realmId}/policies/{id}/expanded",
     postRegisterInRealm: "POST /realms/{realmId}/register",
+    postRegisterClientInRealm: "POST /realms/{realmId}/register-client",
+    getRegisterClientByClientIdInRealm: "GET /realms/{realmId}/register-client/{clientId}",
+    putRegisterClientByClientIdInRealm: "PUT /realms/{realmId}/register-client/{clientId}",
+    deleteRegisterClientByClientIdInRealm: "DELETE /realms/{realmId}/register-client/{clientId}",
     getResetPasswordInRealm: "GET /realms/{realmId}/reset-password",
     postResetPasswordInRealm: "POST /realms/{realmId}/reset-password",
     getRoleAttributesInRealm: "GET /realms/{realmId}/role-attributes",

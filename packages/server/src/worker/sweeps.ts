@@ -57,6 +57,8 @@ export const SWEEPS: readonly Sweep[] = [
     expiredRows('expired-federated-logins', 'auth_federated_logins'),
     // single-use identifiers past the lifetime of what carried them (limits/replay-guard.ts)
     expiredRows('expired-replay-guards', 'auth_replay_guards'),
+    // RFC 7591 §1.2: an expired initial access token authorizes nothing more
+    expiredRows('expired-initial-access-tokens', 'auth_initial_access_tokens'),
 ];
 
 /**

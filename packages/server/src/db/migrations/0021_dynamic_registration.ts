@@ -26,6 +26,8 @@ async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
     await initial.execute();
     await createIndex(db, ctx, INITIAL, ['token_digest'], { unique: true });
     await createIndex(db, ctx, INITIAL, ['realm_id']);
+    // the worker's sweep of expired tokens
+    await createIndex(db, ctx, INITIAL, ['expires_at']);
 
     let registrations = withTimestamps(createTable(db, ctx, REGISTRATIONS)
         .addColumn('client_id', ID, (col) => col.primaryKey())

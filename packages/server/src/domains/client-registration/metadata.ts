@@ -72,7 +72,7 @@ function uriList(name: string, value: unknown): { issues: Issue[]; joined: strin
 /** RFC 7591 §2.1: response_types are `code` only, and `code` goes with the authorization_code grant. */
 function responseTypeIssues(value: unknown, grantTypes: unknown): Issue[] {
     if (value === undefined) return [];
-    if (!Array.isArray(value) || value.some((type) => !RESPONSE_TYPES.includes(type as string))) {
+    if (!Array.isArray(value) || value.some((type) => typeof type !== 'string' || !RESPONSE_TYPES.includes(type))) {
         return [issue(['response_types'], 'unsupported_response_type', `only ${RESPONSE_TYPES.join(', ')} is supported`)];
     }
     if (value.length > 0 && !(Array.isArray(grantTypes) && grantTypes.includes('authorization_code'))) {
@@ -109,7 +109,7 @@ export function registeredFields(metadata: Record<string, unknown>): RegisteredF
         issues.push(issue(renamePath(path), 'invalid_value', error.message));
     }
     if (issues.length > 0) throw metadataError(validationFailed(issues));
-    return { body, method: method as string };
+    return { body, method: String(method) };
 }
 
 /** Drops null members: RFC 7591 §3.2.1 answers the metadata that is set. */
@@ -121,10 +121,10 @@ const listOf = (value: unknown): string[] | null => (typeof value === 'string' ?
 
 /** The metadata of a registered client as RFC 7591 §3.2.1 and RFC 7592 §3 answer it (without its credentials). */
 export function metadataOf(record: EntityRecord): Record<string, unknown> {
-    const grantTypes = (record.grantTypes as string[] | null) ?? [];
+    const grantTypes = Array.isArray(record.grantTypes) ? record.grantTypes.filter((grant): grant is string => typeof grant === 'string') : [];
     const metadata: Record<string, unknown> = {
         client_id: record.id,
-        client_id_issued_at: Math.floor(new Date(record.createdAt as string).getTime() / 1000),
+        client_id_issued_at: Math.floor(new Date(String(record.createdAt)).getTime() / 1000),
         redirect_uris: listOf(record.redirectUri),
         post_logout_redirect_uris: listOf(record.postLogoutRedirectUri),
         grant_types: grantTypes,

@@ -75,9 +75,11 @@ function answerOf(deps: RegistrationDeps, realm: RealmRef, record: Record<string
         // RFC 7591 §3.2.1: 0 — the secret does not expire
         ...(credentials.secret !== null ? { client_secret: credentials.secret, client_secret_expires_at: 0 } : {}),
         ...(credentials.registrationAccessToken !== undefined ? { registration_access_token: credentials.registrationAccessToken } : {}),
-        registration_client_uri: `${deps.publicUrl.replace(/\/+$/, '')}${registrationEndpointPath(realm.name)}/${record.id as string}`,
+        registration_client_uri: `${deps.publicUrl.replace(/\/+$/, '')}${registrationEndpointPath(realm.name)}/${String(record.id)}`,
     };
 }
+
+const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** The engine's deps inside the registration's transaction: the clients' service joins it. */
 const within = (deps: RegistrationDeps, tx: Tx): RegistrationDeps => ({ ...deps, db: tx });
@@ -133,7 +135,7 @@ export async function readRegistration(deps: RegistrationDeps, call: Registratio
     await assertRegistrationToken(deps, deps.db, realm, clientId, digest);
     const ctx = await registrationContext(deps.catalog, realm.id, call.request);
     const record = await readClient(deps, ctx, clientId.toLowerCase());
-    return answerOf(deps, realm, record, { secret: (record.secret as string | null | undefined) ?? null });
+    return answerOf(deps, realm, record, { secret: textOrNull(record.secret) });
 }
 
 /**
@@ -152,7 +154,7 @@ export async function updateRegistration(deps: RegistrationDeps, call: Registrat
     // read before the transaction: revealing an encrypted secret reads the realm key, which on
     // SQLite's single connection must not wait behind the open transaction
     const current = await readClient(deps, ctx, id);
-    const stored = (current.secret as string | null | undefined) ?? null;
+    const stored = textOrNull(current.secret);
     if (metadata.client_secret !== undefined && (typeof metadata.client_secret !== 'string' || stored === null || !secretsEqual(metadata.client_secret, stored))) {
         throw metadataError(invalidMember('client_secret', 'must be the client\'s current secret'));
     }

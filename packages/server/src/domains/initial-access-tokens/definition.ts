@@ -42,6 +42,10 @@ export interface MintedToken {
 /** The create input member carrying the minted token: a symbol, so no request body can supply it. */
 export const MINTED = Symbol('minted initial access token');
 
+function isMinted(value: unknown): value is MintedToken {
+    return typeof value === 'object' && value !== null && 'digest' in value && 'count' in value && 'expiresAt' in value;
+}
+
 export function initialAccessTokensDefinition(deps: Pick<ResourceDeps, 'handle'>): ResourceDefinition<'auth_initial_access_tokens'> {
     return defineResource<'auth_initial_access_tokens'>({
         spec,
@@ -50,8 +54,8 @@ export function initialAccessTokensDefinition(deps: Pick<ResourceDeps, 'handle'>
         writes: ['delete'],
         hooks: {
             async prepareCreate(_ctx, input) {
-                const minted = (input as { [MINTED]?: MintedToken })[MINTED];
-                if (minted === undefined) throw new Error('an initial access token is created by its service only');
+                const minted: unknown = Reflect.get(input, MINTED);
+                if (!isMinted(minted)) throw new Error('an initial access token is created by its service only');
                 return {
                     token_digest: minted.digest,
                     uses_allowed: minted.count,
