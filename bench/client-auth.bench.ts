@@ -8,24 +8,13 @@ import { Api, basic } from './lib/api.js';
 import { assertionPool, assertionScenario, seedKeyClient } from './lib/client-assertions.js';
 import { createBenchDatabase } from './lib/database.js';
 import { loadPlan } from './lib/load.js';
-import type { Row, Section } from './lib/report.js';
-import { httpScenario, runRounds, type Measured } from './lib/scenarios.js';
-import { serverCommand, startRealmgate } from './http.bench.js';
+import type { Section } from './lib/report.js';
+import { httpScenario, runRounds } from './lib/scenarios.js';
+import { row, serverCommand, startRealmgate } from './http.bench.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 /** the bootstrap administrator of a fresh server (as in http.bench.ts) */
 const ADMIN = { name: 'admin', password: 'start123' };
-
-function row(scenario: string, result: Measured, reference?: { name: string; rps: number }, ratioTarget?: number): Row {
-    const ratio = reference ? result.rps / reference.rps : undefined;
-    return {
-        scenario, rps: result.rps, p50: result.p50, p99: result.p99, errors: result.errors,
-        ...(reference ? { reference: reference.name, ratio } : {}),
-        ...(ratioTarget !== undefined && ratio !== undefined ? { target: `≥ ${ratioTarget} ×`, met: ratio >= ratioTarget && result.errors === 0 } : {}),
-        ...(result.firstFailure ? { note: `first failure: ${result.firstFailure.slice(0, 120)}` } : {}),
-        ...(result.roundTrips !== undefined ? { roundTrips: result.roundTrips } : {}),
-    };
-}
 
 export async function runClientAuth(options: { quick: boolean; source: boolean }, log: (line: string) => void): Promise<{ sections: Section[]; notes: string[] }> {
     const plan = loadPlan(options.quick);
@@ -59,7 +48,7 @@ export async function runClientAuth(options: { quick: boolean; source: boolean }
                 title: `client authentication at POST /token (sqlite, ${c} connections, ${plan.rounds} rounds of ${plan.roundSeconds} s)`,
                 rows: [
                     row('client_credentials, plain secret (Basic)', plain),
-                    row('client_credentials (private_key_jwt), an ES256 assertion per request', measured.get('privateKeyJwt')!, { name: 'plain secret, same run', rps: plain.rps }, 0.7),
+                    row('client_credentials (private_key_jwt), an ES256 assertion per request', measured.get('privateKeyJwt')!, { name: 'plain secret, same run', rps: plain.rps }, { ratio: 0.7 }),
                 ],
             }],
             notes,

@@ -184,7 +184,7 @@ const get = (path: string, authorization?: string): LoadRequest =>
     ({ method: 'GET', path, headers: authorization ? { authorization } : {} });
 const bearer = (token: TokenAnswer) => `Bearer ${token.access_token}`;
 
-function row(scenario: string, result: Measured, reference?: { name: string; rps: number }, target?: { ratio: number; text?: string }): Row {
+export function row(scenario: string, result: Measured, reference?: { name: string; rps: number }, target?: { ratio: number; text?: string }): Row {
     if (result.skipped) return { scenario, note: result.skipped };
     const ratio = reference ? result.rps / reference.rps : undefined;
     return {
