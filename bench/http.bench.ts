@@ -26,6 +26,7 @@ import { bcryptVerifyRate, jwsRates } from './lib/micro.js';
 import { freePort, rssOf, startService, type Service } from './lib/processes.js';
 import { distSourceMaps, summarizeProfile, type ProfileSummary } from './lib/profile.js';
 import { compareWithSqlite, type Row, type Section } from './lib/report.js';
+import { assertionPool, assertionScenario, seedKeyClient } from './lib/client-assertions.js';
 import { codeScenario, httpScenario, inProcessScenario, interleave, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
 import { PROTOCOL_SCENARIOS, targetSection } from './lib/targets.js';
@@ -69,7 +70,7 @@ export interface HttpReport {
  * The server as production runs it: the built dist (`npm run build`; tsc still emits when another
  * engineer's in-progress file fails type checking). `--source` runs TypeScript through tsx.
  */
-function serverCommand(options: HttpOptions, notes: string[]): string[] {
+export function serverCommand(options: Pick<HttpOptions, 'source'>, notes: string[]): string[] {
     if (!options.source) {
         const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
         const cli = join(ROOT, 'packages/server/dist/cli.js');
@@ -90,7 +91,7 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * `postgres+redis` choice. `instrument` preloads the bench's counters and profiler
  * (bench/lib/instrument-child.mjs) and opens the IPC channel they answer on.
  */
-async function startRealmgate(args: string[], database: BenchDatabase, instrument = true, redis = false): Promise<Service> {
+export async function startRealmgate(args: string[], database: BenchDatabase, instrument = true, redis = false): Promise<Service> {
     const port = await freePort();
     return startService({
         name: `realmgate (${database.dialect}${redis ? ' + redis' : ''})`,
@@ -183,7 +184,7 @@ const get = (path: string, authorization?: string): LoadRequest =>
     ({ method: 'GET', path, headers: authorization ? { authorization } : {} });
 const bearer = (token: TokenAnswer) => `Bearer ${token.access_token}`;
 
-function row(scenario: string, result: Measured, reference?: { name: string; rps: number }, target?: { ratio: number; text?: string }): Row {
+export function row(scenario: string, result: Measured, reference?: { name: string; rps: number }, target?: { ratio: number; text?: string }): Row {
     if (result.skipped) return { scenario, note: result.skipped };
     const ratio = reference ? result.rps / reference.rps : undefined;
     return {
@@ -407,6 +408,7 @@ interface DatabaseRun {
     coldReused: { count: number };
     codes: ReturnType<typeof codePool>;
     rs256Codes: ReturnType<typeof codePool>;
+    assertions: ReturnType<typeof assertionPool>;
     /** the same list, in the same order, on every database */
     scenarios: Scenario[];
 }
@@ -456,6 +458,8 @@ async function prepareDatabase(
     const coldReused = { count: 0 };
     const signIn = await seedSignIn(api, fixtures);
     const codes = codePool(small.service.url, signIn, signIn.clientId);
+    // client_credentials with private_key_jwt, a fresh ES256 assertion per request (issuer as audience)
+    const assertions = assertionPool(await seedKeyClient(api, fixtures.realmId), `${small.service.url}/realms/${fixtures.realmName}`, fixtures.realmName);
     const rs256Codes = codePool(small.service.url, signIn, signIn.rs256ClientId);
     const hashCost = Number(/^\$2[abxy]\$(\d{2})\$/.exec(await adminHash(small.database))?.[1] ?? 10);
 
@@ -485,6 +489,7 @@ async function prepareDatabase(
         // issue 13, each beside its reference on the same server: redemption and client_credentials,
         // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
         httpScenario(k('ccSmall'), server, ccRequest(fixtures, fixtures.plain), c, realmgate),
+        assertionScenario(k('privateKeyJwt'), server, assertions, c),
         codeScenario(k('redeem'), server, codes, c),
         codeScenario(k('redeemRs256'), server, rs256Codes, c),
         httpScenario(k('userinfo'), server, get('/userinfo', bearer(signIn.openid)), c, { ...realmgate, skipOn404: true }),
@@ -503,7 +508,7 @@ async function prepareDatabase(
         ...scaling('me', (_seeded, own) => get('/users/@me', bearer(own.user))),
         ...scaling('list', (_seeded, own) => get(LIST_PATH, bearer(own.user))),
     ]);
-    return { dialect, small, one, large, resourceServers, fixtures, bulk, seedSeconds, hashCost, coldReused, codes, rs256Codes, scenarios };
+    return { dialect, small, one, large, resourceServers, fixtures, bulk, seedSeconds, hashCost, coldReused, codes, rs256Codes, assertions, scenarios };
 }
 
 /** the keys of databaseSections' sections, in the report's order */
@@ -593,6 +598,10 @@ function databaseSections(
             title: `browser sign-in (the bench realm server, ${dialect})`,
             rows: [
                 row('client_credentials, plain secret (this server)', m('ccSmall'), refs.oidcCc),
+                {
+                    ...row('client_credentials (private_key_jwt), an ES256 assertion per request', m('privateKeyJwt'), ccSmall, { ratio: 0.7 }),
+                    ...dry(run.assertions.state),
+                },
                 {
                     // its target is a share of the redemption floor (the share-of-floor targets)
                     ...row('authorization_code redemption (public client, PKCE S256, access + refresh + ES256 ID token)', m('redeem'), ccSmall),

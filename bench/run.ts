@@ -3,7 +3,8 @@
  * `http` (the default) is the HTTP report: the server, its references and the floors in their
  * own processes, one table, written to BENCHMARKS.md; `--db` takes one database or a
  * comma-separated list, each benched in the same pass. `access` is the detailed in-process table
- * of the access library. Suites load lazily so one suite's setup never runs when another is picked.
+ * of the access library; `client-auth` the client_credentials pair of plain secret and private_key_jwt
+ * alone on SQLite (bench/client-auth.bench.ts). Suites load lazily so one suite's setup never runs when another is picked.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +15,7 @@ import { BENCH_DIALECTS, parseDatabases } from './lib/dialects.js';
 import { profileMarkdown, profileText } from './lib/profile.js';
 import { formatMarkdown, formatText, machineLines } from './lib/report.js';
 
-const SUITES = ['http', 'access'] as const;
+const SUITES = ['http', 'access', 'client-auth'] as const;
 type SuiteName = (typeof SUITES)[number];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -57,6 +58,16 @@ async function runAccess(quick: boolean): Promise<void> {
     console.log('[access]');
     console.log(formatTable(await run({ quick })));
     console.log();
+}
+
+/** The client-authentication pair alone (bench/client-auth.bench.ts): printed, never written to BENCHMARKS.md. */
+async function runClientAuthSuite(args: ReturnType<typeof readArguments>): Promise<void> {
+    const { runClientAuth } = await import('./client-auth.bench.js');
+    const started = Date.now();
+    const report = await runClientAuth(args, (line) => console.log(`… ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`));
+    console.log();
+    console.log(formatText(report.sections));
+    for (const note of report.notes) console.log(`note: ${note}`);
 }
 
 async function runHttpSuite(args: ReturnType<typeof readArguments>): Promise<void> {
@@ -125,6 +136,7 @@ async function main(): Promise<void> {
     console.log(`mode ${args.quick ? 'quick' : 'full'}\n`);
     for (const suite of args.suites) {
         if (suite === 'access') await runAccess(args.quick);
+        else if (suite === 'client-auth') await runClientAuthSuite(args);
         else await runHttpSuite(args);
     }
 }
