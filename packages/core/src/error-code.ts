@@ -40,6 +40,8 @@ export const ErrorCode = {
     DEVICE_VERIFICATION_THROTTLED: 'device_verification_throttled',
     TEMPORARILY_UNAVAILABLE: 'temporarily_unavailable',
     MAIL_UNAVAILABLE: 'mail_unavailable',
+    INVALID_DPOP_PROOF: 'invalid_dpop_proof',
+    USE_DPOP_NONCE: 'use_dpop_nonce',
 } as const;
 
 export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
@@ -83,6 +85,8 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.fre
     device_verification_throttled: 429,
     temporarily_unavailable: 503,
     mail_unavailable: 503,
+    invalid_dpop_proof: 400,
+    use_dpop_nonce: 400,
 });
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -27,6 +27,8 @@ import { recordSessionEnds } from './tokens/auth-events.js';
 import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { createRecordingReplayGuard } from './limits/replay-guard.js';
+import { createDpopNonces, dpopNonceKey } from './authn/dpop-nonce.js';
+import { createDpopVerifier } from './authn/dpop-proof.js';
 import { recordIdentifier } from './storage/replay-guards.js';
 import { loadAuthConsole } from './views/load.js';
 import { busCarrier, createBus } from './bus/setup.js';
@@ -64,6 +66,8 @@ export interface WireOptions {
     metricsClock?: () => number;
     /** the clock of activation and reset code expiry (tests) */
     accountClock?: () => number;
+    /** the clock of DPoP proofs' iat window and of the nonce windows (tests) */
+    dpopClock?: () => number;
 }
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
@@ -253,6 +257,15 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         if (options.logger) options.logger.warn({ err: error }, 'replay store (Redis) unreachable; the database records single-use identifiers until it answers');
         else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
     });
+    // RFC 9449: proofs at /token, the API routes and /userinfo; nonces every replica derives alike
+    const dpopClock = options.dpopClock ?? Date.now;
+    const dpop = createDpopVerifier({
+        replayGuard,
+        nonces: createDpopNonces(dpopNonceKey({ nonceSecret: config.dpop.nonceSecret, secretsEncryptionKey: config.secretsEncryptionKey }), dpopClock),
+        nonceRequired: () => config.dpop.nonceRequired,
+        publicUrls: [config.publicUrl, ...(config.mtlsPublicUrl ? [config.mtlsPublicUrl] : [])].map((url) => url.replace(/\/+$/, '')),
+        clock: dpopClock,
+    });
     const grants = grantRegistry({
         dialect: handle.dialect, tokens, sessions, passwords, outbound, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
@@ -294,15 +307,16 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             logger ??= appLogger;
         },
         tokens,
-        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants , lookups }),
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants , lookups, dpop }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config , lookups }),
         limits,
         replayGuard,
+        dpop,
         metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
-        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config , lookups }),
-        userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
+        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config , lookups, dpop }),
+        userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens, dpop }),
         views,
     };
 }

@@ -25,9 +25,10 @@ export interface Replicas {
  * Two server processes on one fresh database, booted together: the migration lock lets exactly one
  * migrate and bootstrap. Stopped and dropped after the suite. They share the Redis of
  * TEST_REDIS_URL when it is set, unless `redis` is false: then their bus is PostgreSQL's
- * LISTEN/NOTIFY on PostgreSQL, and none on MySQL.
+ * LISTEN/NOTIFY on PostgreSQL, and none on MySQL. `env` adds variables both replicas start with
+ * (one PUBLIC_URL for both, as behind a load balancer).
  */
-export function useReplicas(dialect: DialectName, { redis = Boolean(process.env.TEST_REDIS_URL) }: { redis?: boolean } = {}): Replicas {
+export function useReplicas(dialect: DialectName, { redis = Boolean(process.env.TEST_REDIS_URL), env: extra = {} }: { redis?: boolean; env?: Record<string, string> } = {}): Replicas {
     let database: TestDatabase | undefined;
     let directory: string | undefined;
     const servers: ServerProcess[] = [];
@@ -38,6 +39,7 @@ export function useReplicas(dialect: DialectName, { redis = Boolean(process.env.
         const env = {
             DB_TYPE: dialect, DB_URL: database.location, WRITABLE_DIRECTORY_PATH: directory,
             ...(redis ? { REDIS_URL: process.env.TEST_REDIS_URL! } : {}),
+            ...extra,
         };
         servers.push(...await Promise.all([startServer(env), startServer(env)]));
     });

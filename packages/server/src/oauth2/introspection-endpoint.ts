@@ -2,7 +2,9 @@ import { PermissionName } from '@realmgate/core';
 import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer } from '../authz/authorizer.js';
 import { authenticateBearer } from '../authn/bearer.js';
-import { bearerTokenOf } from '../authn/bearer-header.js';
+import { accessTokenOf } from '../authn/bearer-header.js';
+import type { DpopPresentation, DpopVerifier } from '../authn/dpop-proof.js';
+import { presentationOf } from '../authn/sender-constraint.js';
 import { findRealmById } from '../storage/realms.js';
 import type { ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient } from './errors.js';
@@ -17,6 +19,8 @@ export interface IntrospectionRequest {
     body: unknown;
     query: unknown;
     authorization: string | undefined;
+    /** the request's DPoP header, method and path: a caller's own DPoP-bound token is proven over them */
+    dpop: DpopPresentation;
 }
 
 /** An introspection request as its steps complete it. */
@@ -30,6 +34,7 @@ interface IntrospectionState extends ProtocolRequestState {
 
 export interface IntrospectionEndpointDeps extends ClientAuthDeps, IntrospectionDeps {
     tokens: TokenService;
+    dpop: DpopVerifier;
 }
 
 /**
@@ -85,7 +90,7 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         const { claims, failure, profile } = inspected;
         const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
         // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
-        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile });
+        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile, confirmation: claims.cnf });
     };
 
     /**
@@ -95,9 +100,9 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
      * not introspect.
      */
     const authenticate = step<IntrospectionState>('authenticate caller', async (state) => {
-        const bearer = bearerTokenOf(state.request.authorization);
-        if (bearer !== null) {
-            state.actor = await authenticateBearer(deps, bearer);
+        const presented = accessTokenOf(state.request.authorization);
+        if (presented !== null) {
+            state.actor = await authenticateBearer(deps, presented.token, presentationOf(presented, state.request.dpop));
             return;
         }
         const caller = await authenticateCaller(deps, state.params, state.request.authorization);

@@ -34,6 +34,8 @@ export interface IntrospectionResponse extends IntrospectedClaims {
     sub_kind?: SubjectKind;
     realm_id?: string;
     realm_name?: string;
+    /** RFC 9449 §6.2: the DPoP key an active bound token is bound to */
+    cnf?: { jkt: string };
 }
 
 /** The subject an introspection names: the token's, or the Basic caller's own. */
@@ -128,7 +130,7 @@ async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, 
 export async function introspectionOf(
     deps: IntrospectionDeps,
     subject: IntrospectedSubject,
-    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined },
+    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined; confirmation?: { jkt: string } | undefined },
 ): Promise<IntrospectionResponse> {
     const named = { sub: subject.id, sub_kind: subject.kind, realm_id: subject.realmId, realm_name: subject.realmName };
     if (!options.active) return { active: false, permissions: [], ...named };
@@ -136,5 +138,6 @@ export async function introspectionOf(
         grantList(deps, subject, options.narrowToClientId),
         openIdClaims(deps.db, subject, options.profile),
     ]);
-    return { active: true, permissions, ...named, ...claims };
+    const cnf = options.confirmation ? { cnf: { jkt: options.confirmation.jkt } } : {};
+    return { active: true, permissions, ...named, ...claims, ...cnf };
 }

@@ -28,6 +28,10 @@ export interface IssueRequest {
     sessionId: string;
     /** also issue a refresh token (stored as an auth_session_tokens row) */
     refresh: boolean;
+    /** RFC 9449 §6.1: the thumbprint of the DPoP key the access token is bound to (`cnf.jkt`); null or absent: a bearer token */
+    accessJkt?: string | null;
+    /** RFC 9449 §5: the DPoP key a public client's refresh token is bound to */
+    refreshJkt?: string | null;
 }
 
 /** A refresh: new access and refresh tokens in the session, the refresh token's row rotated from the spent one's. */
@@ -61,6 +65,9 @@ function accessTokenHash(accessToken: string): string {
     return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
+/** RFC 9449 §6.1 (RFC 7800 §3.1): the `cnf` claim of a token bound to a DPoP key; nothing for a bearer token. */
+const confirmation = (jkt: string | null) => (jkt === null ? {} : { cnf: { jkt } });
+
 /** A multi-factor ticket (issue 14): the password was right, the second factor is pending. */
 export interface MfaTokenRequest {
     subject: TokenSubject;
@@ -73,6 +80,8 @@ export interface MfaTokenRequest {
 
 export interface IssuedTokens {
     accessToken: string;
+    /** RFC 9449 §5: `DPoP` when the access token is bound to a key */
+    tokenType: 'Bearer' | 'DPoP';
     expiresIn: number;
     refreshToken?: string;
 }
@@ -127,12 +136,15 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             session_id: request.sessionId,
             iat,
         };
-        const access = { ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: iat + settings.accessMaxAge };
-        const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: settings.accessMaxAge };
+        const accessJkt = request.accessJkt ?? null;
+        const access = { ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: iat + settings.accessMaxAge, ...confirmation(accessJkt) };
+        const issued: IssuedTokens = {
+            accessToken: signJws(algorithm, kid, access, key), tokenType: accessJkt === null ? 'Bearer' : 'DPoP', expiresIn: settings.accessMaxAge,
+        };
         if (!refresh) return { issued, row: null };
         const jti = timeOrderedId();
         const exp = iat + settings.refreshMaxAge;
-        issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp }, key);
+        issued.refreshToken = signJws(algorithm, kid, { ...base, kind: TOKEN_KIND.REFRESH, jti, exp, ...confirmation(request.refreshJkt ?? null) }, key);
         return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) } };
     };
 
