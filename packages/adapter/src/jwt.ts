@@ -18,6 +18,8 @@ export interface AccessTokenClaims {
     jti?: string;
     iat?: number;
     exp: number;
+    /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to */
+    cnf?: { jkt?: unknown };
     [claim: string]: unknown;
 }
 
