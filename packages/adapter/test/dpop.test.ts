@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { basicAuth, createClient, type RealmgateClient } from '@realmgate/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExpressResourceServer } from '../../../examples/resource-server/express.js';
-import { createFastifyResourceServer } from '../../../examples/resource-server/fastify.js';
 import { OrderStore } from '../../../examples/resource-server/orders.js';
 import { ADMIN } from '../../server/test/app.js';
-import { createMigratedTestDatabase } from '../../server/test/database-templates.js';
-import { describeEachDialect, type TestDatabase } from '../../server/test/databases.js';
+import { describeEachDialect } from '../../server/test/databases.js';
 import { dpopKey, dpopProof, type DpopKey } from '../../server/test/dpop-proofs.js';
-import { startServer, stopServer, type ServerProcess } from '../../server/test/server-process.js';
-import { createVerifier, type VerificationMode } from '../src/index.js';
+import type { ServerProcess } from '../../server/test/server-process.js';
+import { createVerifier } from '../src/index.js';
+import { EXAMPLE_FRAMEWORKS, startRealmgate, type ListeningExample } from './example-servers.js';
 
 /*
  * The adapter's side of RFC 9449 §7 against a real server process: a client_credentials token bound
@@ -25,9 +19,8 @@ import { createVerifier, type VerificationMode } from '../src/index.js';
 const TIMEOUT = 180_000;
 
 describeEachDialect('DPoP-bound tokens through the adapter', (dialect) => {
-    let directory: string;
-    let database: TestDatabase;
     let server: ServerProcess;
+    let stop: (() => Promise<void>) | undefined;
     let admin: RealmgateClient;
     let realm: { id: string; name: string };
     let caller: { id: string; secret: string };
@@ -36,9 +29,7 @@ describeEachDialect('DPoP-bound tokens through the adapter', (dialect) => {
     let otherKey: DpopKey;
 
     beforeAll(async () => {
-        directory = await mkdtemp(join(tmpdir(), 'realmgate-adapter-dpop-'));
-        database = await createMigratedTestDatabase(dialect);
-        server = await startServer({ DB_TYPE: dialect, DB_URL: database.location, WRITABLE_DIRECTORY_PATH: directory });
+        ({ server, stop } = await startRealmgate(dialect));
         admin = createClient({ baseUrl: server.url, auth: basicAuth(ADMIN.name, ADMIN.password) });
         const name = `acme-${randomUUID().slice(0, 6)}`;
         realm = { id: (await admin.postRealms({ body: { name } })).data.id as string, name };
@@ -49,11 +40,7 @@ describeEachDialect('DPoP-bound tokens through the adapter', (dialect) => {
         [caller, resourceServer] = await Promise.all([clientOf('caller'), clientOf('orders-api')]);
         [key, otherKey] = await Promise.all([dpopKey('ES256'), dpopKey('RS256')]);
     }, TIMEOUT);
-    afterAll(async () => {
-        await stopServer(server);
-        await database?.drop();
-        if (directory) await rm(directory, { recursive: true, force: true });
-    }, TIMEOUT);
+    afterAll(async () => stop?.(), TIMEOUT);
 
     /** a client_credentials token bound to `key` (RFC 9449 §5) */
     const boundToken = async (): Promise<string> => {
@@ -71,34 +58,15 @@ describeEachDialect('DPoP-bound tokens through the adapter', (dialect) => {
         return body.access_token;
     };
 
-    const frameworks = {
-        fastify: async (mode: VerificationMode, publicUrl: string) => {
-            const verifier = createVerifier({ baseUrl: server.url, mode, credentials: { clientId: resourceServer.id, clientSecret: resourceServer.secret } });
-            const app = await createFastifyResourceServer(new OrderStore(), verifier, { publicUrl });
-            await app.listen({ port: 0, host: '127.0.0.1' });
-            const address = app.server.address();
-            return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, close: () => app.close() };
-        },
-        express: async (mode: VerificationMode, publicUrl: string) => {
-            const verifier = createVerifier({ baseUrl: server.url, mode, credentials: { clientId: resourceServer.id, clientSecret: resourceServer.secret } });
-            const http: Server = createServer(createExpressResourceServer(new OrderStore(), verifier, { publicUrl }));
-            await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-            const address = http.address();
-            return {
-                url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-                close: () => new Promise<void>((resolve) => http.close(() => resolve())),
-            };
-        },
-    };
-
     for (const framework of ['fastify', 'express'] as const) {
         for (const mode of ['local', 'remote'] as const) {
             describe(`${framework}, ${mode} mode`, () => {
                 // the resource server's public URL, as behind a proxy: proofs name it, not the listener's address
                 const publicUrl = 'https://orders.example.test';
-                let api: { url: string; close: () => Promise<void> };
+                let api: ListeningExample;
                 beforeAll(async () => {
-                    api = await frameworks[framework](mode, publicUrl);
+                    const verifier = createVerifier({ baseUrl: server.url, mode, credentials: { clientId: resourceServer.id, clientSecret: resourceServer.secret } });
+                    api = await EXAMPLE_FRAMEWORKS[framework](new OrderStore(), verifier, { publicUrl });
                 });
                 afterAll(async () => api?.close());
                 const profile = (authorization: string, proof?: string) => fetch(`${api.url}/profile`, {
