@@ -35,7 +35,7 @@ const base64urlSha256 = (value: string) => createHash('sha256').update(value).di
 /** node:crypto's verification of a proof signature (RFC 7518 §3.3–3.5, RFC 8037 §3.1). */
 function proofSignatureValid(alg: DpopSigningAlgorithm, key: KeyObject, signingInput: string, signature: Buffer): boolean {
     const input = Buffer.from(signingInput);
-    if (alg === 'EdDSA') return verify(null, input, key, signature);
+    if (alg === 'EdDSA' || alg === 'Ed25519') return verify(null, input, key, signature);
     if (alg === 'ES256') return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
     return verify('sha256', input, alg === 'PS256' ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : key, signature);
 }

@@ -10,9 +10,10 @@ export const DPOP_PROOF_TYPE = 'dpop+jwt';
 /**
  * The proof algorithms accepted (RFC 9449 §4.3 item 5: asymmetric only — never `none`, never a MAC
  * such as HS256, since a shared key proves no possession); advertised as
- * `dpop_signing_alg_values_supported` (§5.1).
+ * `dpop_signing_alg_values_supported` (§5.1). `Ed25519` is RFC 9864's fully specified name of
+ * EdDSA over Ed25519, which current clients (openid-client v6) sign with.
  */
-export const DPOP_SIGNING_ALGORITHMS = ['ES256', 'PS256', 'RS256', 'EdDSA'] as const;
+export const DPOP_SIGNING_ALGORITHMS = ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'] as const;
 
 export type DpopSigningAlgorithm = (typeof DPOP_SIGNING_ALGORITHMS)[number];
 
@@ -35,6 +36,7 @@ function keyFits(alg: DpopSigningAlgorithm, jwk: Record<string, unknown>): boole
         case 'PS256':
         case 'RS256': return jwk.kty === 'RSA' && isText(jwk.n) && isText(jwk.e);
         case 'EdDSA': return jwk.kty === 'OKP' && (jwk.crv === 'Ed25519' || jwk.crv === 'Ed448') && isText(jwk.x);
+        case 'Ed25519': return jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && isText(jwk.x);
     }
 }
 
@@ -62,6 +64,11 @@ export function dpopTargetUri(value: string): string | null {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
     return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+function sameTarget(htu: string, uris: readonly string[]): boolean {
+    const target = dpopTargetUri(htu);
+    return target !== null && uris.some((uri) => dpopTargetUri(uri) === target);
 }
 
 /** What the request a proof travels with lets a verifier expect of it. */
@@ -108,8 +115,10 @@ export function checkDpopProof(header: Record<string, unknown>, claims: Record<s
     if (!keyFits(alg, jwk)) return fail(`The proof's jwk is not a key for ${alg}.`);
     if (!isText(claims.jti) || claims.jti.length > MAX_JTI_LENGTH) return fail('The proof carries no valid jti.');
     if (claims.htm !== expected.method) return fail('The proof\'s htm does not match the request method.');
-    const htu = typeof claims.htu === 'string' ? dpopTargetUri(claims.htu) : null;
-    if (htu === null || !expected.uris.some((uri) => dpopTargetUri(uri) === htu)) return fail('The proof\'s htu does not match the request URL.');
+    // the URI as the server names it needs no parsing (the common case); any other spelling is normalised
+    if (typeof claims.htu !== 'string' || !(expected.uris.includes(claims.htu) || sameTarget(claims.htu, expected.uris))) {
+        return fail('The proof\'s htu does not match the request URL.');
+    }
     if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat)) return fail('The proof carries no iat.');
     if (Math.abs(claims.iat - expected.nowSeconds) > DPOP_PROOF_WINDOW_SECONDS) return fail('The proof\'s iat is outside the accepted window.');
     if (expected.accessTokenHash !== undefined && claims.ath !== expected.accessTokenHash) return fail('The proof\'s ath does not match the access token.');

@@ -61,7 +61,8 @@ function signatureHolds(alg: DpopSigningAlgorithm, key: KeyObject, input: Buffer
             case 'ES256': return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
             case 'RS256': return verify('sha256', input, key, signature);
             case 'PS256': return verify('sha256', input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
-            case 'EdDSA': return verify(null, input, key, signature);
+            case 'EdDSA':
+            case 'Ed25519': return verify(null, input, key, signature);
         }
     } catch {
         return false;

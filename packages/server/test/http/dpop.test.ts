@@ -67,7 +67,7 @@ describeEachDialect('DPoP (RFC 9449)', (dialect) => {
         expect(ok.json().data.id).toBe(client.id);
         const asBearer = await callMe(`Bearer ${token}`);
         expect(asBearer.statusCode).toBe(401);
-        expect(asBearer.headers['www-authenticate']).toMatch(/^DPoP algs="ES256 PS256 RS256 EdDSA", error="invalid_token"/);
+        expect(asBearer.headers['www-authenticate']).toMatch(/^DPoP algs="ES256 PS256 RS256 EdDSA Ed25519", error="invalid_token"/);
     });
 
     it('refuses a stolen bound token without a proof, with another key\'s proof, or with a wrong ath (§11.1, §11.3)', async () => {
@@ -167,7 +167,7 @@ describeEachDialect('DPoP (RFC 9449)', (dialect) => {
 
     it('advertises dpop_signing_alg_values_supported in discovery (§5.1)', async () => {
         const document = await app.json({ method: 'GET', url: '/.well-known/openid-configuration', as: null }, 200);
-        expect(document.dpop_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'RS256', 'EdDSA']);
+        expect(document.dpop_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519']);
     });
 
     describe('refresh tokens and userinfo', () => {
