@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkDpopProof, dpopTargetUri, jwkThumbprintInput } from './dpop.js';
+import { checkDpopProof, dpopTargetUri, jwkThumbprintInput, type DpopProofExpectation } from './dpop.js';
 
 describe('DPoP proof rules (RFC 9449 §4.3)', () => {
     const jwk = { kty: 'EC', crv: 'P-256', x: 'l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs', y: '9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA' };
     const header = { typ: 'dpop+jwt', alg: 'ES256', jwk };
     const claims = { jti: 'e1j3V_bKic8-LAEB', htm: 'POST', htu: 'https://server.example.com/token', iat: 1562262616 };
-    const expected = { method: 'POST', uris: ['https://server.example.com/token'], nowSeconds: 1562262616 };
+    const expected: DpopProofExpectation = { method: 'POST', uris: ['https://server.example.com/token'], nowSeconds: 1562262616 };
 
     it('accepts the RFC\'s example proof and answers its key, jti and iat', () => {
         expect(checkDpopProof(header, claims, expected)).toMatchObject({ ok: true, alg: 'ES256', jwk, jti: claims.jti, iat: claims.iat, nonce: null });
