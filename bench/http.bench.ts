@@ -31,6 +31,7 @@ import { codeScenario, httpScenario, inProcessScenario, interleave, profileScena
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
 import { PROTOCOL_SCENARIOS, targetSection } from './lib/targets.js';
 import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
+import { dpopProofPool, dpopScenario } from './lib/dpop.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { name: 'admin', password: 'start123' };
@@ -490,6 +491,8 @@ async function prepareDatabase(
         // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
         httpScenario(k('ccSmall'), server, ccRequest(fixtures, fixtures.plain), c, realmgate),
         assertionScenario(k('privateKeyJwt'), server, assertions, c),
+        // RFC 9449: the same client_credentials with a fresh DPoP proof per request (a bound token)
+        dpopScenario(k('ccDpop'), server, ccRequest(fixtures, fixtures.plain), c, dpopProofPool('POST', `${server.url}/token`)),
         codeScenario(k('redeem'), server, codes, c),
         codeScenario(k('redeemRs256'), server, rs256Codes, c),
         httpScenario(k('userinfo'), server, get('/userinfo', bearer(signIn.openid)), c, { ...realmgate, skipOn404: true }),
@@ -598,6 +601,7 @@ function databaseSections(
             title: `browser sign-in (the bench realm server, ${dialect})`,
             rows: [
                 row('client_credentials, plain secret (this server)', m('ccSmall'), refs.oidcCc),
+                row('client_credentials (DPoP), a fresh proof per request', m('ccDpop'), { name: 'client_credentials, plain (this server)', rps: m('ccSmall').rps }, { ratio: 0.7 }),
                 {
                     ...row('client_credentials (private_key_jwt), an ES256 assertion per request', m('privateKeyJwt'), ccSmall, { ratio: 0.7 }),
                     ...dry(run.assertions.state),

@@ -1,16 +1,19 @@
 import express, { type Express, type Request } from 'express';
 import { BuiltInPolicyType } from '@realmgate/access';
-import type { Verifier } from '@realmgate/adapter';
+import type { DpopBindingOptions, Verifier } from '@realmgate/adapter';
 import { realmgateMiddleware, requirePermission, sendDenied, type RealmgateRequest } from '@realmgate/adapter/express';
 import { ORDER_READ, type OrderStore } from './orders.js';
 
-/** The same orders API on Express; here the row's realm is resolved before the handler (`realmOf`). */
-export function createExpressResourceServer(store: OrderStore, verifier: Verifier | null): Express {
+/**
+ * The same orders API on Express; here the row's realm is resolved before the handler (`realmOf`).
+ * `options.publicUrl`: the URL the API is reached at, which DPoP proofs name (RFC 9449 §7).
+ */
+export function createExpressResourceServer(store: OrderStore, verifier: Verifier | null, options: DpopBindingOptions = {}): Express {
     const app = express();
     app.get('/health', (_request, response) => {
         response.json({ status: 'ok' });
     });
-    if (verifier) app.use(realmgateMiddleware(verifier));
+    if (verifier) app.use(realmgateMiddleware(verifier, options));
 
     app.get('/profile', (request, response) => {
         const identity = (request as RealmgateRequest).realmgate?.identity;

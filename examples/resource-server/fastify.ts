@@ -1,16 +1,17 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { BuiltInPolicyType } from '@realmgate/access';
-import type { Verifier } from '@realmgate/adapter';
+import type { DpopBindingOptions, Verifier } from '@realmgate/adapter';
 import { realmgatePlugin, replyDenied, requirePermission } from '@realmgate/adapter/fastify';
 import { ORDER_READ, type OrderStore } from './orders.js';
 
 /**
  * The orders API on Fastify. With a verifier every route but /health goes through the adapter;
  * without one (the benchmark's reference) the same routes answer without authorization.
+ * `options.publicUrl`: the URL the API is reached at, which DPoP proofs name (RFC 9449 §7).
  */
-export async function createFastifyResourceServer(store: OrderStore, verifier: Verifier | null): Promise<FastifyInstance> {
+export async function createFastifyResourceServer(store: OrderStore, verifier: Verifier | null, options: DpopBindingOptions = {}): Promise<FastifyInstance> {
     const app = Fastify({ logger: false });
-    if (verifier) await app.register(realmgatePlugin(verifier));
+    if (verifier) await app.register(realmgatePlugin(verifier, options));
 
     app.get('/health', { config: { realmgate: false } }, async () => ({ status: 'ok' }));
 

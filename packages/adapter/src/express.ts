@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { requestUrl, type DpopBindingOptions } from './dpop.js';
 import { checkPermission, denial, type PermissionRequirement } from './respond.js';
 import type { RealmgateAuth, Verifier } from './verifier.js';
 
@@ -15,10 +17,18 @@ export function sendDenied(response: ServerResponse, error: unknown): void {
     response.end(JSON.stringify(answer.body));
 }
 
-/** Authenticates the request and sets `req.realmgate`; denies (401, 403, 503) otherwise. */
-export function realmgateMiddleware(verifier: Verifier): Middleware {
+/**
+ * Authenticates the request and sets `req.realmgate`; denies (401, 403, 503) otherwise. A
+ * DPoP-bound token's proof is checked against the request's method and URL (`options.publicUrl`,
+ * RFC 9449 §7); Express's `originalUrl` is the path the client sent, before any mount point was cut.
+ */
+export function realmgateMiddleware(verifier: Verifier, options: DpopBindingOptions = {}): Middleware {
     return (request, response, next) => {
-        verifier.verify(request.headers.authorization).then((auth) => {
+        const path = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/';
+        const secure = (request.socket as Partial<TLSSocket>).encrypted === true;
+        verifier.verify(request.headers.authorization, {
+            method: request.method ?? 'GET', url: requestUrl(options, { secure, host: request.headers.host, path }), proof: request.headers.dpop,
+        }).then((auth) => {
             request.realmgate = auth;
             next();
         }, (error: unknown) => sendDenied(response, error));

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { requestUrl, type DpopBindingOptions } from './dpop.js';
 import { checkPermission, denial, type PermissionRequirement } from './respond.js';
 import type { RealmgateAuth, Verifier } from './verifier.js';
 
@@ -21,15 +22,20 @@ function send(reply: FastifyReply, error: unknown): FastifyReply {
 /**
  * The Fastify plugin: authenticates every request of the scope it is registered in (a route with
  * `config: { realmgate: false }` is public) and sets `request.realmgate`. Registered without
- * encapsulation, like fastify-plugin does, so the hook reaches the routes beside it.
+ * encapsulation, like fastify-plugin does, so the hook reaches the routes beside it. A DPoP-bound
+ * token's proof is checked against the request's method and URL (`options.publicUrl`, RFC 9449 §7).
  */
-export function realmgatePlugin(verifier: Verifier): FastifyPluginAsync {
+export function realmgatePlugin(verifier: Verifier, options: DpopBindingOptions = {}): FastifyPluginAsync {
     const plugin: FastifyPluginAsync = async (app) => {
         app.decorateRequest('realmgate', null);
         app.addHook('onRequest', async (request, reply) => {
             if (request.routeOptions.config?.realmgate === false) return;
             try {
-                request.realmgate = await verifier.verify(request.headers.authorization);
+                request.realmgate = await verifier.verify(request.headers.authorization, {
+                    method: request.method,
+                    url: requestUrl(options, { secure: request.protocol === 'https', host: request.host, path: request.url }),
+                    proof: request.headers.dpop,
+                });
             } catch (error) {
                 return send(reply, error);
             }

@@ -3,3 +3,5 @@ export type { Introspection, RealmgateAuth, VerificationMode, Verifier, Verifier
 export { denial } from './respond.js';
 export type { Denial, PermissionRequirement } from './respond.js';
 export type { AccessTokenClaims } from './jwt.js';
+export { requestUrl } from './dpop.js';
+export type { DpopBindingOptions, DpopRequest } from './dpop.js';

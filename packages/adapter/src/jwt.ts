@@ -22,6 +22,8 @@ export interface AccessTokenClaims {
     aud?: string | string[];
     /** RFC 8693 §4.1: the actor of a delegated token */
     act?: Record<string, unknown>;
+    /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to */
+    cnf?: { jkt?: unknown };
     [claim: string]: unknown;
 }
 

@@ -1,6 +1,6 @@
 import { BuiltInPolicyType } from '@realmgate/access';
 import { isRealmgateError } from '@realmgate/client';
-import { ErrorCode } from '@realmgate/core';
+import { DPOP_SIGNING_ALGORITHMS, ErrorCode } from '@realmgate/core';
 import type { RealmgateAuth } from './verifier.js';
 
 /** A denial as the resource server answers it: the API.md §1 error body and its headers. */
@@ -12,7 +12,7 @@ export interface Denial {
 
 /**
  * Any error on the authorization path denies (fail closed). A 401 carries the RFC 6750 §3
- * challenge; an unexpected error is masked.
+ * challenge (RFC 9449 §7.1's DPoP one for a refused proof); an unexpected error is masked.
  */
 export function denial(error: unknown): Denial {
     if (!isRealmgateError(error)) {
@@ -20,7 +20,13 @@ export function denial(error: unknown): Denial {
     }
     const statusCode = error.statusCode >= 400 ? error.statusCode : 503;
     const headers: Record<string, string> = {};
-    if (statusCode === 401) headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
+    const description = error.message.replace(/["\\]/g, '');
+    // RFC 9449 §7.1: a refused proof is challenged with the DPoP scheme and its algorithms
+    if (statusCode === 401) {
+        headers['www-authenticate'] = error.code === ErrorCode.INVALID_DPOP_PROOF ?
+            `DPoP algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}", error="invalid_dpop_proof", error_description="${description}"` :
+            `Bearer error="invalid_token", error_description="${description}"`;
+    }
     if (statusCode === 403 && error.message.startsWith('the token lacks the scope')) headers['www-authenticate'] = 'Bearer error="insufficient_scope"';
     return { statusCode, headers, body: { statusCode, code: error.code, message: error.message } };
 }

@@ -11,6 +11,7 @@ import {
 } from '@realmgate/access';
 import { basicAuth, clientCredentials, createClient, isRealmgateError, RealmgateError, type RealmgateClient, type TokenSource } from '@realmgate/client';
 import { ErrorCode } from '@realmgate/core';
+import { createDpopCheck, invalidProof, type DpopRequest } from './dpop.js';
 import { importJwk, invalidToken, verifyAccessToken, type AccessTokenClaims } from './jwt.js';
 
 /** How a token is checked: `local` verifies its signature here, `remote` introspects it (RFC 7662). */
@@ -55,6 +56,8 @@ export interface Introspection {
     exp?: number;
     /** RFC 8707 §2: the resource server the token is narrowed to */
     aud?: string;
+    /** RFC 9449 §6.2: the DPoP key a bound token is bound to */
+    cnf?: { jkt?: unknown };
     permissions?: AuthorizationGrant[];
     [member: string]: unknown;
 }
@@ -67,6 +70,8 @@ export interface RealmgateAuth {
     identity: PolicyIdentity;
     /** the client the token was issued to, when any */
     clientId: string | null;
+    /** the thumbprint of the DPoP key a bound token was proven with (RFC 9449 §7); null for a bearer token */
+    dpopJkt: string | null;
     scopes: readonly string[];
     /** the evaluator of this request: catalog, fresh introspection grants and identity (built once) */
     evaluator(): Promise<AuthorizationEvaluator>;
@@ -80,8 +85,12 @@ export interface RealmgateAuth {
 }
 
 export interface Verifier {
-    /** the request's Authorization header (`Bearer …`) to its auth, or a RealmgateError (401, 403, 503) */
-    verify(authorizationHeader: string | undefined): Promise<RealmgateAuth>;
+    /**
+     * the request's Authorization header (`Bearer …`, or `DPoP …` for a DPoP-bound token) to its
+     * auth, or a RealmgateError (401, 403, 503); `request` (method, absolute URL, `DPoP` header) is
+     * what a DPoP proof is checked against — without it a bound token is refused
+     */
+    verify(authorizationHeader: string | undefined, request?: DpopRequest): Promise<RealmgateAuth>;
     /** the cached catalog of this credential (fetched on first use) */
     catalog(): Promise<AuthorizationCatalog>;
 }
@@ -227,12 +236,32 @@ export function createVerifier(options: VerifierOptions): Verifier {
 
     const served = options.realms ? new Set(options.realms) : null;
 
-    async function verify(header: string | undefined): Promise<RealmgateAuth> {
-        const match = header ? /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header) : null;
+    const checkProof = createDpopCheck(now);
+
+    /**
+     * RFC 9449 §7: a token bound to a key (`cnf.jkt`) only under the DPoP scheme with a proof of
+     * that key over this request, never as a bearer (§7.2); an unbound token never under DPoP.
+     */
+    function senderConstraint(token: string, scheme: string, bound: unknown, request: DpopRequest | undefined): string | null {
+        const jkt = typeof bound === 'string' ? bound : null;
+        if (scheme !== 'dpop') {
+            if (jkt !== null) throw invalidToken('the token is DPoP-bound: present it with the DPoP scheme and a proof');
+            return null;
+        }
+        if (jkt === null) throw invalidToken('the token is not DPoP-bound');
+        if (!request) throw invalidProof('the request was not handed to the verifier, so its DPoP proof cannot be checked');
+        checkProof(token, jkt, request);
+        return jkt;
+    }
+
+    async function verify(header: string | undefined, request?: DpopRequest): Promise<RealmgateAuth> {
+        const match = header ? /^(Bearer|DPoP)\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header) : null;
         if (!match) throw invalidToken('a bearer token is required');
-        const token = match[1]!;
+        const scheme = match[1]!.toLowerCase();
+        const token = match[2]!;
         let subject: {
             sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined; aud?: unknown;
+            cnf?: { jkt?: unknown } | undefined;
         };
         let introspected: Introspection | undefined;
         if (options.mode === 'local') {
@@ -244,12 +273,13 @@ export function createVerifier(options: VerifierOptions): Verifier {
                 throw invalidToken('the token names no subject');
             }
             if (kind !== undefined && kind !== 'access_token') throw invalidToken('not an access token');
-            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope, aud: introspected.aud };
+            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope, aud: introspected.aud, cnf: introspected.cnf };
         }
         // RFC 8707 §2, RFC 9068 §4: a token for another resource server is not for this one
         if (options.audience !== undefined && subject.aud !== undefined && !audienceNames(subject.aud).includes(options.audience)) {
             throw invalidToken('the token is for another resource server');
         }
+        const dpopJkt = senderConstraint(token, scheme, subject.cnf?.jkt, request);
         if (served && !served.has(subject.realm_id) && !served.has(subject.realm_name)) throw invalidToken('the token belongs to a realm this server does not serve');
         const scopes = (subject.scope ?? '').split(' ').filter(Boolean);
         for (const scope of options.requiredScopes ?? []) if (!scopes.includes(scope)) throw denied(`the token lacks the scope ${scope}`);
@@ -273,6 +303,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
             mode: options.mode,
             identity,
             clientId: subject.client_id ?? null,
+            dpopJkt,
             scopes,
             evaluator: evaluatorOnce,
             evaluate: decide('evaluate'),

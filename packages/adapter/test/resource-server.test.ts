@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { basicAuth, createClient, passwordGrant, type RealmgateClient } from '@realmgate/client';
 import { RealmScope } from '@realmgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExpressResourceServer } from '../../../examples/resource-server/express.js';
-import { createFastifyResourceServer } from '../../../examples/resource-server/fastify.js';
 import { ORDER_READ, OrderStore } from '../../../examples/resource-server/orders.js';
 import { ADMIN } from '../../server/test/app.js';
-import { createMigratedTestDatabase } from '../../server/test/database-templates.js';
-import { describeEachDialect, type TestDatabase } from '../../server/test/databases.js';
-import { startServer, stopServer, type ServerProcess } from '../../server/test/server-process.js';
+import { describeEachDialect } from '../../server/test/databases.js';
+import type { ServerProcess } from '../../server/test/server-process.js';
 import { createVerifier, type VerificationMode, type Verifier } from '../src/index.js';
+import { EXAMPLE_FRAMEWORKS, startRealmgate, type ListeningExample } from './example-servers.js';
 
 /*
  * The example resource server (examples/resource-server) end to end: a real Realmgate process, the
@@ -24,9 +18,8 @@ import { createVerifier, type VerificationMode, type Verifier } from '../src/ind
 const TIMEOUT = 180_000;
 
 describeEachDialect('example resource server through the adapter against a real server process', (dialect) => {
-    let directory: string;
-    let database: TestDatabase;
     let server: ServerProcess;
+    let stop: (() => Promise<void>) | undefined;
     let admin: RealmgateClient;
     let realm: { id: string; name: string };
     let foreign: { id: string; name: string };
@@ -43,10 +36,7 @@ describeEachDialect('example resource server through the adapter against a real 
     };
 
     beforeAll(async () => {
-        directory = await mkdtemp(join(tmpdir(), 'realmgate-adapter-'));
-        // a copy of the run's migrated template (server/test/database-templates.ts): the server's boot finds it up to date
-        database = await createMigratedTestDatabase(dialect);
-        server = await startServer({ DB_TYPE: dialect, DB_URL: database.location, WRITABLE_DIRECTORY_PATH: directory });
+        ({ server, stop } = await startRealmgate(dialect));
         admin = createClient({ baseUrl: server.url, auth: basicAuth(ADMIN.name, ADMIN.password) });
         const realmOf = async (name: string) => ({ id: (await admin.postRealms({ body: { name } })).data.id as string, name });
         realm = await realmOf(`acme-${randomUUID().slice(0, 6)}`);
@@ -61,38 +51,16 @@ describeEachDialect('example resource server through the adapter against a real 
         store.add({ id: 'acme-1', realmId: realm.id, item: 'a book' });
         store.add({ id: 'globex-1', realmId: foreign.id, item: 'a lamp' });
     }, TIMEOUT);
-    afterAll(async () => {
-        await stopServer(server);
-        await database?.drop();
-        if (directory) await rm(directory, { recursive: true, force: true });
-    }, TIMEOUT);
-
-    const frameworks = {
-        fastify: async (verifier: Verifier) => {
-            const app = await createFastifyResourceServer(store, verifier);
-            await app.listen({ port: 0, host: '127.0.0.1' });
-            const address = app.server.address();
-            return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, close: () => app.close() };
-        },
-        express: async (verifier: Verifier) => {
-            const http: Server = createServer(createExpressResourceServer(store, verifier));
-            await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-            const address = http.address();
-            return {
-                url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-                close: () => new Promise<void>((resolve) => http.close(() => resolve())),
-            };
-        },
-    };
+    afterAll(async () => stop?.(), TIMEOUT);
 
     for (const framework of ['fastify', 'express'] as const) {
         for (const mode of ['local', 'remote'] as const satisfies readonly VerificationMode[]) {
             describe(`${framework}, ${mode} mode`, () => {
                 let verifier: Verifier;
-                let api: { url: string; close: () => Promise<void> };
+                let api: ListeningExample;
                 beforeAll(async () => {
                     verifier = createVerifier({ baseUrl: server.url, mode, credentials: { clientId: resourceServer.id, clientSecret: resourceServer.secret }, realms: [realm.name] });
-                    api = await frameworks[framework](verifier);
+                    api = await EXAMPLE_FRAMEWORKS[framework](store, verifier);
                 });
                 afterAll(async () => api?.close());
                 const get = (path: string, authorization?: string) => fetch(`${api.url}${path}`, authorization ? { headers: { authorization } } : {});

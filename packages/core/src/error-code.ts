@@ -43,6 +43,8 @@ export const ErrorCode = {
     MAIL_UNAVAILABLE: 'mail_unavailable',
     INVALID_REDIRECT_URI: 'invalid_redirect_uri',
     INVALID_CLIENT_METADATA: 'invalid_client_metadata',
+    INVALID_DPOP_PROOF: 'invalid_dpop_proof',
+    USE_DPOP_NONCE: 'use_dpop_nonce',
 } as const;
 
 export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
@@ -90,6 +92,8 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = Object.fre
     // RFC 7591 §3.2.2: a registration request whose metadata the server refuses
     invalid_redirect_uri: 400,
     invalid_client_metadata: 400,
+    invalid_dpop_proof: 400,
+    use_dpop_nonce: 400,
 });
 
 export function isErrorCode(value: unknown): value is ErrorCode {

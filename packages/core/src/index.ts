@@ -5,3 +5,4 @@ export * from './permission.js';
 export * from './realm-scope.js';
 export * from './token.js';
 export * from './realm.js';
+export * from './dpop.js';

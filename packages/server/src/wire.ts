@@ -27,6 +27,8 @@ import { recordSessionEnds } from './tokens/auth-events.js';
 import { createDetachedEventLog } from './storage/events.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { createRecordingReplayGuard } from './limits/replay-guard.js';
+import { createDpopNonces, dpopNonceKey } from './authn/dpop-nonce.js';
+import { createDpopVerifier } from './authn/dpop-proof.js';
 import { recordIdentifier } from './storage/replay-guards.js';
 import { loadAuthConsole } from './views/load.js';
 import { busCarrier, createBus } from './bus/setup.js';
@@ -67,6 +69,8 @@ export interface WireOptions {
     accountClock?: () => number;
     /** the clock of the clients' fetched key sets: their lifetime and the interval between fetches for an unknown kid (tests) */
     clientKeysClock?: () => number;
+    /** the clock of DPoP proofs' iat window and of the nonce windows (tests) */
+    dpopClock?: () => number;
 }
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
@@ -269,6 +273,15 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     });
     // client assertions (RFC 7523): each endpoint that authenticates clients answers to its own URLs
     const assertionsAt = (path: string) => ({ keys: clientKeys, replayGuard, publicUrl: config.publicUrl, endpointUrls: endpointUrlsOf(config, path) });
+    // RFC 9449: proofs at /token, the API routes and /userinfo; nonces every replica derives alike
+    const dpopClock = options.dpopClock ?? Date.now;
+    const dpop = createDpopVerifier({
+        replayGuard,
+        nonces: createDpopNonces(dpopNonceKey({ nonceSecret: config.dpop.nonceSecret, secretsEncryptionKey: config.secretsEncryptionKey }), dpopClock),
+        nonceRequired: () => config.dpop.nonceRequired,
+        publicUrls: [config.publicUrl, ...(config.mtlsPublicUrl ? [config.mtlsPublicUrl] : [])].map((url) => url.replace(/\/+$/, '')),
+        clock: dpopClock,
+    });
     const grants = grantRegistry({
         dialect: handle.dialect, tokens, sessions, passwords, outbound, events, catalog, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
@@ -310,11 +323,12 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             logger ??= appLogger;
         },
         tokens,
-        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants, lookups, assertions: assertionsAt('/token') }),
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants, lookups, assertions: assertionsAt('/token'), dpop }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config, lookups, assertions: assertionsAt('/token/revoke') }),
         limits,
         replayGuard,
         clientKeys,
+        dpop,
         metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({
             db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups,
@@ -322,9 +336,9 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
         introspectionEndpoint: createIntrospectionEndpoint({
-            db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config, lookups, assertions: assertionsAt('/token/introspect'),
+            db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config, lookups, assertions: assertionsAt('/token/introspect'), dpop,
         }),
-        userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
+        userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens, dpop }),
         views,
     };
 }

@@ -20,6 +20,8 @@ export interface Actor {
      * /users/@me` in one round trip); its readable columns only, never a hash
      */
     ownRow?: Readonly<Record<string, unknown>>;
+    /** the thumbprint of the DPoP key a sender-constrained token was proven with (RFC 9449 §7) */
+    dpopJkt?: string;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ identity: null, tokenClientId: null, method: 'none' });

@@ -62,6 +62,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
     QUERY_SCHEMA_DISCOVERY_ENABLED: ['false', false],
     USER_AUTH_BASIC: ['0', false],
     MTLS_PUBLIC_URL: ['https://mtls.auth.example.com/', 'https://mtls.auth.example.com'],
+    DPOP_NONCE_REQUIRED: ['true', true],
+    DPOP_NONCE_SECRET: ['a shared nonce secret', 'a shared nonce secret'],
     MIDDLEWARE_BODY: ['{"json":{"limit":"1mb"},"text":false}', { json: { limit: '1mb' }, text: false }],
     MIDDLEWARE_COOKIE: ['false', false],
     MIDDLEWARE_QUERY: ['{"depth":2,"arrayLimit":10}', { depth: 2, arrayLimit: 10 }],

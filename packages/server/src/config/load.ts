@@ -58,6 +58,8 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     querySchemaDiscoveryEnabled: parse.boolean,
     userAuthBasic: parse.boolean,
     mtlsPublicUrl: parse.publicUrl,
+    'dpop.nonceRequired': parse.boolean,
+    'dpop.nonceSecret': parse.text,
     middlewareBody: parse.middlewareBody,
     middlewareCookie: parse.boolean,
     middlewareQuery: parse.middlewareQuery,

@@ -150,6 +150,11 @@ export interface Config {
     userAuthBasic: boolean;
     /** RFC 8705 §5: the base URL of the mutual-TLS listener, for discovery's mtls_endpoint_aliases */
     mtlsPublicUrl: string | undefined;
+    /**
+     * RFC 9449 §8, §9: whether DPoP proofs must carry a server-provided nonce, and the secret every
+     * replica derives the nonces from (authn/dpop-nonce.ts)
+     */
+    dpop: { nonceRequired: boolean; nonceSecret: string | undefined };
     middlewareBody: MiddlewareBody;
     /** `false`: the Cookie header is not read (the console session cookie and the sign-in pages' cookies then do nothing) */
     middlewareCookie: boolean;
@@ -421,6 +426,19 @@ export const CONFIG_KEYS = [
         env: 'MTLS_PUBLIC_URL',
         default: null,
         description: 'absolute https URL of a mutual-TLS listener (RFC 8705): discovery then carries `mtls_endpoint_aliases` with the token and device authorization endpoints under it',
+    },
+    {
+        key: 'dpop.nonceRequired',
+        env: 'DPOP_NONCE_REQUIRED',
+        default: 'false',
+        description: 'DPoP proofs (RFC 9449) at `/token`, the API routes and `/userinfo` must carry a server-provided nonce: a proof without the current one answers `use_dpop_nonce` with a fresh `DPoP-Nonce` header (RFC 9449 §8, §9); nonces rotate every 5 minutes and the previous one stays accepted',
+    },
+    {
+        key: 'dpop.nonceSecret',
+        env: 'DPOP_NONCE_SECRET',
+        default: null,
+        description: 'the secret DPoP nonces are derived from, the same on every replica; unset: derived from SECRETS_ENCRYPTION_KEY, else random per process (then a nonce holds on the replica that issued it only)',
+        secret: true,
     },
     {
         key: 'middlewareBody',

@@ -29,7 +29,10 @@ export class AppError extends Error {
      */
     readonly detail?: string;
 
-    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number; challenge?: string; detail?: string } = {}) {
+    /** response headers the answer carries beside the body (RFC 9449 §8: a fresh `DPoP-Nonce`) */
+    readonly headers?: Readonly<Record<string, string>>;
+
+    constructor(code: ErrorCode, message: string, options: { issues?: Issue[]; retryAfter?: number; statusCode?: number; challenge?: string; detail?: string; headers?: Record<string, string> } = {}) {
         super(message);
         this.name = 'AppError';
         this.code = code;
@@ -38,6 +41,7 @@ export class AppError extends Error {
         if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
         if (options.challenge !== undefined) this.challenge = options.challenge;
         if (options.detail !== undefined) this.detail = options.detail;
+        if (options.headers !== undefined) this.headers = options.headers;
     }
 }
 

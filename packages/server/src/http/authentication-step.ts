@@ -9,12 +9,13 @@ import type { CatalogCache } from '../authz/catalog-cache.js';
 import type { RequestContext } from '../authz/request-context.js';
 import type { Database } from '../db/schema.js';
 import { AppError, notFound } from '../errors/app-error.js';
+import { dpopPresentationOf } from './dpop-request.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 import { findRealmByIdOrName } from '../storage/realms.js';
 
 /**
  * How a route authenticates its caller, declared in its options as `config: { auth }`:
- * - `required`: Basic or Bearer; without credentials 401, before the body is read or validated;
+ * - `required`: Basic, Bearer or DPoP (RFC 9449 §7); without credentials 401, before the body is read or validated;
  * - `optional`: identity-optional (the check routes): credentials are verified when sent, and an
  *   anonymous caller goes through as such;
  * - `none`: the route authenticates nobody here — public documents (discovery, JWKS, /docs) and
@@ -94,7 +95,7 @@ async function authenticateRequest(deps: AuthenticationStepDeps, request: Fastif
         // (a revoked, expired or mismatched cookie is no session: the request is anonymous)
         const session = cookie === undefined ? null : await verifyConsoleSession(deps.db, cookie);
         if (session) assertSameOrigin(request, cookies!);
-        actor = session ? consoleSessionActor(session) : await authenticateHeader(deps, request.headers.authorization, routeRealmId);
+        actor = session ? consoleSessionActor(session) : await authenticateHeader(deps, request.headers.authorization, routeRealmId, dpopPresentationOf(request));
     } catch (error) {
         if (error instanceof AppError && error.statusCode === 401) {
             request.server.log.debug({ code: error.code }, 'authentication failed');

@@ -28,6 +28,7 @@ import type { AccountService } from '../domains/account/service.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { ReplayGuard } from '../limits/replay-guard.js';
 import type { ClientKeys } from '../oauth2/client-keys.js';
+import type { DpopVerifier } from '../authn/dpop-proof.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -75,6 +76,8 @@ export interface AppDeps {
     replayGuard: ReplayGuard;
     /** a client's public keys for a JWS it signed (client assertions, request objects): inline jwks or its jwksUri */
     clientKeys: ClientKeys;
+    /** DPoP proofs (RFC 9449) at /token, the API routes and /userinfo, and the server's nonces */
+    dpop: DpopVerifier;
     /** issue 15 item 7: the Prometheus registry and the counters the routes feed */
     metrics: Metrics;
     /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */

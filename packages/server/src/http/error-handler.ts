@@ -44,6 +44,7 @@ export function renderError(error: RenderableError, request: FastifyRequest, rep
         // the internal detail goes to the log only; the body carries the client-safe message
         if (error.detail !== undefined) request.log.info({ code: error.code, detail: error.detail }, error.message);
         if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+        if (error.headers !== undefined) reply.headers(error.headers);
         // RFC 7235 §3.1: a 401 names the scheme the client should use. A page's script (it sends
         // X-Requested-With, as the consoles do) is challenged with Bearer: a Basic challenge makes
         // the browser open its credentials dialog over the page (and blocks a headless one)

@@ -63,6 +63,7 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             // OIDC Discovery §3: request objects are refused (request_not_supported, request_uri_not_supported)
             request_parameter_supported: false,
             request_uri_parameter_supported: false,
+            dpop_signing_alg_values_supported: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
             // the realm's admin-console client, created with the realm (storage/console-clients.ts)
             realmgate_console_client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         });

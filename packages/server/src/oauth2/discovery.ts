@@ -1,3 +1,4 @@
+import { DPOP_SIGNING_ALGORITHMS } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { ACR, ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
@@ -43,6 +44,8 @@ export interface DiscoveryDocument {
     /** OIDC Discovery §3: request objects are refused (oauth2/authorize/request.ts) */
     request_parameter_supported: false;
     request_uri_parameter_supported: false;
+    /** RFC 9449 §5.1: the algorithms a DPoP proof may be signed with */
+    dpop_signing_alg_values_supported: string[];
     /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
     mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
     /**
@@ -133,6 +136,8 @@ export async function discoveryDocument(
         // answered request_not_supported / request_uri_not_supported (OIDC Core §6.3)
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
+        // RFC 9449 §5.1: asymmetric algorithms only (authn/dpop-proof.ts)
+        dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
         // the path of http/routes/client-registration.ts
         ...(flags?.dynamicRegistrationEnabled === true ? { registration_endpoint: `${base}/realms/${encodeURIComponent(realm.name)}/register-client` } : {}),

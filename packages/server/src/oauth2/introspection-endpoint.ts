@@ -2,7 +2,9 @@ import { PermissionName } from '@realmgate/core';
 import type { Actor } from '../authn/actor.js';
 import { createRequestAuthorizer } from '../authz/authorizer.js';
 import { authenticateBearer } from '../authn/bearer.js';
-import { bearerTokenOf } from '../authn/bearer-header.js';
+import { accessTokenOf } from '../authn/bearer-header.js';
+import type { DpopPresentation, DpopVerifier } from '../authn/dpop-proof.js';
+import { presentationOf } from '../authn/sender-constraint.js';
 import { findRealmById } from '../storage/realms.js';
 import type { ClientAuthDeps } from './client-auth/authenticate.js';
 import { invalidClient } from './errors.js';
@@ -17,6 +19,8 @@ export interface IntrospectionRequest {
     body: unknown;
     query: unknown;
     authorization: string | undefined;
+    /** the request's DPoP header, method and path: a caller's own DPoP-bound token is proven over them */
+    dpop: DpopPresentation;
 }
 
 /** An introspection request as its steps complete it. */
@@ -30,6 +34,7 @@ interface IntrospectionState extends ProtocolRequestState {
 
 export interface IntrospectionEndpointDeps extends ClientAuthDeps, IntrospectionDeps {
     tokens: TokenService;
+    dpop: DpopVerifier;
 }
 
 /**
@@ -85,9 +90,9 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         const { claims, failure, profile } = inspected;
         const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
         // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
-        // an access token's audience and actor (RFC 7662 §2.2, RFC 8693 §4.1), so a resource server can check them
+        // an access token's audience, actor and DPoP key (RFC 7662 §2.2, RFC 8693 §4.1, RFC 9449 §6.2), so a resource server can check them
         const narrowing = { ...(claims.aud ? { aud: claims.aud } : {}), ...(claims.act ? { act: claims.act } : {}) };
-        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile, narrowing });
+        return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile, narrowing, confirmation: claims.cnf });
     };
 
     /**
@@ -97,9 +102,9 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
      * not introspect.
      */
     const authenticate = step<IntrospectionState>('authenticate caller', async (state) => {
-        const bearer = bearerTokenOf(state.request.authorization);
-        if (bearer !== null) {
-            state.actor = await authenticateBearer(deps, bearer);
+        const presented = accessTokenOf(state.request.authorization);
+        if (presented !== null) {
+            state.actor = await authenticateBearer(deps, presented.token, presentationOf(presented, state.request.dpop));
             return;
         }
         const caller = await authenticateCaller(deps, state.params, state.request.authorization);

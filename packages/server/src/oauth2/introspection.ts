@@ -38,6 +38,8 @@ export interface IntrospectionResponse extends IntrospectedClaims {
     aud?: string;
     /** RFC 8693 §4.1: an active delegated token's actor */
     act?: ActClaim;
+    /** RFC 9449 §6.2: the DPoP key an active bound token is bound to */
+    cnf?: { jkt: string };
 }
 
 /** The subject an introspection names: the token's, or the Basic caller's own. */
@@ -132,7 +134,7 @@ async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, 
 export async function introspectionOf(
     deps: IntrospectionDeps,
     subject: IntrospectedSubject,
-    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined; narrowing?: Pick<IntrospectionResponse, 'aud' | 'act'> },
+    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined; narrowing?: Pick<IntrospectionResponse, 'aud' | 'act'>; confirmation?: { jkt: string } | undefined },
 ): Promise<IntrospectionResponse> {
     const named = { sub: subject.id, sub_kind: subject.kind, realm_id: subject.realmId, realm_name: subject.realmName };
     if (!options.active) return { active: false, permissions: [], ...named };
@@ -140,5 +142,6 @@ export async function introspectionOf(
         grantList(deps, subject, options.narrowToClientId),
         openIdClaims(deps.db, subject, options.profile),
     ]);
-    return { active: true, permissions, ...named, ...claims, ...options.narrowing };
+    const cnf = options.confirmation ? { cnf: { jkt: options.confirmation.jkt } } : {};
+    return { active: true, permissions, ...named, ...claims, ...options.narrowing, ...cnf };
 }

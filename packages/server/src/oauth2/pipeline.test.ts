@@ -13,7 +13,7 @@ describe('protocol endpoints as named steps', () => {
     it('authenticates before charging, then runs the rest (token)', () => {
         expect(createTokenEndpoint({ ...deps, grants: grantRegistry(deps) }).stepNames).toEqual({
             authenticate: ['parse parameters', 'grant type supported', 'resolve realm', 'authenticate client'],
-            handle: ['client allows grant', 'grant client authentication', 'grant parameters', 'run grant'],
+            handle: ['client allows grant', 'grant client authentication', 'grant parameters', 'dpop proof', 'run grant'],
         });
     });
 

@@ -1,6 +1,8 @@
 import { ErrorCode } from '@realmgate/core';
+import type { DpopPresentation, DpopVerifier } from '../authn/dpop-proof.js';
 import type { RealmRef } from '../storage/realms.js';
 import { authenticateClient, clientAllowsGrant, type ClientAuthDeps, type RequestClient } from './client-auth/authenticate.js';
+import { AppError } from '../errors/app-error.js';
 import { invalidClient, invalidRequest, oauthError } from './errors.js';
 import type { GrantHandler, TokenResponse } from './grants/contract.js';
 import { protocolEndpoint, required, step, type Step } from './pipeline.js';
@@ -11,10 +13,13 @@ export interface TokenEndpointRequest {
     authorization: string | undefined;
     ipAddress: string | null;
     userAgent: string | null;
+    /** the request's DPoP header, method and path (RFC 9449 §5) */
+    dpop: DpopPresentation;
 }
 
 export interface TokenEndpointDeps extends ClientAuthDeps {
     grants: readonly GrantHandler[];
+    dpop: DpopVerifier;
 }
 
 /** A token request as its steps complete it. */
@@ -27,12 +32,16 @@ interface TokenRequestState {
     realm: RealmRef | null;
     client: RequestClient | null;
     response: TokenResponse | null;
+    /** the thumbprint of the key the request's DPoP proof holds (RFC 9449 §5); null without a proof */
+    dpopJkt: string | null;
+    /** the nonce to hand out with the answer (RFC 9449 §8.2), when the realm requires them */
+    dpopNonce: string | null;
 }
 
 /**
  * `POST /token` without its transport (DESIGN.md §3; RFC 6749 §3.2): parse parameters → grant
  * type supported → resolve realm → authenticate client | (charged) | client allows grant → the
- * grant's client-authentication requirement → the grant's parameters → run grant.
+ * grant's client-authentication requirement → the grant's parameters → DPoP proof → run grant.
  */
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const byType = new Map(deps.grants.map((grant) => [grant.type, grant]));
@@ -78,22 +87,44 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
         if (names.some((name) => state.params[name] === undefined)) throw invalidRequest(`The ${grant.type} grant needs ${names.join(' and ')}.`);
     });
 
+    /**
+     * RFC 9449 §5: a `DPoP` header binds what the request obtains to the proof's key; the proof
+     * must hold (§4.3) or the request is refused with invalid_dpop_proof (use_dpop_nonce when a
+     * required nonce is missing, §8). Without the header the tokens are bearer tokens.
+     */
+    const dpopProof: Step<TokenRequestState> = step('dpop proof', async (state) => {
+        const realmId = required(state.realm, 'realm').id;
+        state.dpopNonce = deps.dpop.nonceFor(realmId);
+        if (state.request.dpop.proof === undefined) return;
+        const proof = await deps.dpop.verify(state.request.dpop, { realmId });
+        if (!proof.ok) {
+            const code = proof.code === 'use_dpop_nonce' ? ErrorCode.USE_DPOP_NONCE : ErrorCode.INVALID_DPOP_PROOF;
+            throw new AppError(code, proof.message, proof.nonce !== null ? { headers: { 'DPoP-Nonce': proof.nonce } } : {});
+        }
+        state.dpopJkt = proof.jkt;
+    });
+
     const runGrant: Step<TokenRequestState> = step('run grant', async (state) => {
         const grant = required(state.grant, 'grant');
         state.response = await grant.handle({
             db: deps.db, grantType: grant.type, realm: required(state.realm, 'realm'), client: state.client, params: state.params,
-            ipAddress: state.request.ipAddress, userAgent: state.request.userAgent,
+            ipAddress: state.request.ipAddress, userAgent: state.request.userAgent, dpopJkt: state.dpopJkt,
         });
     });
 
-    return protocolEndpoint<TokenEndpointRequest, TokenRequestState, TokenResponse>({
-        start: (request) => ({ request, query: undefined, body: request.body, params: {}, grant: null, realm: null, client: null, response: null }),
+    const endpoint = protocolEndpoint<TokenEndpointRequest, TokenRequestState, TokenResponse>({
+        start: (request) => ({ request, query: undefined, body: request.body, params: {}, grant: null, realm: null, client: null, response: null, dpopJkt: null, dpopNonce: null }),
         authenticate: [parseParameters, grantTypeSupported, resolveRealm, authenticate],
         // spec Limits: the client that proved its secret is charged, else the address
         charge: (state) => (state.client?.authenticated ? { kind: 'client', id: state.client.row.id } : 'address'),
-        handle: [clientAllows, clientAuthenticationRequirement, grantParameters, runGrant],
+        handle: [clientAllows, clientAuthenticationRequirement, grantParameters, dpopProof, runGrant],
         answer: (state) => required(state.response, 'response'),
     });
+    return {
+        ...endpoint,
+        /** the `DPoP-Nonce` header of a handled request's answer (RFC 9449 §8.2), null for none */
+        dpopNonce: (state: TokenRequestState): string | null => state.dpopNonce,
+    };
 }
 
 export type TokenEndpoint = ReturnType<typeof createTokenEndpoint>;

@@ -1,6 +1,8 @@
 import { ErrorCode } from '@realmgate/core';
 import type { Kysely } from 'kysely';
-import { bearerTokenOf } from '../authn/bearer-header.js';
+import { accessTokenOf } from '../authn/bearer-header.js';
+import type { DpopPresentation, DpopVerifier } from '../authn/dpop-proof.js';
+import { AS_BEARER, checkSenderConstraint, presentationOf, type TokenPresentation } from '../authn/sender-constraint.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors/app-error.js';
 import { failedAuthentication } from '../limits/failed-authentication.js';
@@ -16,6 +18,8 @@ const REALM = 'realm="realmgate"';
 export interface UserinfoDeps {
     db: Kysely<Database>;
     tokens: TokenService;
+    /** DPoP proofs of sender-constrained tokens (RFC 9449 §7) */
+    dpop: DpopVerifier;
 }
 
 /** What the UserInfo endpoint receives of a request, without its transport. */
@@ -26,6 +30,8 @@ export interface UserinfoRequest {
     /** whether the body is application/x-www-form-urlencoded, the only encoding §2.2 allows */
     formEncoded: boolean;
     query: unknown;
+    /** the request's DPoP header, method and path: a DPoP-bound token is proven over them (RFC 9449 §7) */
+    dpop: DpopPresentation;
 }
 
 /** OpenID Connect Core §5.3.2: `sub` always, the other claims as the access token's scope releases them. */
@@ -42,7 +48,7 @@ function bearerError(status: 400 | 401 | 403, code: ErrorCode, message: string, 
  * member `access_token` (§2.2) — never both (§2: "MUST NOT use more than one method"), never the
  * query string (§2.3 is not offered: a token in a URL ends up in logs).
  */
-function presentedToken(request: UserinfoRequest): string {
+function presentedToken(request: UserinfoRequest): { token: string; presentation: TokenPresentation } {
     const query = request.query as Record<string, unknown> | undefined;
     if (query && typeof query === 'object' && query.access_token !== undefined) {
         throw bearerError(400, ErrorCode.INVALID_REQUEST, 'The access token must not be sent in the query string.', 'invalid_request');
@@ -54,11 +60,11 @@ function presentedToken(request: UserinfoRequest): string {
     }
     if (request.authorization !== undefined) {
         if (inBody !== undefined) throw bearerError(400, ErrorCode.INVALID_REQUEST, 'Send the access token in one place only.', 'invalid_request');
-        const token = bearerTokenOf(request.authorization);
-        if (token === null) throw bearerError(401, ErrorCode.INVALID_TOKEN, 'The UserInfo endpoint takes a Bearer access token.', 'invalid_token');
-        return token;
+        const presented = accessTokenOf(request.authorization);
+        if (presented === null) throw bearerError(401, ErrorCode.INVALID_TOKEN, 'The UserInfo endpoint takes a Bearer or DPoP access token.', 'invalid_token');
+        return { token: presented.token, presentation: presentationOf(presented, request.dpop) };
     }
-    if (inBody) return inBody;
+    if (inBody) return { token: inBody, presentation: AS_BEARER };
     throw bearerError(401, ErrorCode.INVALID_TOKEN, 'An access token is required.');
 }
 
@@ -78,12 +84,15 @@ export function createUserinfoEndpoint(deps: UserinfoDeps) {
     const profiles = new WeakMap<TokenClaims, UserProfile>();
     return {
         async authenticate(request: UserinfoRequest): Promise<TokenClaims> {
-            const verified = await deps.tokens.verifyAccessToken(deps.db, presentedToken(request));
+            const { token, presentation } = presentedToken(request);
+            const verified = await deps.tokens.verifyAccessToken(deps.db, token);
             if (!verified.ok) {
                 const error = bearerError(401, ErrorCode.INVALID_TOKEN, verified.message, 'invalid_token');
                 // spec Limits: only a token this deployment did not sign counts as a failed authentication
                 throw verified.unsigned ? failedAuthentication(error) : error;
             }
+            // RFC 9449 §7: a bound token only with its key's proof, never as a bearer (a form member included)
+            await checkSenderConstraint(deps.dpop, verified.claims, token, presentation);
             const claims = { ...verified.claims };
             if (verified.profile) profiles.set(claims, verified.profile);
             if (claims.sub_kind !== 'user') throw bearerError(401, ErrorCode.INVALID_TOKEN, 'The access token does not name a user.', 'invalid_token');

@@ -71,6 +71,11 @@ export interface TokenClaims {
     resource?: string;
     /** RFC 8693 §4.1: a delegated token's actor */
     act?: ActClaim;
+    /**
+     * RFC 9449 §6.1 (RFC 7800 §3.1): the thumbprint of the DPoP key an access token is bound to; a
+     * public client's refresh token carries it too (§5)
+     */
+    cnf?: { jkt: string };
 }
 
 export interface TokenSubject {
@@ -86,6 +91,9 @@ export function hasScope(scope: string, name: string): boolean {
 }
 
 
+const isConfirmation = (value: unknown): value is { jkt: string } =>
+    typeof value === 'object' && value !== null && typeof (value as { jkt?: unknown }).jkt === 'string';
+
 /** The claims of a verified payload, or null when a member is missing or mistyped. */
 export function claimsOf(payload: Record<string, unknown>): TokenClaims | null {
     const strings = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'scope', 'session_id', 'jti'] as const;
@@ -95,6 +103,7 @@ export function claimsOf(payload: Record<string, unknown>): TokenClaims | null {
     if ([payload.aud, payload.resource].some((value) => value !== undefined && typeof value !== 'string')) return null;
     if (payload.act !== undefined && (typeof payload.act !== 'object' || payload.act === null)) return null;
     if (payload.sub_kind !== 'user' && payload.sub_kind !== 'client') return null;
+    if (payload.cnf !== undefined && !isConfirmation(payload.cnf)) return null;
     // ids go into queries: anything but a canonical UUID is not ours
     if (![payload.sub, payload.realm_id, payload.session_id].every((id) => isCanonicalUuid(id as string))) return null;
     return payload as unknown as TokenClaims;

@@ -36,6 +36,10 @@ export interface IssueRequest {
     act?: ActClaim | null;
     /** the latest `exp` (seconds) the access token may have: an exchanged token never outlives its subject token (RFC 8693 §2.1) */
     notAfter?: number | null;
+    /** RFC 9449 §6.1: the thumbprint of the DPoP key the access token is bound to (`cnf.jkt`); null or absent: a bearer token */
+    accessJkt?: string | null;
+    /** RFC 9449 §5: the DPoP key a public client's refresh token is bound to */
+    refreshJkt?: string | null;
 }
 
 /** A refresh: new access and refresh tokens in the session, the refresh token's row rotated from the spent one's. */
@@ -69,6 +73,9 @@ function accessTokenHash(accessToken: string): string {
     return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
+/** RFC 9449 §6.1 (RFC 7800 §3.1): the `cnf` claim of a token bound to a DPoP key; nothing for a bearer token. */
+const confirmation = (jkt: string | null) => (jkt === null ? {} : { cnf: { jkt } });
+
 /** A multi-factor ticket (issue 14): the password was right, the second factor is pending. */
 export interface MfaTokenRequest {
     subject: TokenSubject;
@@ -81,6 +88,8 @@ export interface MfaTokenRequest {
 
 export interface IssuedTokens {
     accessToken: string;
+    /** RFC 9449 §5: `DPoP` when the access token is bound to a key */
+    tokenType: 'Bearer' | 'DPoP';
     expiresIn: number;
     refreshToken?: string;
 }
@@ -135,17 +144,23 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             session_id: request.sessionId,
             iat,
         };
+        const accessJkt = request.accessJkt ?? null;
         const accessExp = Math.min(iat + settings.accessMaxAge, request.notAfter ?? Number.POSITIVE_INFINITY);
         const access = {
             ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: accessExp,
             ...(request.audience ? { aud: request.audience } : {}),
             ...(request.act ? { act: request.act } : {}),
+            ...confirmation(accessJkt),
         };
-        const issued: IssuedTokens = { accessToken: signJws(algorithm, kid, access, key), expiresIn: accessExp - iat };
+        const issued: IssuedTokens = {
+            accessToken: signJws(algorithm, kid, access, key), tokenType: accessJkt === null ? 'Bearer' : 'DPoP', expiresIn: accessExp - iat,
+        };
         if (!refresh) return { issued, row: null };
         const jti = timeOrderedId();
         const exp = iat + settings.refreshMaxAge;
-        const refreshClaims = { ...base, kind: TOKEN_KIND.REFRESH, jti, exp, ...(request.grantResource ? { resource: request.grantResource } : {}) };
+        const refreshClaims = {
+            ...base, kind: TOKEN_KIND.REFRESH, jti, exp, ...(request.grantResource ? { resource: request.grantResource } : {}), ...confirmation(request.refreshJkt ?? null),
+        };
         issued.refreshToken = signJws(algorithm, kid, refreshClaims, key);
         return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) } };
     };

@@ -2,6 +2,7 @@ import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { authenticateHeader } from '../../authn/authenticate-header.js';
+import { dpopPresentationOf } from '../dpop-request.js';
 import { AppError } from '../../errors/app-error.js';
 import { authorizeForActor } from '../../oauth2/authorize/api-form.js';
 import { decide } from '../../oauth2/authorize/flow.js';
@@ -28,7 +29,7 @@ async function browserAuthorize(context: BrowserContext, request: FastifyRequest
 
 /** `POST /authorize` with credentials (spec Authentication 7): JSON `{url, code, state?, iss}`, errors as JSON. */
 async function apiAuthorize(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const actor = await authenticateHeader(deps, request.headers.authorization, null);
+    const actor = await authenticateHeader(deps, request.headers.authorization, null, dpopPresentationOf(request));
     if (actor.identity) await deps.limits.chargeRequest(request, { kind: actor.identity.type === 'user' ? 'user' : 'client', id: actor.identity.id });
     const validation = await validateAuthorizationRequest(deps.db, deps.config.publicUrl, request.body);
     if (!validation.ok) {

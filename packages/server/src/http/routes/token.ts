@@ -11,6 +11,7 @@ import type { RequestLimits } from '../../limits/request-limits.js';
 import type { Charge } from '../../oauth2/pipeline.js';
 import { protocolMembersOf } from '../../oauth2/errors.js';
 import { introspectionJson } from '../../oauth2/introspection.js';
+import { dpopPresentationOf } from '../dpop-request.js';
 
 /**
  * The codes RFC 6749 §5.2 and RFC 8628 §3.5 define, with the RFC `error` each carries (spec
@@ -27,6 +28,8 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     ErrorCode.MFA_REQUIRED,
     // issue 16: a directory that could not answer (RFC 6749 §4.1.2.1 names the code)
     ErrorCode.TEMPORARILY_UNAVAILABLE,
+    // RFC 9449 §5, §8
+    ErrorCode.INVALID_DPOP_PROOF, ErrorCode.USE_DPOP_NONCE,
 ].map((code) => [code, code] as [string, string]).concat([[ErrorCode.DEVICE_CODE_EXPIRED, 'expired_token']]));
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
@@ -93,9 +96,13 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
                 authorization: request.headers.authorization,
                 ipAddress: request.ip ?? null,
                 userAgent: request.headers['user-agent'] ?? null,
+                dpop: dpopPresentationOf(request),
             });
             await charge(request, authenticated.charge);
             const answer = await endpoints.token.handle(authenticated.state);
+            // RFC 9449 §8.2: the nonce for the client's next proof
+            const nonce = endpoints.token.dpopNonce(authenticated.state);
+            if (nonce !== null) reply.header('DPoP-Nonce', nonce);
             // a grant that answered is one of the registry's, so the label set stays bounded
             endpoints.onIssued?.(String((request.body as Record<string, unknown>).grant_type));
             return reply.headers(NO_STORE).send(answer);
@@ -114,7 +121,7 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
             200: ProtocolObject('The introspection response (RFC 7662 §2.2).', { active: Type.Boolean() }),
         }), async (request, reply) => {
             const authenticated = await endpoints.introspect.authenticate({
-                body: request.body, query: request.query, authorization: request.headers.authorization,
+                body: request.body, query: request.query, authorization: request.headers.authorization, dpop: dpopPresentationOf(request),
             });
             await charge(request, authenticated.charge);
             const answer = await endpoints.introspect.handle(authenticated.state);

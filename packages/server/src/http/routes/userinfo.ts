@@ -6,6 +6,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
 import type { UserinfoEndpoint } from '../../oauth2/userinfo.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
+import { dpopPresentationOf } from '../dpop-request.js';
 
 /** OpenID Connect Core §5.3.2 answers hold personal data; RFC 6750 errors alike are never cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -30,7 +31,7 @@ const ANSWER = ProtocolObject('The UserInfo response (OpenID Connect Core §5.3.
 
 /**
  * `GET /userinfo` and `POST /userinfo` (OpenID Connect Core §5.3; discovery's userinfo_endpoint):
- * the access token as a Bearer header, or on POST as the form member `access_token` (RFC 6750
+ * the access token as a Bearer (or DPoP, RFC 9449 §7) header, or on POST as the form member `access_token` (RFC 6750
  * §2.2), so the route authenticates itself (`auth: 'none'`) and charges the user it verified.
  * Refusals carry the RFC 6750 §3 `WWW-Authenticate` challenge, a 403 (insufficient_scope) too.
  */
@@ -40,7 +41,9 @@ export function registerUserinfoRoutes(app: FastifyInstance, deps: UserinfoRoute
         reply.headers(NO_STORE);
         try {
             const formEncoded = /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '');
-            const token = await deps.userinfo.authenticate({ authorization: request.headers.authorization, body: request.body, query: request.query, formEncoded });
+            const token = await deps.userinfo.authenticate({
+                authorization: request.headers.authorization, body: request.body, query: request.query, formEncoded, dpop: dpopPresentationOf(request),
+            });
             await deps.limits?.chargeRequest(request, { kind: 'user', id: token.sub });
             return reply.send(await deps.userinfo.claims(token));
         } catch (error) {
@@ -51,7 +54,7 @@ export function registerUserinfoRoutes(app: FastifyInstance, deps: UserinfoRoute
     };
     const declared = (summary: string, body?: boolean) => contract({
         auth: 'none', tags: ['oauth2'], summary, config: CHARGED_BY_ROUTE, errors: [401, 403],
-        description: 'The access token (scope `openid`, a user\'s) as `Authorization: Bearer`' + (body ? ', or the form member `access_token` (RFC 6750 §2.2).' : '.'),
+        description: 'The access token (scope `openid`, a user\'s) as `Authorization: Bearer` (`Authorization: DPoP` with a `DPoP` proof for a DPoP-bound token, RFC 9449 §7)' + (body ? ', or the form member `access_token` (RFC 6750 §2.2).' : '.'),
         ...(body ? {
             consumes: ['application/x-www-form-urlencoded'],
             // optional (the header alone is the common case): the endpoint reads `access_token` itself

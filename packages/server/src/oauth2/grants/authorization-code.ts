@@ -6,7 +6,7 @@ import {
 } from '../../storage/authorization-code-redemption.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
-import { tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
+import { senderConstraintOf, tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
 import { narrowedAudience } from '../resource-indicators.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved (ALPHA / DIGIT / "-" / "." / "_" / "~"). */
@@ -109,7 +109,7 @@ export const authorizationCodeGrant: Grant = {
                     return replayed(deps, request, code.id, null);
                 }
                 const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
-                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true, audience, grantResource: code.resource ?? null });
+                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true, audience, grantResource: code.resource ?? null, ...senderConstraintOf(request) });
                 return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce, acr: code.acr ?? null, profile: code.profile }, issued);
             },
         }),

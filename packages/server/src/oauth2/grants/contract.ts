@@ -23,7 +23,8 @@ const OPENID_SCOPE = 'openid';
 /** RFC 6749 §5.1 successful response. */
 export interface TokenResponse {
     access_token: string;
-    token_type: 'Bearer';
+    /** `DPoP` for a token bound to the request's DPoP key (RFC 9449 §5) */
+    token_type: 'Bearer' | 'DPoP';
     expires_in: number;
     refresh_token?: string;
     scope: string;
@@ -43,6 +44,23 @@ export interface GrantRequest {
     params: Readonly<Record<string, string>>;
     ipAddress: string | null;
     userAgent: string | null;
+    /** the thumbprint of the key the request's DPoP proof holds (RFC 9449 §5): the tokens are bound to it; null without a proof */
+    dpopJkt: string | null;
+}
+
+/**
+ * The keys the tokens of a request are bound to (RFC 9449 §5): the access token to the proof's
+ * key; a refresh token to it as well when no client authenticated (a public client, or none),
+ * since nothing else stops a stolen refresh token — a confidential client's is bound to its
+ * authentication instead.
+ */
+export function senderConstraintOf(request: GrantRequest): { accessJkt: string | null; refreshJkt: string | null } {
+    return { accessJkt: request.dpopJkt, refreshJkt: request.client?.authenticated ? null : request.dpopJkt };
+}
+
+/** Whether the token request is sender-constrained by DPoP (RFC 9449 §5): what a profile requiring DPoP checks. */
+export function isDpopBound(request: Pick<GrantRequest, 'dpopJkt'>): boolean {
+    return request.dpopJkt !== null;
 }
 
 export interface GrantDeps {
@@ -118,7 +136,7 @@ export async function issueForLogin(
         subject, clientId, ipAddress: request.ipAddress, userAgent: request.userAgent,
         expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
     });
-    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh, audience });
+    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh, audience, ...senderConstraintOf(request) });
     // a login is a sign-in with a secret: a user's password (and second factor), a client's secret
     return tokenResponse(deps, request, { subject, clientId, scope, sessionId, authTime: new Date() }, issued, subject.kind === 'user' ? 'password' : 'client');
 }
@@ -159,7 +177,7 @@ export async function tokenResponse(deps: GrantDeps, request: GrantRequest, gran
     });
     const response: TokenResponse = {
         access_token: issued.accessToken,
-        token_type: 'Bearer',
+        token_type: issued.tokenType,
         expires_in: issued.expiresIn,
         ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
         scope: grant.scope,

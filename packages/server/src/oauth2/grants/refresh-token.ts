@@ -1,9 +1,22 @@
-import { invalidGrant, invalidRequest } from '../errors.js';
+import { ErrorCode } from '@realmgate/core';
+import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { unverifiedRealmOf } from '../../tokens/jws.js';
 import { assertClientAdmits } from './access-policy.js';
 import { tokenResponse, type Grant } from './contract.js';
 import { narrowedScope } from './scope.js';
 import { narrowedAudience } from '../resource-indicators.js';
+
+/**
+ * RFC 9449 §5: a refresh token bound to a DPoP key (a public client's) is redeemed only with a
+ * proof of that key — without one the grant is refused (invalid_grant), with another key's the
+ * proof is (invalid_dpop_proof). Its successor stays bound to the same key; an unbound one stays unbound.
+ */
+function refreshBinding(bound: string | null, proven: string | null): string | null {
+    if (bound === null) return null;
+    if (proven === null) throw invalidGrant('The refresh token is bound to a DPoP key: the request needs a DPoP proof of that key.');
+    if (proven !== bound) throw oauthError(ErrorCode.INVALID_DPOP_PROOF, 'The DPoP proof is signed by another key than the refresh token is bound to.');
+    return bound;
+}
 
 /**
  * RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use removes the presented refresh token's
@@ -32,6 +45,7 @@ export const refreshTokenGrant: Grant = {
             const session = verified.state;
             if (!session || session.sub !== claims.sub || session.realmId !== claims.realm_id) throw invalidGrant('The session does not exist.');
             if (session.revoked || session.expiresAt.getTime() <= Date.now()) throw invalidGrant('The session has ended.');
+            const refreshJkt = refreshBinding(claims.cnf?.jkt ?? null, request.dpopJkt);
             const scope = narrowedScope(claims.scope, request.params.scope, 'The requested scope exceeds the original grant.');
             // RFC 8707 §2.2: any resource the original grant allowed, narrowed again by this request
             const grantResource = claims.resource ?? null;
@@ -51,7 +65,7 @@ export const refreshTokenGrant: Grant = {
             // spent last: a request refused above leaves the token usable, so its honest retry is
             // no replay (issue 12). The spent token's row becomes its successor's and the session is
             // extended to its expiry, in one commit (storage/session-tokens.ts rotateRefreshToken)
-            const issued = await deps.tokens.rotate(request.db, { ...grant, ...narrowing, spentJti: claims.jti });
+            const issued = await deps.tokens.rotate(request.db, { ...grant, ...narrowing, spentJti: claims.jti, accessJkt: request.dpopJkt, refreshJkt });
             if (!issued) {
                 await deps.sessions.revoke(request.db, claims.session_id);
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
