@@ -4,6 +4,7 @@ import { ACR, ID_TOKEN_ALGORITHM, ID_TOKEN_ES256 } from '../tokens/claims.js';
 import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { findConsoleClientId } from '../storage/console-clients.js';
+import { findRealmRequestRequirements } from '../storage/authorize-lookups.js';
 import { supportedGrantTypes } from './grants/index.js';
 
 /**
@@ -35,8 +36,11 @@ export interface DiscoveryDocument {
     backchannel_logout_supported: boolean;
     backchannel_logout_session_supported: boolean;
     authorization_response_iss_parameter_supported: boolean;
-    /** OIDC Discovery §3: request objects are refused (oauth2/authorize/request.ts) */
-    request_parameter_supported: false;
+    /** RFC 9126 §5 */
+    pushed_authorization_request_endpoint: string;
+    require_pushed_authorization_requests: boolean;
+    /** OIDC Discovery §3: request objects by value (oauth2/authorize/request-source.ts) */
+    request_parameter_supported: boolean;
     request_uri_parameter_supported: false;
     /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
     mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
@@ -68,7 +72,9 @@ export async function discoveryDocument(
     db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }, mtlsPublicUrl?: string,
 ): Promise<DiscoveryDocument> {
     const base = publicUrl.replace(/\/+$/, '');
-    const [scopes, consoleClientId] = await Promise.all([scopeNamesOfRealm(db, realm.id), findConsoleClientId(db, realm.id)]);
+    const [scopes, consoleClientId, requirements] = await Promise.all([
+        scopeNamesOfRealm(db, realm.id), findConsoleClientId(db, realm.id), findRealmRequestRequirements(db, realm.id),
+    ]);
     // RFC 8705 §5: the endpoints a client reaches through the mutual-TLS listener; the token and
     // device authorization endpoints are the ones a client authenticates at (spec Events 7)
     const mtls = mtlsPublicUrl === undefined ? undefined : mtlsPublicUrl.replace(/\/+$/, '');
@@ -113,8 +119,15 @@ export async function discoveryDocument(
         backchannel_logout_session_supported: true,
         // RFC 9207 §3: the authorization response carries `iss`
         authorization_response_iss_parameter_supported: true,
-        // OIDC Discovery §3 (the defaults are false and true): a `request` or `request_uri` is
-        // answered request_not_supported / request_uri_not_supported (OIDC Core §6.3)
+        // RFC 9126 §5: the realm's own requirement (the realm switch or its FAPI 2.0 profile); a
+        // client's own requirement is its registration's (require_pushed_authorization_requests)
+        pushed_authorization_request_endpoint: `${base}/par`,
+        require_pushed_authorization_requests: requirements.requiresPushedRequests,
+        // OIDC Discovery §3 (the defaults are false and true): `request` is answered
+        // request_not_supported (OIDC Core §6.3). `request_uri` is accepted only as a reference
+        // this server handed out at the pushed authorization request endpoint (RFC 9126 §4); the
+        // member speaks of references the provider fetches from the client (OIDC Core §6.2), which
+        // are never fetched (request_uri_not_supported), so it stays false
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),

@@ -57,6 +57,8 @@ export const SWEEPS: readonly Sweep[] = [
     expiredRows('expired-federated-logins', 'auth_federated_logins'),
     // single-use identifiers past the lifetime of what carried them (limits/replay-guard.ts)
     expiredRows('expired-replay-guards', 'auth_replay_guards'),
+    // RFC 9126 §2.2: pushed requests never redeemed within their lifetime
+    expiredRows('expired-pushed-requests', 'auth_pushed_requests'),
 ];
 
 /**
