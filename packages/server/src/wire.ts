@@ -38,6 +38,7 @@ import { createCacheRegistry, type CacheRegistry } from './cache/registry.js';
 import { cachedScopeBindings } from './oauth2/grants/scope.js';
 import type { ClientScopeBinding } from './storage/scopes.js';
 import { createProtocolLookups, type ProtocolLookups, type RememberedClient } from './oauth2/lookups.js';
+import { createClientKeys, type ClientKeySetEntry } from './oauth2/client-keys.js';
 import type { ActiveSigningKey } from './keys/store.js';
 import type { GrantRows } from './authz/grants.js';
 import type { RealmRef } from './storage/realms.js';
@@ -68,6 +69,8 @@ export interface WireOptions {
     authorizationClock?: () => number;
     /** the clock of activation and reset code expiry (tests) */
     accountClock?: () => number;
+    /** the clock of the clients' fetched key sets: their lifetime and the interval between fetches for an unknown kid (tests) */
+    clientKeysClock?: () => number;
 }
 
 /** how old a catalog may be with the bus in process only (replicas then learn of changes by this timer) */
@@ -83,7 +86,7 @@ const SHARED_CATALOG_TTL_MS = 60_000;
  * The caches' bounds (issue 19 item 4: every cache bounded, reported in /metrics). Entries are a
  * few hundred bytes (a grant row list of 50 grants a few kB): together well under 10 MB.
  */
-const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000 } as const;
+const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000, clientKeys: 2_000 } as const;
 /** with a shared bus, how long an entry serves at most: the net under a settle that timed out */
 const SHARED_CACHE_TTL_MS = 60_000;
 /**
@@ -93,10 +96,11 @@ const SHARED_CACHE_TTL_MS = 60_000;
 const LOCAL_CACHE_TTL_MS = CATALOG_TTL_MS;
 
 /** Which caches an entity's committed write empties: every replica hears it before the write answers. */
-const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients' | 'clientScopes'>> = {
+const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients' | 'clientScopes' | 'clientKeys'>> = {
     key: ['activeKeys'],
-    realm: ['activeKeys', 'realms', 'clients', 'clientScopes'],
-    client: ['realms', 'clients', 'clientScopes'],
+    realm: ['activeKeys', 'realms', 'clients', 'clientScopes', 'clientKeys'],
+    // a client's keys too: an administrator who saves a client has its jwksUri fetched again
+    client: ['realms', 'clients', 'clientScopes', 'clientKeys'],
     // a scope renamed or deleted, a binding added, changed or removed: the bindings of a client
     scope: ['clientScopes'],
     client_scope: ['clientScopes'],
@@ -133,6 +137,9 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
         realms: registry.create<RealmRef>('realms', CACHE_BOUNDS.realms),
         clients: registry.create<RememberedClient>('clients', CACHE_BOUNDS.clients),
         clientScopes: registry.create<ClientScopeBinding[]>('client_scopes', CACHE_BOUNDS.clientScopes),
+        // a client's public keys (oauth2/client-keys.ts): a jwksUri's document is no database row the
+        // bus vouches for, so these serve with the bus down too, for the module's own lifetime
+        clientKeys: registry.create<ClientKeySetEntry>('client_keys', CACHE_BOUNDS.clientKeys, { independentOfBus: true, ttlMs: Infinity }),
     };
     const hear = (message: BusMessage): void => {
         if (message.kind === 'resync') return registry.invalidateAll();
@@ -165,6 +172,11 @@ function databaseOptions(config: Config): DatabaseOptions {
     };
 }
 
+/** An endpoint's URLs: under PUBLIC_URL, and under MTLS_PUBLIC_URL when clients reach it through mutual TLS (RFC 8705 §5). */
+function endpointUrlsOf(config: Config, path: string): string[] {
+    return [config.publicUrl, ...(config.mtlsPublicUrl === undefined ? [] : [config.mtlsPublicUrl])].map((base) => `${base.replace(/\/+$/, '')}${path}`);
+}
+
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
     return createDatabase(databaseOptions(config));
 }
@@ -188,6 +200,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     // the hosts realm administrators' URLs may reach (OUTBOUND_ALLOWED_HOSTS; outbound/)
     const outbound = createOutboundPolicy(config.outboundAllowedHosts);
     const outboundFetch = createOutboundFetch(outbound);
+    // the keys of clients' assertions and request objects: inline, or their jwksUri through the guard
+    const clientKeys = createClientKeys({ fetch: outboundFetch, cache: caches.clientKeys, ...(options.clientKeysClock ? { clock: options.clientKeysClock } : {}) });
     const backchannelLogout = createBackchannelLogout({
         db: handle.db,
         fetch: outboundFetch,
@@ -260,6 +274,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const authorizationRequests = createAuthorizationRequests({
         db: handle.db, dialect: handle.dialect, publicUrl: config.publicUrl, secrets, clock: options.authorizationClock ?? Date.now,
     });
+    // client assertions (RFC 7523): each endpoint that authenticates clients answers to its own URLs
+    const assertionsAt = (path: string) => ({ keys: clientKeys, replayGuard, publicUrl: config.publicUrl, endpointUrls: endpointUrlsOf(config, path) });
     const grants = grantRegistry({
         dialect: handle.dialect, tokens, sessions, passwords, outbound, events, scopeBindings: cachedScopeBindings(caches.clientScopes),
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
@@ -304,16 +320,22 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         authorizationRequests,
         pushedAuthorizationEndpoint: createPushedAuthorizationEndpoint({
             db: handle.db, handle, dialect: handle.dialect, secrets, clientSecrets, passwords, outbound, lookups, authorizationRequests,
-            clock: options.authorizationClock ?? Date.now,
+            clock: options.authorizationClock ?? Date.now, assertions: assertionsAt('/par'),
         }),
-        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants , lookups }),
-        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config , lookups }),
+        tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants, lookups, assertions: assertionsAt('/token') }),
+        revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config, lookups, assertions: assertionsAt('/token/revoke') }),
         limits,
         replayGuard,
+        clientKeys,
         metrics,
-        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({ db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups }),
+        deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({
+            db: handle.db, dialect: handle.dialect, handle, secrets, clientSecrets, passwords, outbound, publicUrl: config.publicUrl, lookups,
+            assertions: assertionsAt('/device_authorization'),
+        }),
         deviceVerification: createDeviceVerification({ db: handle.db, dialect: handle.dialect, throttle: limits.deviceVerification }),
-        introspectionEndpoint: createIntrospectionEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config , lookups }),
+        introspectionEndpoint: createIntrospectionEndpoint({
+            db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, catalog, config, lookups, assertions: assertionsAt('/token/introspect'),
+        }),
         userinfoEndpoint: createUserinfoEndpoint({ db: handle.db, tokens }),
         views,
     };

@@ -6,11 +6,22 @@ import { BoundedCache, type CacheStats } from './bounded-cache.js';
  */
 export interface CacheRegistry {
     /** a new bounded cache, registered; names are unique (they label the metrics) */
-    create<V>(name: string, bound: number): BoundedCache<V>;
+    create<V>(name: string, bound: number, options?: CacheOptions): BoundedCache<V>;
     /** every registered cache's figures, for /metrics */
     stats(): CacheStats[];
     /** forget everything (a bus resync, a lost subscription) */
     invalidateAll(): void;
+}
+
+/**
+ * A cache of what the database does not hold (a document fetched from a URL): the bus cannot vouch
+ * for its entries, so it answers whether the bus is up or not, with a lifetime of its own. The bus
+ * still empties it (a resync, or the writes its owner names).
+ */
+export interface CacheOptions {
+    independentOfBus: true;
+    ttlMs: number;
+    clock?: () => number;
 }
 
 /**
@@ -20,9 +31,11 @@ export interface CacheRegistry {
 export function createCacheRegistry(enabled: () => boolean = () => true, ttlMs = Infinity): CacheRegistry {
     const caches = new Map<string, BoundedCache<unknown>>();
     return {
-        create<V>(name: string, bound: number): BoundedCache<V> {
+        create<V>(name: string, bound: number, options?: CacheOptions): BoundedCache<V> {
             if (caches.has(name)) throw new Error(`cache ${name} is registered twice`);
-            const cache = new BoundedCache<V>(name, bound, enabled, ttlMs);
+            const cache = options ?
+                new BoundedCache<V>(name, bound, () => true, options.ttlMs, options.clock) :
+                new BoundedCache<V>(name, bound, enabled, ttlMs);
             caches.set(name, cache as BoundedCache<unknown>);
             return cache;
         },

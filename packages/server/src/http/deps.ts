@@ -29,6 +29,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { ReplayGuard } from '../limits/replay-guard.js';
 import type { AuthorizationRequests } from '../oauth2/authorize/request-source.js';
 import type { PushedAuthorizationEndpoint } from '../oauth2/pushed-authorization-endpoint.js';
+import type { ClientKeys } from '../oauth2/client-keys.js';
 
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
@@ -78,6 +79,8 @@ export interface AppDeps {
     limits: RequestLimits;
     /** single-use identifiers (client assertions, DPoP proofs) shared by every replica: Redis, else the database */
     replayGuard: ReplayGuard;
+    /** a client's public keys for a JWS it signed (client assertions, request objects): inline jwks or its jwksUri */
+    clientKeys: ClientKeys;
     /** issue 15 item 7: the Prometheus registry and the counters the routes feed */
     metrics: Metrics;
     /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */

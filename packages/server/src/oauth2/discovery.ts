@@ -6,6 +6,7 @@ import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { findConsoleClientId } from '../storage/console-clients.js';
 import { findRealmRequestRequirements } from '../storage/authorize-lookups.js';
 import { supportedGrantTypes } from './grants/index.js';
+import { CLIENT_SECRET_JWT_ALGORITHMS, PRIVATE_KEY_JWT_ALGORITHMS } from './client-auth/assertion.js';
 
 /**
  * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
@@ -23,8 +24,11 @@ export interface DiscoveryDocument {
     introspection_endpoint: string;
     grant_types_supported: string[];
     token_endpoint_auth_methods_supported: string[];
+    token_endpoint_auth_signing_alg_values_supported: string[];
     revocation_endpoint_auth_methods_supported: string[];
+    revocation_endpoint_auth_signing_alg_values_supported: string[];
     introspection_endpoint_auth_methods_supported: string[];
+    introspection_endpoint_auth_signing_alg_values_supported: string[];
     response_types_supported: string[];
     response_modes_supported: string[];
     code_challenge_methods_supported: string[];
@@ -52,8 +56,13 @@ export interface DiscoveryDocument {
     realmgate_console_client_id?: string;
 }
 
-/** RFC 6749 §2.3.1 Basic and body credentials; the same two authenticate at `/token/revoke` and `/token/introspect`. */
-const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+/**
+ * RFC 6749 §2.3.1 Basic and body credentials, and client assertions (RFC 7523 §2.2, OIDC Core §9);
+ * the same authenticate at `/token/revoke` and `/token/introspect` (oauth2/client-auth/authenticate.ts).
+ */
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt'];
+/** RFC 8414 §2: the algorithms of those assertions — asymmetric for private_key_jwt, HMAC for client_secret_jwt; never `none`. */
+const CLIENT_AUTH_ALGORITHMS = [...PRIVATE_KEY_JWT_ALGORITHMS, ...CLIENT_SECRET_JWT_ALGORITHMS];
 /** RFC 8414 §2 `none`: a public client names itself by client_id at the token endpoint (code + PKCE, RFC 7636). */
 const TOKEN_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
 
@@ -95,10 +104,13 @@ export async function discoveryDocument(
         // the grants `POST /token` handles, from the registry itself (oauth2/grants/index.ts)
         grant_types_supported: supportedGrantTypes(),
         token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+        token_endpoint_auth_signing_alg_values_supported: [...CLIENT_AUTH_ALGORITHMS],
         revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+        revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_AUTH_ALGORITHMS],
         // RFC 8414 §2 (RFC 7662 §2)
         introspection_endpoint: `${base}/token/introspect`,
         introspection_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+        introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_AUTH_ALGORITHMS],
         // the authorization code flow only (OpenID Connect Core §3.1; no implicit or hybrid flow)
         response_types_supported: ['code'],
         // OAuth 2.0 Multiple Response Type Encoding Practices §2.1 and Form Post Response Mode

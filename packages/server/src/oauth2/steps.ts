@@ -6,6 +6,8 @@ import type { ProtocolLookups } from './lookups.js';
 import { findRealmById, findRealmByName, findRealmOfClient, findRealmOfUser, type RealmRef } from '../storage/realms.js';
 import { invalidRequest } from './errors.js';
 import { step, type Step } from './pipeline.js';
+import { assertionSubject } from './client-auth/assertion.js';
+import type { ClientAuthBody } from './client-auth/authenticate.js';
 
 /**
  * The steps token, revocation and introspection share (oauth2/pipeline.ts), and the functions
@@ -81,10 +83,13 @@ async function resolveRealm(db: Kysely<Database>, params: Record<string, string>
     return realm;
 }
 
-/** The client id a request presents, by Basic or body, for locating its realm; never verified here. */
+/**
+ * The client id a request presents, by Basic, body or a client assertion's `sub` (RFC 7523 §3
+ * item 2; `client_id` is optional beside it, RFC 7521 §4.2), for locating its realm; never verified here.
+ */
 export function presentedClientId(params: Record<string, string>, authorization: string | undefined): string | undefined {
     if (isBasicScheme(authorization)) return decodeBasicRfc6749(authorization)?.id;
-    return params.client_id;
+    return params.client_id ?? assertionSubject(params);
 }
 
 /**
@@ -120,17 +125,18 @@ export async function realmOfRequest(
  * own id there (oauth4webapi does); the same id without a secret is no second authentication method
  * (RFC 6749 §2.3.1), so it is set aside.
  */
-export function bodyCredentialsBesideBasic(params: Record<string, string>, authorization: string | undefined): { client_id?: string; client_secret?: string } {
+export function bodyCredentialsBesideBasic(params: Record<string, string>, authorization: string | undefined): ClientAuthBody {
     const body = bodyClientCredentials(params);
     if (isBasicScheme(authorization) && body.client_secret === undefined && body.client_id !== undefined &&
         body.client_id === presentedClientId({}, authorization)) delete body.client_id;
     return body;
 }
 
-/** The client credentials of the body (RFC 6749 §2.3.1), present members only. */
-export function bodyClientCredentials(params: Record<string, string>): { client_id?: string; client_secret?: string } {
-    return {
-        ...(params.client_id !== undefined ? { client_id: params.client_id } : {}),
-        ...(params.client_secret !== undefined ? { client_secret: params.client_secret } : {}),
-    };
+const BODY_CREDENTIALS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'] as const;
+
+/** The client credentials of the body (RFC 6749 §2.3.1, RFC 7521 §4.2), present members only. */
+export function bodyClientCredentials(params: Record<string, string>): ClientAuthBody {
+    const body: ClientAuthBody = {};
+    for (const name of BODY_CREDENTIALS) if (params[name] !== undefined) body[name] = params[name];
+    return body;
 }

@@ -18,9 +18,17 @@ export interface ClientCredentials {
     accessPolicyId: string | null;
     /** id_token_signed_response_alg (OIDC Registration §2); null: RS256 */
     idTokenAlgorithm: string | null;
+    /** token_endpoint_auth_method (OIDC Registration §2); null: a secret method with a secret, else none */
+    tokenEndpointAuthMethod: string | null;
+    /** the client's public keys: a JWK Set as JSON text, or where to fetch it (at most one is set) */
+    jwks: string | null;
+    jwksUri: string | null;
 }
 
-const CREDENTIAL_COLUMNS = ['id', 'realm_id', 'active', 'secret', 'secret_hashed', 'grant_types', 'access_policy_id', 'id_token_signed_response_alg'] as const;
+const CREDENTIAL_COLUMNS = [
+    'id', 'realm_id', 'active', 'secret', 'secret_hashed', 'grant_types', 'access_policy_id', 'id_token_signed_response_alg',
+    'token_endpoint_auth_method', 'jwks', 'jwks_uri',
+] as const;
 type CredentialRow = Pick<ClientTable, (typeof CREDENTIAL_COLUMNS)[number]>;
 
 function credentialsOf(row: CredentialRow): ClientCredentials {
@@ -28,6 +36,7 @@ function credentialsOf(row: CredentialRow): ClientCredentials {
         id: row.id, realmId: row.realm_id, active: fromDbBool(row.active),
         secret: row.secret, secretHashed: fromDbBool(row.secret_hashed), grantTypes: row.grant_types,
         accessPolicyId: row.access_policy_id, idTokenAlgorithm: row.id_token_signed_response_alg,
+        tokenEndpointAuthMethod: row.token_endpoint_auth_method, jwks: row.jwks, jwksUri: row.jwks_uri,
     };
 }
 

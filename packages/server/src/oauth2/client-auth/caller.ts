@@ -15,15 +15,15 @@ export type Caller = { kind: 'client'; id: string; realmId: string; authenticate
     { kind: 'user'; id: string; realmId: string; authenticated: true };
 
 /**
- * RFC 7009 §2.1: the client authenticates as at the token endpoint (Basic or body, never both; a
- * public client names itself with `client_id`). A token issued without a client has no client to
+ * RFC 7009 §2.1: the client authenticates as at the token endpoint (Basic, body or a client
+ * assertion, never two; a public client names itself with `client_id`). A token issued without a client has no client to
  * authenticate, so its subject may revoke it by authenticating with Basic as that user; Basic is
  * tried as a client of the realm first, then as a user. Every failure is invalid_client (§2.2.1).
  */
 export async function authenticateCaller(deps: ClientAuthDeps, params: Record<string, string>, authorization: string | undefined): Promise<Caller> {
     const basic = isBasicScheme(authorization);
     const body = bodyClientCredentials(params);
-    if (!basic && body.client_id === undefined && body.client_secret === undefined && authorization === undefined) {
+    if (!basic && Object.keys(body).length === 0 && authorization === undefined) {
         throw invalidClient('Client authentication is required (RFC 7009 §2.1).');
     }
     const realm = await realmOfRequest(deps.db, params, { credentialId: presentedClientId(params, authorization), users: true }, deps.lookups);

@@ -81,7 +81,8 @@ export const authorizationCodeGrant: Grant = {
                 const code = await findAuthorizationCodeByDigest(request.db, sha256Hex(presented));
                 if (!code) throw invalidGrant('The authorization code is invalid.');
                 if (code.usedAt !== null) return replayed(deps, request, code.id, code.issuedSessionId);
-                assertRedeemable(code, request, client.row.id, client.row.secret === null);
+                // public: a client that did not authenticate (a private_key_jwt client has no secret, yet proves itself)
+                assertRedeemable(code, request, client.row.id, !client.authenticated);
                 const subject = { id: code.userId, kind: 'user' as const, realmId: request.realm.id, realmName: request.realm.name };
                 await assertClientAdmits(request, subject);
                 const { accessMaxAge, refreshMaxAge } = deps.tokens.settings;
