@@ -272,7 +272,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
     });
     const authorizationRequests = createAuthorizationRequests({
-        db: handle.db, dialect: handle.dialect, publicUrl: config.publicUrl, secrets, clock: options.authorizationClock ?? Date.now,
+        db: handle.db, dialect: handle.dialect, publicUrl: config.publicUrl, secrets, clock: options.authorizationClock ?? Date.now, clientKeys,
     });
     // client assertions (RFC 7523): each endpoint that authenticates clients answers to its own URLs
     const assertionsAt = (path: string) => ({ keys: clientKeys, replayGuard, publicUrl: config.publicUrl, endpointUrls: endpointUrlsOf(config, path) });

@@ -62,8 +62,9 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             // RFC 9126 §5: the pushed authorization request endpoint, and whether the realm requires it
             pushed_authorization_request_endpoint: `${publicUrl}/par`,
             require_pushed_authorization_requests: false,
-            // OIDC Discovery §3: request objects are refused (request_not_supported); a request_uri only as a PAR reference
-            request_parameter_supported: false,
+            // OIDC Discovery §3: signed request objects by value (RFC 9101); a request_uri only as a PAR reference
+            request_parameter_supported: true,
+            request_object_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
             request_uri_parameter_supported: false,
             // the realm's admin-console client, created with the realm (storage/console-clients.ts)
             realmgate_console_client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),

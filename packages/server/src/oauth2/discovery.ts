@@ -7,6 +7,7 @@ import { findConsoleClientId } from '../storage/console-clients.js';
 import { findRealmRequestRequirements } from '../storage/authorize-lookups.js';
 import { supportedGrantTypes } from './grants/index.js';
 import { CLIENT_SECRET_JWT_ALGORITHMS, PRIVATE_KEY_JWT_ALGORITHMS } from './client-auth/assertion.js';
+import { REQUEST_OBJECT_ALGORITHMS } from './authorize/request-object.js';
 
 /**
  * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
@@ -45,6 +46,7 @@ export interface DiscoveryDocument {
     require_pushed_authorization_requests: boolean;
     /** OIDC Discovery §3: request objects by value (oauth2/authorize/request-source.ts) */
     request_parameter_supported: boolean;
+    request_object_signing_alg_values_supported: string[];
     request_uri_parameter_supported: false;
     /** RFC 8705 §5: present when MTLS_PUBLIC_URL is set */
     mtls_endpoint_aliases?: { token_endpoint: string; device_authorization_endpoint: string };
@@ -135,12 +137,13 @@ export async function discoveryDocument(
         // client's own requirement is its registration's (require_pushed_authorization_requests)
         pushed_authorization_request_endpoint: `${base}/par`,
         require_pushed_authorization_requests: requirements.requiresPushedRequests,
-        // OIDC Discovery §3 (the defaults are false and true): `request` is answered
-        // request_not_supported (OIDC Core §6.3). `request_uri` is accepted only as a reference
+        // OIDC Discovery §3 (the defaults are false and true): request objects by value, signed
+        // with the client's asymmetric keys (RFC 9101; oauth2/authorize/request-object.ts). `request_uri` is accepted only as a reference
         // this server handed out at the pushed authorization request endpoint (RFC 9126 §4); the
         // member speaks of references the provider fetches from the client (OIDC Core §6.2), which
         // are never fetched (request_uri_not_supported), so it stays false
-        request_parameter_supported: false,
+        request_parameter_supported: true,
+        request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGORITHMS],
         request_uri_parameter_supported: false,
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
     };

@@ -32,6 +32,8 @@ interface PushedRequestState {
     client: RequestClient | null;
     /** the authorization parameters to push, once validated */
     pushed: Record<string, string> | null;
+    /** whether a verified request object carried them (RFC 9126 §3) */
+    signed: boolean;
     response: PushedAuthorizationResponse | null;
 }
 
@@ -58,9 +60,18 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
         if (state.params.request_uri !== undefined) throw invalidRequest('A pushed authorization request cannot carry request_uri (RFC 9126 §2.1).');
     });
 
-    const parameters: Step<PushedRequestState> = step('authorization parameters', (state) => {
+    /** RFC 9126 §3: a request object's parameters are the request, the body's others are not */
+    const parameters: Step<PushedRequestState> = step('authorization parameters', async (state) => {
         const clientId = required(state.client, 'client').row.id;
-        if (state.params.request !== undefined) throw oauthError(ErrorCode.REQUEST_NOT_SUPPORTED, 'Request objects (the request parameter) are not supported.');
+        if (state.params.request !== undefined) {
+            const client = await findRequestClient(deps.db, clientId);
+            if (!client) throw invalidClient();
+            const verified = await deps.authorizationRequests.requestObject(client, state.params.request);
+            if (!verified.ok) throw oauthError(ErrorCode.INVALID_REQUEST_OBJECT, verified.message);
+            state.pushed = { ...verified.params, client_id: clientId };
+            state.signed = true;
+            return;
+        }
         // the client_id of the body, when present, named the client that authenticated (bodyCredentialsBesideBasic); it is stored by id
         state.pushed = { ...readAuthorizationParams(state.params).params, client_id: clientId };
     });
@@ -69,7 +80,7 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
     const validate: Step<PushedRequestState> = step('validate authorization parameters', async (state) => {
         const client = await findRequestClient(deps.db, required(state.client, 'client').row.id);
         if (!client) throw invalidClient();
-        const validation = await deps.authorizationRequests.validatePushed(client, required(state.pushed, 'pushed parameters'), false);
+        const validation = await deps.authorizationRequests.validatePushed(client, required(state.pushed, 'pushed parameters'), state.signed);
         if (validation.ok) return;
         if ('page' in validation) throw oauthError(validation.page.error, validation.page.message);
         const { error, error_description: description } = validation.redirect.params;
@@ -78,11 +89,11 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
 
     const store: Step<PushedRequestState> = step('store pushed request', async (state) => {
         const client = required(state.client, 'client').row;
-        state.response = await pushRequest(deps, { realmId: client.realmId, clientId: client.id }, { params: required(state.pushed, 'pushed parameters'), signed: false });
+        state.response = await pushRequest(deps, { realmId: client.realmId, clientId: client.id }, { params: required(state.pushed, 'pushed parameters'), signed: state.signed });
     });
 
     return protocolEndpoint<PushedAuthorizationRequest, PushedRequestState, PushedAuthorizationResponse>({
-        start: (request) => ({ request, query: undefined, body: request.body, params: {}, realm: null, client: null, pushed: null, response: null }),
+        start: (request) => ({ request, query: undefined, body: request.body, params: {}, realm: null, client: null, pushed: null, signed: false, response: null }),
         authenticate: [parseParameters, resolveRealm, authenticate],
         // spec Limits: the client that proved its secret is charged, else the address
         charge: (state) => (state.client?.authenticated ? { kind: 'client', id: state.client.row.id } : 'address'),

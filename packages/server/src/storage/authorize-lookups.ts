@@ -23,6 +23,9 @@ export interface AuthorizationClient {
     requiresPushedRequests: boolean;
     /** RFC 9101 §10.5 require_signed_request_object */
     requiresSignedRequestObject: boolean;
+    /** the client's public keys (a JWK Set as JSON text, or its URL) for its request objects (RFC 9101 §6.2) */
+    jwks: string | null;
+    jwksUri: string | null;
     realm: { id: string; name: string; displayName: string | null };
 }
 
@@ -33,7 +36,7 @@ export async function findAuthorizationClient(db: Kysely<Database>, clientId: st
             'auth_clients.id', 'auth_clients.name', 'auth_clients.display_name', 'auth_clients.active', 'auth_clients.secret',
             'auth_clients.redirect_uri', 'auth_clients.post_logout_redirect_uri', 'auth_clients.grant_types',
             'auth_clients.access_policy_id', 'auth_clients.first_party',
-            'auth_clients.require_pushed_authorization_requests', 'auth_clients.require_signed_request_object',
+            'auth_clients.require_pushed_authorization_requests', 'auth_clients.require_signed_request_object', 'auth_clients.jwks', 'auth_clients.jwks_uri',
             'auth_realms.require_pushed_authorization_requests as realm_requires_pushed', 'auth_realms.security_profile',
             'auth_realms.id as realm_id', 'auth_realms.name as realm_name', 'auth_realms.display_name as realm_display_name',
         ])
@@ -47,7 +50,7 @@ export async function findAuthorizationClient(db: Kysely<Database>, clientId: st
         requiresPushedRequests: fromDbBool(row.require_pushed_authorization_requests) || realmRequiresPushedRequests({
             requirePushedAuthorizationRequests: fromDbBool(row.realm_requires_pushed), securityProfile: row.security_profile,
         }),
-        requiresSignedRequestObject: fromDbBool(row.require_signed_request_object),
+        requiresSignedRequestObject: fromDbBool(row.require_signed_request_object), jwks: row.jwks, jwksUri: row.jwks_uri,
         realm: { id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name },
     };
 }

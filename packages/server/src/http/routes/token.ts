@@ -26,7 +26,7 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     // issue 16: a directory that could not answer (RFC 6749 §4.1.2.1 names the code)
     ErrorCode.TEMPORARILY_UNAVAILABLE,
     // RFC 9126 §2.3: a pushed request is refused with the authorization endpoint's codes
-    ErrorCode.UNSUPPORTED_RESPONSE_TYPE, ErrorCode.INVALID_REQUEST_OBJECT, ErrorCode.REQUEST_NOT_SUPPORTED,
+    ErrorCode.UNSUPPORTED_RESPONSE_TYPE, ErrorCode.INVALID_REQUEST_OBJECT,
 ].map((code) => [code, code] as [string, string]).concat([[ErrorCode.DEVICE_CODE_EXPIRED, 'expired_token']]));
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */

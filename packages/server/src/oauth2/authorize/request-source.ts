@@ -3,6 +3,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DialectName } from '../../db/values.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
+import { issuerOf } from '../../tokens/issuer.js';
+import type { ClientKeys } from '../client-keys.js';
+import { verifyRequestObject } from './request-object.js';
 import type { AuthorizationClient } from '../../storage/authorize-lookups.js';
 import { CARRIED_FIELD, openRequest, sealRequest } from './carried-request.js';
 import { PUSHED_REQUEST_URI_PREFIX, redeemPushedRequest } from './pushed-requests.js';
@@ -15,8 +18,10 @@ export interface AuthorizationRequestDeps {
     dialect: DialectName;
     publicUrl: string;
     secrets: SecretBox;
-    /** epoch milliseconds: pushed requests' and carried requests' lifetimes (a controllable clock in tests) */
+    /** epoch milliseconds: pushed requests' and carried requests' lifetimes, request objects' exp (a controllable clock in tests) */
     clock: () => number;
+    /** the clients' public keys, for their request objects (RFC 9101 §6.2) */
+    clientKeys: ClientKeys;
 }
 
 const PLAIN: RequestOrigin = { pushed: false, signed: false };
@@ -34,7 +39,8 @@ function present(source: unknown, name: string): boolean {
 
 /**
  * The authorization endpoint's requests, from whichever source carries their parameters: the query
- * or form itself; a pushed request's reference (RFC 9126 §4), redeemed once; a form carrying a
+ * or form itself; a request object by value (RFC 9101), verified; a pushed request's reference
+ * (RFC 9126 §4), redeemed once; a form carrying a
  * request already redeemed or verified (carried-request.ts). Then one validation
  * (oauth2/authorize/request.ts) for all of them, and for `POST /par` (RFC 9126 §2.1: the pushed
  * parameters are validated as the authorization endpoint validates them).
@@ -42,6 +48,11 @@ function present(source: unknown, name: string): boolean {
 export function createAuthorizationRequests(deps: AuthorizationRequestDeps) {
     const carriedAs = (client: AuthorizationClient, origin: RequestOrigin) => (params: Record<string, string>) =>
         (origin.pushed || origin.signed ? sealRequest(deps, client.realm.id, client.id, params, origin) : Promise.resolve(params));
+
+    /** RFC 9101 §6.3: a request object by value, verified for the client the outer client_id names */
+    const requestObject = (client: AuthorizationClient, jwt: string | undefined) => (jwt === undefined ?
+        Promise.resolve({ ok: false as const, message: 'request must be sent once.' }) :
+        verifyRequestObject(deps, client, issuerOf(deps.publicUrl, client.realm.name), jwt));
 
     /** The parameters the request stands for and where they came from; a page error when its source is refused. */
     async function resolve(source: unknown, client: AuthorizationClient): Promise<{ params: Record<string, string>; repeated: readonly string[]; origin: RequestOrigin } | Validation> {
@@ -62,7 +73,9 @@ export function createAuthorizationRequests(deps: AuthorizationRequestDeps) {
             return { ...redeemed, repeated: [] };
         }
         if (present(source, 'request')) {
-            return pageError('Request objects (the request parameter) are not supported.', client.realm, ErrorCode.REQUEST_NOT_SUPPORTED);
+            const verified = await requestObject(client, member(source, 'request'));
+            if (!verified.ok) return pageError(verified.message, client.realm, ErrorCode.INVALID_REQUEST_OBJECT);
+            return { params: verified.params, repeated: [], origin: { pushed: false, signed: true } };
         }
         return { ...readAuthorizationParams(source), origin: PLAIN };
     }
@@ -82,6 +95,8 @@ export function createAuthorizationRequests(deps: AuthorizationRequestDeps) {
             if ((resolved.origin.pushed || resolved.origin.signed) && resolved.params.client_id !== client.id) return pageError('client_id does not match the request.', client.realm);
             return validateAuthorizationParameters(deps.db, deps.publicUrl, client, resolved, resolved.origin, carriedAs(client, resolved.origin));
         },
+        /** `POST /par` with `request` (RFC 9126 §3): the object verified as at the authorization endpoint */
+        requestObject,
         /** `POST /par`: the pushed parameters validated for the client that authenticated (their requirements met by pushing). */
         validatePushed(client: AuthorizationClient, params: Record<string, string>, signed: boolean): Promise<Validation> {
             return validateAuthorizationParameters(deps.db, deps.publicUrl, client, { params, repeated: [] }, { pushed: true, signed }, (checked) => Promise.resolve(checked));

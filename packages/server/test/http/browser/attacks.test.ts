@@ -73,9 +73,10 @@ describeEachDialect('browser sign-in: attacks of RFC 9700 §4', (dialect) => {
         const requestObject = `${segment({ alg: 'none' })}.${segment({ ...params, state: 'inner-state', nonce: 'inner-nonce', iss: world.clientId, aud: `${app.deps.config.publicUrl}/realms/${world.realmName}` })}.`;
         // the outer parameters are not the request's (RFC 9101 §5, RFC 9126 §4), so its redirect URI is not trusted with the answer
         const cases: [Record<string, string | undefined>, string][] = [
-            [{ request: requestObject }, 'request_not_supported'],
-            [{ request: requestObject, response_type: undefined, code_challenge: undefined, code_challenge_method: undefined }, 'request_not_supported'],
-            [{ request: `${requestObject}${'x'.repeat(5000)}` }, 'request_not_supported'],
+            // RFC 9101 §6.3: an unsigned object proves nothing
+            [{ request: requestObject }, 'invalid_request_object'],
+            [{ request: requestObject, response_type: undefined, code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request_object'],
+            [{ request: `${requestObject}${'x'.repeat(5000)}` }, 'invalid_request_object'],
             // OIDC Core §6.2: a request_uri the server would have to fetch is never fetched
             [{ request_uri: 'https://app.example/request.jwt' }, 'request_uri_not_supported'],
             // RFC 9126 §7.3: a reference this server never handed out
