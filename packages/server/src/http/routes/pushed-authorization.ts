@@ -4,7 +4,7 @@ import type { RequestLimits } from '../../limits/request-limits.js';
 import type { PushedAuthorizationEndpoint } from '../../oauth2/pushed-authorization-endpoint.js';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
-import { oauthErrorHandler } from './token.js';
+import { oauthErrorHandler, runProtocolEndpoint } from './token.js';
 
 export interface PushedAuthorizationRouteDeps {
     endpoint: PushedAuthorizationEndpoint;
@@ -29,10 +29,8 @@ export function registerPushedAuthorizationRoutes(app: FastifyInstance, deps: Pu
                 }),
             },
         }), async (request, reply) => {
-            const authenticated = await deps.endpoint.authenticate({ body: request.body, authorization: request.headers.authorization });
             // spec Limits: the client that proved its secret is charged, else the address
-            if (authenticated.charge !== 'on-finish') await deps.limits.chargeRequest(request, authenticated.charge === 'address' ? null : authenticated.charge);
-            const answer = await deps.endpoint.handle(authenticated.state);
+            const answer = await runProtocolEndpoint(deps.endpoint, deps.limits, request, { body: request.body, authorization: request.headers.authorization });
             // RFC 9126 §2.2 (as RFC 6749 §5.1): never cached
             return reply.status(201).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(answer);
         });

@@ -8,7 +8,7 @@ import type { TokenEndpoint } from '../../oauth2/token-endpoint.js';
 import { renderError } from '../error-handler.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
-import type { Charge } from '../../oauth2/pipeline.js';
+import type { Charge, ProtocolEndpoint } from '../../oauth2/pipeline.js';
 import { protocolMembersOf } from '../../oauth2/errors.js';
 import { introspectionJson } from '../../oauth2/introspection.js';
 
@@ -40,6 +40,19 @@ export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply
     // the framework's body errors become invalid_request in both members
     const code = body.code === ErrorCode.BAD_REQUEST ? ErrorCode.INVALID_REQUEST : body.code;
     return reply.status(status).headers(NO_STORE).send({ ...body, code, error: oauth, error_description: body.message, ...protocolMembersOf(error) });
+}
+
+/**
+ * A protocol endpoint run for a request (spec Limits): the steps up to caller authentication, the
+ * request charged to the caller that proved itself (else its address; `on-finish`: at the end of
+ * the request by the transport), then the rest.
+ */
+export async function runProtocolEndpoint<Input, State, Output>(
+    endpoint: ProtocolEndpoint<Input, State, Output>, limits: RequestLimits | undefined, request: FastifyRequest, input: Input,
+): Promise<Output> {
+    const authenticated = await endpoint.authenticate(input);
+    if (authenticated.charge !== 'on-finish') await limits?.chargeRequest(request, authenticated.charge === 'address' ? null : authenticated.charge);
+    return endpoint.handle(authenticated.state);
 }
 
 export interface TokenRouteEndpoints {

@@ -37,7 +37,7 @@ export async function sealRequest(deps: CarriedRequestDeps, realmId: string, cli
 }
 
 /** The carried request of a form, if its seal opens, names this client and is in time; null otherwise. */
-export async function openRequest(deps: CarriedRequestDeps, value: string, clientId: string | undefined): Promise<{ params: Record<string, string>; origin: RequestOrigin } | null> {
+export async function openRequest(deps: CarriedRequestDeps, value: string, clientId: string): Promise<{ params: Record<string, string>; origin: RequestOrigin } | null> {
     if (!deps.secrets.isEnvelope(value)) return null;
     let sealed: Sealed;
     try {

@@ -40,8 +40,8 @@ function present(source: unknown, name: string): boolean {
 /**
  * The authorization endpoint's requests, from whichever source carries their parameters: the query
  * or form itself; a request object by value (RFC 9101), verified; a pushed request's reference
- * (RFC 9126 §4), redeemed once; a form carrying a
- * request already redeemed or verified (carried-request.ts). Then one validation
+ * (RFC 9126 §4), redeemed once; a form carrying a request already redeemed or verified
+ * (carried-request.ts). Then one validation
  * (oauth2/authorize/request.ts) for all of them, and for `POST /par` (RFC 9126 §2.1: the pushed
  * parameters are validated as the authorization endpoint validates them).
  */
@@ -58,7 +58,7 @@ export function createAuthorizationRequests(deps: AuthorizationRequestDeps) {
     async function resolve(source: unknown, client: AuthorizationClient): Promise<{ params: Record<string, string>; repeated: readonly string[]; origin: RequestOrigin } | Validation> {
         const carried = member(source, CARRIED_FIELD);
         if (carried !== undefined) {
-            const opened = await openRequest(deps, carried, member(source, 'client_id'));
+            const opened = await openRequest(deps, carried, client.id);
             return opened ? { ...opened, repeated: [] } : pageError('The authorization request has expired; start again from the application.', client.realm);
         }
         if (present(source, 'request_uri')) {
