@@ -30,7 +30,7 @@ import { assertionPool, assertionScenario, seedKeyClient } from './lib/client-as
 import { codeScenario, httpScenario, inProcessScenario, interleave, profileScenarios, runRounds, type Measured, type Scenario } from './lib/scenarios.js';
 import { seedBenchRealm, seedLogins, type Fixtures } from './lib/seed.js';
 import { PROTOCOL_SCENARIOS, targetSection } from './lib/targets.js';
-import { codePool, oidcUserinfoToken, seedSignIn, signInPagePath } from './lib/sign-in.js';
+import { codePool, oidcUserinfoToken, pushRequest, seedSignIn, signInPagePath } from './lib/sign-in.js';
 import { dpopProofPool, dpopScenario } from './lib/dpop.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -493,6 +493,8 @@ async function prepareDatabase(
         assertionScenario(k('privateKeyJwt'), server, assertions, c),
         // RFC 9449: the same client_credentials with a fresh DPoP proof per request (a bound token)
         dpopScenario(k('ccDpop'), server, ccRequest(fixtures, fixtures.plain), c, dpopProofPool('POST', `${server.url}/token`)),
+        // RFC 9126: a pushed authorization request, beside client_credentials on the same server
+        httpScenario(k('parPush'), server, pushRequest(signIn), c, realmgate),
         codeScenario(k('redeem'), server, codes, c),
         codeScenario(k('redeemRs256'), server, rs256Codes, c),
         httpScenario(k('userinfo'), server, get('/userinfo', bearer(signIn.openid)), c, { ...realmgate, skipOn404: true }),
@@ -616,6 +618,7 @@ function databaseSections(
                     ...row('same, RS256 ID token (the default when a client registers no algorithm)', m('redeemRs256'), ccSmall),
                     ...dry(run.rs256Codes.state),
                 },
+                row('PAR push: POST /par, Basic with a plain secret (RFC 9126)', m('parPush'), ccSmall, { ratio: 0.8 }),
                 { ...row('sign-in page: GET /authorize to the form, 1 connection', m('signInPage'), refs.bareGet), note: 'target: p50 < 5 ms' },
                 row('bearer GET /users/@me (token with openid profile email global)', m('meOpenid'), refs.bareGet),
                 row('GET /userinfo (the same token)', m('userinfo'), { name: 'bearer GET /users/@me, same token', rps: m('meOpenid').rps }, { ratio: 0.9 }),

@@ -5,7 +5,7 @@
  * with `openid` for the UserInfo scenario.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { inParallel, type Api, type TokenAnswer } from './api.js';
+import { basic, inParallel, type Api, type TokenAnswer } from './api.js';
 import type { LoadRequest } from './load.js';
 import type { Fixtures } from './seed.js';
 
@@ -25,6 +25,8 @@ export interface SignInFixtures {
     /** one verifier for every minted code: the server's work per redemption is the same */
     verifier: string;
     challenge: string;
+    /** a confidential client with a plain secret (as the client_credentials reference's), pushing its requests (RFC 9126) */
+    pusher: { id: string; authorization: string };
 }
 
 export async function seedSignIn(api: Api, fixtures: Fixtures): Promise<SignInFixtures> {
@@ -36,9 +38,26 @@ export async function seedSignIn(api: Api, fixtures: Fixtures): Promise<SignInFi
     // `global` too, so the bearer GET /users/@me beside it authorizes exactly as the user's own token does
     const openid = await api.token({ grant_type: 'password', ...login, client_id: clientId, scope: `${CODE_SCOPE} global` });
     const verifier = randomBytes(32).toString('base64url');
+    const pusherSecret = randomBytes(32).toString('base64url');
+    const pusherId = await api.create('clients', { realmId: fixtures.realmId, name: 'web-par', redirectUri: REDIRECT_URI, secret: pusherSecret });
     return {
         clientId, rs256ClientId, userBearer: `Bearer ${user.access_token}`, openid, verifier,
         challenge: createHash('sha256').update(verifier).digest('base64url'),
+        pusher: { id: pusherId, authorization: basic(pusherId, pusherSecret) },
+    };
+}
+
+/**
+ * `POST /par` (RFC 9126 §2.1) of the confidential client: authenticated as at /token, the
+ * parameters validated as /authorize validates them, a reference stored; every request a new one.
+ */
+export function pushRequest(signIn: SignInFixtures): LoadRequest {
+    return {
+        method: 'POST', path: '/par', headers: { 'content-type': FORM, authorization: signIn.pusher.authorization },
+        body: new URLSearchParams({
+            response_type: 'code', client_id: signIn.pusher.id, redirect_uri: REDIRECT_URI, scope: CODE_SCOPE,
+            state: 'bench-state', nonce: 'bench-nonce', code_challenge: signIn.challenge, code_challenge_method: 'S256',
+        }).toString(),
     };
 }
 

@@ -17,6 +17,8 @@ import { createDeviceVerification } from './oauth2/device/verification.js';
 import { createIntrospectionEndpoint } from './oauth2/introspection-endpoint.js';
 import { createRevocationEndpoint } from './oauth2/revocation-endpoint.js';
 import { createTokenEndpoint } from './oauth2/token-endpoint.js';
+import { createAuthorizationRequests } from './oauth2/authorize/request-source.js';
+import { createPushedAuthorizationEndpoint } from './oauth2/pushed-authorization-endpoint.js';
 import { createBackchannelLogout } from './oauth2/backchannel-logout.js';
 import { createOutboundPolicy } from './outbound/address-policy.js';
 import { createOutboundFetch } from './outbound/guarded-fetch.js';
@@ -65,6 +67,8 @@ export interface WireOptions {
     corsClock?: () => number;
     /** the clock of the sessions gauge's refresh (tests) */
     metricsClock?: () => number;
+    /** the clock of pushed and carried authorization requests' lifetimes (tests) */
+    authorizationClock?: () => number;
     /** the clock of activation and reset code expiry (tests) */
     accountClock?: () => number;
     /** the clock of the clients' fetched key sets: their lifetime and the interval between fetches for an unknown kid (tests) */
@@ -271,6 +275,9 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         if (options.logger) options.logger.warn({ err: error }, 'replay store (Redis) unreachable; the database records single-use identifiers until it answers');
         else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
     });
+    const authorizationRequests = createAuthorizationRequests({
+        db: handle.db, dialect: handle.dialect, publicUrl: config.publicUrl, secrets, clock: options.authorizationClock ?? Date.now, clientKeys,
+    });
     // client assertions (RFC 7523): each endpoint that authenticates clients answers to its own URLs
     const assertionsAt = (path: string) => ({ keys: clientKeys, replayGuard, publicUrl: config.publicUrl, endpointUrls: endpointUrlsOf(config, path) });
     // RFC 9449: proofs at /token, the API routes and /userinfo; nonces every replica derives alike
@@ -323,6 +330,11 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
             logger ??= appLogger;
         },
         tokens,
+        authorizationRequests,
+        pushedAuthorizationEndpoint: createPushedAuthorizationEndpoint({
+            db: handle.db, handle, dialect: handle.dialect, secrets, clientSecrets, passwords, outbound, lookups, authorizationRequests,
+            clock: options.authorizationClock ?? Date.now, assertions: assertionsAt('/par'),
+        }),
         tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants, lookups, assertions: assertionsAt('/token'), dpop }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config, lookups, assertions: assertionsAt('/token/revoke') }),
         limits,

@@ -5,7 +5,7 @@
 export interface Schemas {
     Error: {
         statusCode: number;
-        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable" | "invalid_redirect_uri" | "invalid_client_metadata" | "invalid_dpop_proof" | "use_dpop_nonce";
+        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "invalid_request_uri" | "invalid_request_object" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable" | "invalid_redirect_uri" | "invalid_client_metadata" | "invalid_dpop_proof" | "use_dpop_nonce";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -16,7 +16,7 @@ export interface Schemas {
     };
     OAuthError: {
         statusCode: number;
-        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable" | "invalid_redirect_uri" | "invalid_client_metadata" | "invalid_dpop_proof" | "use_dpop_nonce";
+        code: "bad_request" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "invalid_credentials" | "entity_inactive" | "entity_not_found" | "entity_conflict" | "permission_denied" | "invalid_token" | "inactive_token" | "expired_token" | "invalid_client" | "unauthorized_client" | "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type" | "unsupported_response_type" | "redirect_uri_mismatch" | "login_required" | "access_denied" | "consent_required" | "interaction_required" | "request_not_supported" | "request_uri_not_supported" | "invalid_request_uri" | "invalid_request_object" | "mfa_required" | "too_many_requests" | "login_attempt_throttled" | "authorization_pending" | "slow_down" | "device_code_expired" | "device_verification_throttled" | "temporarily_unavailable" | "mail_unavailable" | "invalid_redirect_uri" | "invalid_client_metadata" | "invalid_dpop_proof" | "use_dpop_nonce";
         message: string;
         issues?: Array<{
             path: Array<string | number>;
@@ -2611,6 +2611,18 @@ export interface Routes {
         bodyRequired: false;
         response: {
             openapi: string;
+            [member: string]: unknown;
+        };
+    };
+    /** Pushed authorization request endpoint (RFC 9126 §2) */
+    "POST /par": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: {
+            request_uri: string;
+            expires_in: number;
             [member: string]: unknown;
         };
     };
@@ -10529,6 +10541,7 @@ export const ROUTE_METHODS = {
     postLogout: "POST /logout",
     getMetrics: "GET /metrics",
     getOpenapiJson: "GET /openapi.json",
+    postPar: "POST /par",
     postPasswordForgot: "POST /password-forgot",
     postPasswordReset: "POST /password-reset",
     getPaths: "GET /paths",

@@ -483,6 +483,17 @@ export interface ClientRegistrationTable extends Timestamps {
     token_digest: string;
 }
 
+/** RFC 9126: a pushed authorization request until it is redeemed or expires (migration 0020). */
+export interface PushedRequestTable {
+    /** SHA-256 hex of the request_uri */
+    id: string;
+    realm_id: string;
+    client_id: string;
+    /** JSON: the validated authorization parameters and whether a signed request object carried them */
+    parameters: string;
+    expires_at: DbDate;
+}
+
 export interface Database {
     auth_realms: RealmTable;
     auth_paths: PathTable;
@@ -522,6 +533,7 @@ export interface Database {
     auth_replay_guards: ReplayGuardTable;
     auth_initial_access_tokens: InitialAccessTokenTable;
     auth_client_registrations: ClientRegistrationTable;
+    auth_pushed_requests: PushedRequestTable;
 }
 
 export type TableName = keyof Database;

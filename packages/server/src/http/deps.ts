@@ -27,6 +27,8 @@ import type { AuthConsole } from '../views/contract.js';
 import type { AccountService } from '../domains/account/service.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { ReplayGuard } from '../limits/replay-guard.js';
+import type { AuthorizationRequests } from '../oauth2/authorize/request-source.js';
+import type { PushedAuthorizationEndpoint } from '../oauth2/pushed-authorization-endpoint.js';
 import type { ClientKeys } from '../oauth2/client-keys.js';
 import type { DpopVerifier } from '../authn/dpop-proof.js';
 
@@ -58,6 +60,10 @@ export interface AppDeps {
     /** the app's logger, for what wire built before it existed (back-channel logout warnings) */
     logTo(logger: FastifyBaseLogger): void;
     tokens: TokenService;
+    /** the authorization endpoint's requests from the query, a pushed reference or a carried form (RFC 9126), validated once for all */
+    authorizationRequests: AuthorizationRequests;
+    /** `POST /par` (RFC 9126) without its transport */
+    pushedAuthorizationEndpoint: PushedAuthorizationEndpoint;
     /** `POST /token` without its transport, over the explicit grant registry */
     tokenEndpoint: TokenEndpoint;
     /** `POST /token/revoke` (RFC 7009) without its transport */

@@ -60,8 +60,12 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             backchannel_logout_supported: true,
             backchannel_logout_session_supported: true,
             authorization_response_iss_parameter_supported: true,
-            // OIDC Discovery §3: request objects are refused (request_not_supported, request_uri_not_supported)
-            request_parameter_supported: false,
+            // RFC 9126 §5: the pushed authorization request endpoint, and whether the realm requires it
+            pushed_authorization_request_endpoint: `${publicUrl}/par`,
+            require_pushed_authorization_requests: false,
+            // OIDC Discovery §3: signed request objects by value (RFC 9101); a request_uri only as a PAR reference
+            request_parameter_supported: true,
+            request_object_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
             request_uri_parameter_supported: false,
             dpop_signing_alg_values_supported: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
             // the realm's admin-console client, created with the realm (storage/console-clients.ts)
@@ -71,6 +75,15 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
         expect(document.registration_endpoint).toBeUndefined();
         const byId = await app.request({ method: 'GET', url: `/realms/${realm.id.toUpperCase()}/.well-known/openid-configuration`, as: null });
         expect(byId.json()).toEqual(document);
+    });
+
+    it('states the realm\'s pushed-request requirement (RFC 9126 §5): the realm switch or its FAPI 2.0 profile', async () => {
+        const required = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'pushed-only', requirePushedAuthorizationRequests: true } }, 201)).data;
+        const fapi = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/realms', payload: { name: 'fapi-realm', securityProfile: 'fapi2' } }, 201)).data;
+        for (const id of [required.id, fapi.id]) {
+            const document = await app.json<Record<string, unknown>>({ method: 'GET', url: `/realms/${id}/.well-known/openid-configuration`, as: null }, 200);
+            expect(document).toMatchObject({ require_pushed_authorization_requests: true, pushed_authorization_request_endpoint: `${publicUrl}/par` });
+        }
     });
 
     it('serves the master realm at the root; realm scopes stay in their realm; an unknown realm is 404', async () => {

@@ -6,8 +6,10 @@ import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { findConsoleClientId } from '../storage/console-clients.js';
 import { findRealmProtocolFlags } from '../storage/realms.js';
+import { profileOf } from './security-profile.js';
 import { supportedGrantTypes } from './grants/index.js';
 import { CLIENT_SECRET_JWT_ALGORITHMS, PRIVATE_KEY_JWT_ALGORITHMS } from './client-auth/assertion.js';
+import { REQUEST_OBJECT_ALGORITHMS } from './authorize/request-object.js';
 
 /**
  * An OpenID Provider / RFC 8414 authorization server metadata document. Only what is implemented
@@ -41,8 +43,12 @@ export interface DiscoveryDocument {
     backchannel_logout_supported: boolean;
     backchannel_logout_session_supported: boolean;
     authorization_response_iss_parameter_supported: boolean;
-    /** OIDC Discovery §3: request objects are refused (oauth2/authorize/request.ts) */
-    request_parameter_supported: false;
+    /** RFC 9126 §5 */
+    pushed_authorization_request_endpoint: string;
+    require_pushed_authorization_requests: boolean;
+    /** OIDC Discovery §3: request objects by value (oauth2/authorize/request-source.ts) */
+    request_parameter_supported: boolean;
+    request_object_signing_alg_values_supported: string[];
     request_uri_parameter_supported: false;
     /** RFC 9449 §5.1: the algorithms a DPoP proof may be signed with */
     dpop_signing_alg_values_supported: string[];
@@ -85,6 +91,7 @@ export async function discoveryDocument(
     const base = publicUrl.replace(/\/+$/, '');
     // the realm's protocol switches (API.md §8): discovery advertises only what the realm has on
     const [scopes, consoleClientId, flags] = await Promise.all([scopeNamesOfRealm(db, realm.id), findConsoleClientId(db, realm.id), findRealmProtocolFlags(db, realm.id)]);
+    const profile = profileOf(flags ?? { securityProfile: null, requirePushedAuthorizationRequests: false });
     // RFC 8705 §5: the endpoints a client reaches through the mutual-TLS listener; the token and
     // device authorization endpoints are the ones a client authenticates at (spec Events 7)
     const mtls = mtlsPublicUrl === undefined ? undefined : mtlsPublicUrl.replace(/\/+$/, '');
@@ -132,9 +139,17 @@ export async function discoveryDocument(
         backchannel_logout_session_supported: true,
         // RFC 9207 §3: the authorization response carries `iss`
         authorization_response_iss_parameter_supported: true,
-        // OIDC Discovery §3 (the defaults are false and true): a `request` or `request_uri` is
-        // answered request_not_supported / request_uri_not_supported (OIDC Core §6.3)
-        request_parameter_supported: false,
+        // RFC 9126 §5: the realm's own requirement (the realm switch or its FAPI 2.0 profile); a
+        // client's own requirement is its registration's (require_pushed_authorization_requests)
+        pushed_authorization_request_endpoint: `${base}/par`,
+        require_pushed_authorization_requests: profile.requirePushedRequests,
+        // OIDC Discovery §3 (the defaults are false and true): request objects by value, signed
+        // with the client's asymmetric keys (RFC 9101; oauth2/authorize/request-object.ts). `request_uri` is accepted only as a reference
+        // this server handed out at the pushed authorization request endpoint (RFC 9126 §4); the
+        // member speaks of references the provider fetches from the client (OIDC Core §6.2), which
+        // are never fetched (request_uri_not_supported), so it stays false
+        request_parameter_supported: true,
+        request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGORITHMS],
         request_uri_parameter_supported: false,
         // RFC 9449 §5.1: asymmetric algorithms only (authn/dpop-proof.ts)
         dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],

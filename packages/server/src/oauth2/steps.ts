@@ -119,6 +119,19 @@ export async function realmOfRequest(
     return resolveRealm(db, {}, undefined, lookups);
 }
 
+/**
+ * The body's client credentials of an endpoint whose requests list `client_id` whatever the
+ * authentication (RFC 8628 §3.1, RFC 9126 §2.1): a client authenticating with Basic may repeat its
+ * own id there (oauth4webapi does); the same id without a secret is no second authentication method
+ * (RFC 6749 §2.3.1), so it is set aside.
+ */
+export function bodyCredentialsBesideBasic(params: Record<string, string>, authorization: string | undefined): ClientAuthBody {
+    const body = bodyClientCredentials(params);
+    if (isBasicScheme(authorization) && body.client_secret === undefined && body.client_id !== undefined &&
+        body.client_id === presentedClientId({}, authorization)) delete body.client_id;
+    return body;
+}
+
 const BODY_CREDENTIALS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'] as const;
 
 /** The client credentials of the body (RFC 6749 §2.3.1, RFC 7521 §4.2), present members only. */

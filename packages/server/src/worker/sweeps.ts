@@ -59,6 +59,8 @@ export const SWEEPS: readonly Sweep[] = [
     expiredRows('expired-replay-guards', 'auth_replay_guards'),
     // RFC 7591 §1.2: an expired initial access token authorizes nothing more
     expiredRows('expired-initial-access-tokens', 'auth_initial_access_tokens'),
+    // RFC 9126 §2.2: pushed requests never redeemed within their lifetime
+    expiredRows('expired-pushed-requests', 'auth_pushed_requests'),
 ];
 
 /**

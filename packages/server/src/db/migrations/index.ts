@@ -13,6 +13,7 @@ import { migration as eventAggregatedFlag } from './0012_event_aggregated_flag.j
 import { migration as identityProviderTokenAuth } from './0015_identity_provider_token_auth.js';
 import { migration as authenticationStrength } from './0017_authentication_strength.js';
 import { migration as clientAuthentication } from './0018_client_authentication.js';
+import { migration as pushedAuthorizationRequests } from './0020_pushed_authorization_requests.js';
 import { migration as dynamicRegistration } from './0021_dynamic_registration.js';
 import { migration as resourceIndicators } from './0022_resource_indicators.js';
 import type { DialectMigration, MigrationContext } from './context.js';
@@ -37,6 +38,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0015_identity_provider_token_auth': identityProviderTokenAuth,
     '0017_authentication_strength': authenticationStrength,
     '0018_client_authentication': clientAuthentication,
+    '0020_pushed_authorization_requests': pushedAuthorizationRequests,
     '0021_dynamic_registration': dynamicRegistration,
     '0022_resource_indicators': resourceIndicators,
 };

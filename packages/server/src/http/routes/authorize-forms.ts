@@ -2,7 +2,7 @@ import { ErrorCode } from '@realmgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { accessAllows, decide } from '../../oauth2/authorize/flow.js';
-import { targetOf, validateAuthorizationRequest, type AuthorizationRequest } from '../../oauth2/authorize/request.js';
+import { targetOf, type AuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { authorizationError } from '../../oauth2/authorize/response.js';
 import { contract } from '../contracts/route-contract.js';
 import { formIsSameSite } from '../auth-pages.js';
@@ -18,7 +18,7 @@ type Form = Record<string, unknown>;
 /** The carried authorization request, re-validated (a form's hidden fields are input like any other), and the CSRF check. */
 export async function validatedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; authorization: AuthorizationRequest } | FastifyReply> {
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
-    const validation = await validateAuthorizationRequest(context.deps.db, context.deps.config.publicUrl, form);
+    const validation = await context.deps.authorizationRequests.validate(form);
     if (!validation.ok) return sendInvalid(context, reply, validation);
     // RFC 9700 §4.7 (CSRF): the form must come from our own page
     if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, reply, pageRealm(validation.request.client.realm));

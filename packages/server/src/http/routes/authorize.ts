@@ -6,7 +6,6 @@ import { dpopPresentationOf } from '../dpop-request.js';
 import { AppError } from '../../errors/app-error.js';
 import { authorizeForActor } from '../../oauth2/authorize/api-form.js';
 import { decide } from '../../oauth2/authorize/flow.js';
-import { validateAuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
 import { renderError } from '../error-handler.js';
@@ -19,8 +18,8 @@ const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'] a
 
 /** The browser authorization request (OIDC Core §3.1.2.1: GET with a query, or POST with a form). */
 async function browserAuthorize(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, source: unknown): Promise<FastifyReply> {
-    const { db, handle, config } = context.deps;
-    const validation = await validateAuthorizationRequest(db, config.publicUrl, source);
+    const { db, handle, authorizationRequests } = context.deps;
+    const validation = await authorizationRequests.validate(source);
     if (!validation.ok) return sendInvalid(context, reply, validation);
     const session = await sessionOf(context, request);
     const outcome = await decide({ db, dialect: handle.dialect }, validation.request, session, { fresh: false });
@@ -31,7 +30,7 @@ async function browserAuthorize(context: BrowserContext, request: FastifyRequest
 async function apiAuthorize(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const actor = await authenticateHeader(deps, request.headers.authorization, null, dpopPresentationOf(request));
     if (actor.identity) await deps.limits.chargeRequest(request, { kind: actor.identity.type === 'user' ? 'user' : 'client', id: actor.identity.id });
-    const validation = await validateAuthorizationRequest(deps.db, deps.config.publicUrl, request.body);
+    const validation = await deps.authorizationRequests.validate(request.body);
     if (!validation.ok) {
         // the API form answers every error to its caller; nothing is redirected
         if ('page' in validation) throw new AppError(validation.page.error, validation.page.message, { statusCode: 400 });

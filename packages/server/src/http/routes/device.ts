@@ -8,7 +8,7 @@ import type { DeviceAuthorizationEndpoint } from '../../oauth2/device/authorizat
 import type { DeviceVerification, DeviceVerifier } from '../../oauth2/device/verification.js';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
-import { oauthErrorHandler } from './token.js';
+import { oauthErrorHandler, runProtocolEndpoint } from './token.js';
 
 export interface DeviceRouteDeps {
     endpoint: DeviceAuthorizationEndpoint;
@@ -56,10 +56,8 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: DeviceRouteDeps
                 }),
             },
         }), async (request, reply) => {
-            const authenticated = await deps.endpoint.authenticate({ body: request.body, authorization: request.headers.authorization });
             // spec Limits: the client that proved its secret is charged, else the address
-            if (authenticated.charge !== 'on-finish') await deps.limits.chargeRequest(request, authenticated.charge === 'address' ? null : authenticated.charge);
-            const answer = await deps.endpoint.handle(authenticated.state);
+            const answer = await runProtocolEndpoint(deps.endpoint, deps.limits, request, { body: request.body, authorization: request.headers.authorization });
             // RFC 8628 §3.2 (RFC 6749 §5.1 alike): never cached
             return reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(answer);
         });

@@ -8,7 +8,6 @@ import { completeUpstreamLogin, newChecks, upstreamAuthorizationUrl, type Upstre
 import { provisionUser } from '../../federation/provision.js';
 import { AccountLinkRefusedError, ProviderSecretUnavailableError, UpstreamUnavailableError } from '../../federation/upstream-identity.js';
 import { decide } from '../../oauth2/authorize/flow.js';
-import { validateAuthorizationRequest } from '../../oauth2/authorize/request.js';
 import { sha256Hex } from '../../secrets/digests.js';
 import { findPageRealm, findSignInUserById } from '../../storage/authorize-lookups.js';
 import { findProvider, insertFederatedLogin, takeFederatedLogin, type ProviderRow } from '../../storage/identity-providers.js';
@@ -149,7 +148,7 @@ async function callback(context: BrowserContext, signer: Signer, request: Fastif
         if ('reply' in step) return step.reply;
         return confirmPage(context, request, reply, found, resume.userCode, step.session, federatedLogin);
     }
-    const validation = await validateAuthorizationRequest(deps.db, deps.config.publicUrl, resume.params);
+    const validation = await deps.authorizationRequests.validate(resume.params);
     if (!validation.ok) return sendInvalid(context, reply, validation);
     const authorization = validation.request;
     const step = await firstFactorPassed(context, request, reply, authorizePages(context, request, reply, authorization), user, { providerId: provider.id });

@@ -10,6 +10,7 @@ import { createSecretStore } from '../../domains/clients/secret.js';
 import { registerResourceRoutes } from './resource.js';
 import { registerJwksRoutes } from './jwks.js';
 import { registerTokenRoutes } from './token.js';
+import { registerPushedAuthorizationRoutes } from './pushed-authorization.js';
 import { registerDeviceRoutes } from './device.js';
 import { registerDevicePageRoutes } from './device-page.js';
 import { registerFederatedSignInRoutes } from './federated-sign-in.js';
@@ -66,6 +67,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
         token: deps.tokenEndpoint, revoke: deps.revocationEndpoint, introspect: deps.introspectionEndpoint.introspect, limits: deps.limits,
         onIssued: deps.metrics.tokenIssued,
     });
+    registerPushedAuthorizationRoutes(app, { endpoint: deps.pushedAuthorizationEndpoint, limits: deps.limits });
     // issue 15 item 7: /health, /health/ready, /metrics
     registerOperationsRoutes(app, deps);
     registerDeviceRoutes(app, { endpoint: deps.deviceAuthorizationEndpoint, verification: deps.deviceVerification, limits: deps.limits });

@@ -8,7 +8,7 @@ import type { TokenEndpoint } from '../../oauth2/token-endpoint.js';
 import { renderError } from '../error-handler.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
 import type { RequestLimits } from '../../limits/request-limits.js';
-import type { Charge } from '../../oauth2/pipeline.js';
+import type { Charge, ProtocolEndpoint } from '../../oauth2/pipeline.js';
 import { protocolMembersOf } from '../../oauth2/errors.js';
 import { introspectionJson } from '../../oauth2/introspection.js';
 import { dpopPresentationOf } from '../dpop-request.js';
@@ -30,6 +30,8 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     ErrorCode.TEMPORARILY_UNAVAILABLE,
     // RFC 9449 §5, §8
     ErrorCode.INVALID_DPOP_PROOF, ErrorCode.USE_DPOP_NONCE,
+    // RFC 9126 §2.3: a pushed request is refused with the authorization endpoint's codes
+    ErrorCode.UNSUPPORTED_RESPONSE_TYPE, ErrorCode.INVALID_REQUEST_OBJECT,
 ].map((code) => [code, code] as [string, string]).concat([[ErrorCode.DEVICE_CODE_EXPIRED, 'expired_token']]));
 
 /** RFC 6749 §5.1: token answers, errors included, are never cached (RFC 7009 and RFC 7662 §2.2 answers alike). */
@@ -53,6 +55,18 @@ export function protocolErrorHandler(extra: readonly ErrorCode[]) {
 
 /** The error handler of the OAuth protocol routes (API.md §1 members plus RFC 6749 §5.2 `error`, `error_description`). */
 export const oauthErrorHandler = protocolErrorHandler([]);
+/**
+ * A protocol endpoint run for a request (spec Limits): the steps up to caller authentication, the
+ * request charged to the caller that proved itself (else its address; `on-finish`: at the end of
+ * the request by the transport), then the rest.
+ */
+export async function runProtocolEndpoint<Input, State, Output>(
+    endpoint: ProtocolEndpoint<Input, State, Output>, limits: RequestLimits | undefined, request: FastifyRequest, input: Input,
+): Promise<Output> {
+    const authenticated = await endpoint.authenticate(input);
+    if (authenticated.charge !== 'on-finish') await limits?.chargeRequest(request, authenticated.charge === 'address' ? null : authenticated.charge);
+    return endpoint.handle(authenticated.state);
+}
 
 export interface TokenRouteEndpoints {
     token: TokenEndpoint;

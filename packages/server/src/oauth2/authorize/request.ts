@@ -9,21 +9,11 @@ import { registeredResource } from '../resource-indicators.js';
 import { authorizationError, type AuthorizationResponse, type ResponseTarget } from './response.js';
 
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
-const AUTHORIZATION_PARAMETERS = [
+export const AUTHORIZATION_PARAMETERS = [
     'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
     'prompt', 'max_age', 'login_hint', 'response_mode', 'acr_values',
     // RFC 8707 §2.1
     'resource',
-] as const;
-
-/**
- * OIDC Core §6 and RFC 9101: a request object by value (`request`) or by reference (`request_uri`).
- * Not supported yet; ignoring one would drop the `state` and `nonce` inside it, so its presence is
- * answered with the error OIDC Core §6.3 names (discovery advertises both as unsupported).
- */
-const REQUEST_OBJECT_PARAMETERS = [
-    ['request', ErrorCode.REQUEST_NOT_SUPPORTED, 'Request objects (the request parameter) are not supported.'],
-    ['request_uri', ErrorCode.REQUEST_URI_NOT_SUPPORTED, 'Request objects by reference (the request_uri parameter) are not supported.'],
 ] as const;
 
 /** OIDC Core §5.4 and §11: the scopes every client may ask for, whatever its scope bindings. */
@@ -52,8 +42,18 @@ export interface AuthorizationRequest {
     resource: string | null;
     /** RFC 9207: the issuer of the client's realm, sent as `iss` with every response */
     issuer: string;
-    /** the parameters as received (the authorization parameters only), carried by the forms */
+    /**
+     * what the forms carry to resume the request (the sign-in, second-factor and consent pages, an
+     * upstream round trip): the parameters as received, or — for a pushed or signed request —
+     * `client_id` and the sealed parameters (oauth2/authorize/carried-request.ts)
+     */
     params: Readonly<Record<string, string>>;
+}
+
+/** Where the parameters of a request came from: RFC 9126 (pushed) and RFC 9101 (a verified request object). */
+export interface RequestOrigin {
+    pushed: boolean;
+    signed: boolean;
 }
 
 /** Where the responses of a validated request go. */
@@ -78,14 +78,11 @@ const MAX_VALUE_LENGTH = 4096;
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-/**
- * The parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names
- * collected, and the request-object parameters sent in any shape.
- */
-function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[]; requestObject: (typeof REQUEST_OBJECT_PARAMETERS)[number] | undefined } {
+/** The authorization parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names collected. */
+export function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[] } {
     const params: Record<string, string> = {};
     const repeated: string[] = [];
-    if (typeof source !== 'object' || source === null) return { params, repeated, requestObject: undefined };
+    if (typeof source !== 'object' || source === null) return { params, repeated };
     const sent = source as Record<string, unknown>;
     for (const name of AUTHORIZATION_PARAMETERS) {
         const value = sent[name];
@@ -96,7 +93,7 @@ function readAuthorizationParams(source: unknown): { params: Record<string, stri
         }
         params[name] = value;
     }
-    return { params, repeated, requestObject: REQUEST_OBJECT_PARAMETERS.find(([name]) => sent[name] !== undefined) };
+    return { params, repeated };
 }
 
 function allowsCodeGrant(client: AuthorizationClient): boolean {
@@ -125,20 +122,35 @@ function parsePrompt(value: string | undefined): Set<Prompt> | null {
     return prompts;
 }
 
+/** The active client an authorization request names by `client_id`, if any. */
+export async function findRequestClient(db: Kysely<Database>, clientId: string | undefined): Promise<AuthorizationClient | undefined> {
+    const client = clientId !== undefined && isUuid(clientId) ? await findAuthorizationClient(db, clientId.toLowerCase()) : undefined;
+    return client?.active ? client : undefined;
+}
+
+/** An error shown on the page (the redirect URI is not established). */
+export function pageError(message: string, realm: AuthorizationClient['realm'] | null = null, error: ErrorCode = ErrorCode.INVALID_REQUEST): Validation {
+    return { ok: false, page: { error, message, realm } };
+}
+
 /**
- * Validates an authorization request (issue 13 item 3). Until the client and redirect URI are
- * established, errors go to an error page; after, to the redirect URI with `state` and `iss`
- * (RFC 6749 §4.1.2.1, RFC 9207).
+ * Validates the parameters of an authorization request (issue 13 item 3) for the client they name
+ * (found by the caller), whatever carried them (oauth2/authorize/request-source.ts): the query or
+ * form, a pushed request or a request object. Until the redirect URI is established, errors go to
+ * an error page; after, to the redirect URI with `state` and `iss` (RFC 6749 §4.1.2.1, RFC 9207).
+ * `carried` is what the forms carry on; `origin` says whether the client's requirements of a pushed
+ * (RFC 9126 §6) or signed (RFC 9101 §10.5) request are met.
  */
-export async function validateAuthorizationRequest(db: Kysely<Database>, publicUrl: string, source: unknown): Promise<Validation> {
-    const { params, repeated, requestObject } = readAuthorizationParams(source);
-    const page = (message: string, realm: AuthorizationClient['realm'] | null = null): Validation =>
-        ({ ok: false, page: { error: ErrorCode.INVALID_REQUEST, message, realm } });
-    if (repeated.includes('client_id') || repeated.includes('redirect_uri')) return page('client_id and redirect_uri must each be sent once.');
-    const clientId = params.client_id;
-    if (!clientId) return page('client_id is required.');
-    const client = isUuid(clientId) ? await findAuthorizationClient(db, clientId.toLowerCase()) : undefined;
-    if (!client?.active) return page('The client is unknown or inactive.');
+export async function validateAuthorizationParameters(
+    db: Kysely<Database>,
+    publicUrl: string,
+    client: AuthorizationClient,
+    read: { params: Record<string, string>; repeated: readonly string[] },
+    origin: RequestOrigin,
+    carried: (params: Record<string, string>) => Promise<Record<string, string>>,
+): Promise<Validation> {
+    const { params, repeated } = read;
+    const page = (message: string, realm: AuthorizationClient['realm'] | null = null): Validation => pageError(message, realm);
     const redirectUri = params.redirect_uri;
     if (!redirectUri) return page('redirect_uri is required.', client.realm);
     // RFC 9700 §4.1.1: an unregistered or altered redirect URI is never redirected to
@@ -153,8 +165,10 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
     // RFC 8707 §2: one resource server per request here, so several are a target this server cannot serve
     if (repeated.includes('resource')) return fail(ErrorCode.INVALID_TARGET, 'Only one resource may be requested.');
     if (repeated.length > 0) return fail(ErrorCode.INVALID_REQUEST, `The parameter ${repeated[0]} is repeated.`);
-    // before any other member is judged: a request object carries them in place of the query (OIDC Core §6.1)
-    if (requestObject) return fail(requestObject[1], requestObject[2]);
+    // RFC 9126 §6: a client (or realm) that requires pushed requests has every other one refused
+    if (client.requiresPushedRequests && !origin.pushed) return fail(ErrorCode.INVALID_REQUEST, 'The client must push its authorization requests (RFC 9126).');
+    // RFC 9101 §10.5 require_signed_request_object
+    if (client.requiresSignedRequestObject && !origin.signed) return fail(ErrorCode.INVALID_REQUEST, 'The client must send its authorization requests as signed request objects (RFC 9101).');
     const tooLong = Object.entries(params).find(([, value]) => value.length > MAX_VALUE_LENGTH || value.includes('\u0000'));
     if (tooLong) return fail(ErrorCode.INVALID_REQUEST, `The parameter ${tooLong[0]} is malformed.`);
     if (mode !== undefined && mode !== 'query' && mode !== 'form_post') return fail(ErrorCode.INVALID_REQUEST, 'response_mode must be query or form_post.');
@@ -196,7 +210,8 @@ export async function validateAuthorizationRequest(db: Kysely<Database>, publicU
         request: {
             client, redirectUri, responseMode, state: params.state, scope, scopes: scope.split(' ').filter(Boolean),
             nonce: params.nonce ?? null, codeChallenge: challenge ?? null, codeChallengeMethod: challenge === undefined ? null : 'S256',
-            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, issuer, params,
+            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, issuer,
+            params: await carried(params),
         },
     };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEVICE_CODE_GRANT_TYPE, ErrorCode } from '@realmgate/core';
 import type { DialectName } from '../../db/values.js';
-import { isBasicScheme } from '../../authn/basic-credentials.js';
 import { classifyDbError } from '../../db/errors.js';
 import type { RealmRef } from '../../storage/realms.js';
 import { insertDeviceCode } from '../../storage/device-codes.js';
@@ -9,7 +8,7 @@ import { authenticateClient, clientAllowsGrant, type ClientAuthDeps, type Reques
 import { invalidClient, oauthError } from '../errors.js';
 import { resolveScope } from '../grants/scope.js';
 import { protocolEndpoint, required, step, type Step } from '../pipeline.js';
-import { bodyClientCredentials, parseParameters, presentedClientId, realmOfRequest } from '../steps.js';
+import { bodyCredentialsBesideBasic, parseParameters, presentedClientId, realmOfRequest } from '../steps.js';
 import { randomToken, sha256Hex } from '../../secrets/digests.js';
 import { newUserCode } from './codes.js';
 
@@ -67,13 +66,7 @@ export function createDeviceAuthorizationEndpoint(deps: DeviceAuthorizationDeps)
     /** RFC 8628 §3.1: the client authenticates as at the token endpoint; a public one names itself with client_id */
     const authenticate: Step<DeviceRequestState> = step('authenticate client', async (state) => {
         const authorization = state.request.authorization;
-        const body = bodyClientCredentials(state.params);
-        // RFC 8628 §3.1 lists client_id for every request: a client authenticating with Basic may
-        // repeat its own id there (oauth4webapi does); the same id without a secret is no second
-        // authentication method (RFC 6749 §2.3.1), so it is set aside
-        if (isBasicScheme(authorization) && body.client_secret === undefined && body.client_id !== undefined &&
-            body.client_id === presentedClientId({}, authorization)) delete body.client_id;
-        const client = await authenticateClient(deps, required(state.realm, 'realm').id, authorization, body);
+        const client = await authenticateClient(deps, required(state.realm, 'realm').id, authorization, bodyCredentialsBesideBasic(state.params, authorization));
         if (!client) throw invalidClient('The device authorization request needs client_id or client authentication (RFC 8628 §3.1).');
         state.client = client;
     });

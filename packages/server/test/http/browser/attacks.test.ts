@@ -65,28 +65,29 @@ describeEachDialect('browser sign-in: attacks of RFC 9700 §4', (dialect) => {
         }
     });
 
-    it('answers request_not_supported and request_uri_not_supported at the trusted redirect URI with the query\'s state (OIDC Core §6.3)', async () => {
+    it('answers a request object or a request_uri it cannot use on the error page, never at the query\'s redirect URI (RFC 9101 §6.3, RFC 9126 §4)', async () => {
         const client = browser(app);
         const { params } = authorizeParams(world);
         const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
         // an unsigned request object (RFC 9101 §2.1, `alg: none`) whose own state and nonce would be lost if ignored
         const requestObject = `${segment({ alg: 'none' })}.${segment({ ...params, state: 'inner-state', nonce: 'inner-nonce', iss: world.clientId, aud: `${app.deps.config.publicUrl}/realms/${world.realmName}` })}.`;
+        // the outer parameters are not the request's (RFC 9101 §5, RFC 9126 §4), so its redirect URI is not trusted with the answer
         const cases: [Record<string, string | undefined>, string][] = [
-            [{ request: requestObject }, 'request_not_supported'],
-            // OIDC Core §6.1: the request object's members stand in for the query's, so their absence there is no other error
-            [{ request: requestObject, response_type: undefined, code_challenge: undefined, code_challenge_method: undefined }, 'request_not_supported'],
-            [{ request: `${requestObject}${'x'.repeat(5000)}` }, 'request_not_supported'],
+            // RFC 9101 §6.3: an unsigned object proves nothing
+            [{ request: requestObject }, 'invalid_request_object'],
+            [{ request: requestObject, response_type: undefined, code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request_object'],
+            [{ request: `${requestObject}${'x'.repeat(5000)}` }, 'invalid_request_object'],
+            // OIDC Core §6.2: a request_uri the server would have to fetch is never fetched
             [{ request_uri: 'https://app.example/request.jwt' }, 'request_uri_not_supported'],
-            [{ request_uri: 'urn:ietf:params:oauth:request_uri:abc' }, 'request_uri_not_supported'],
+            // RFC 9126 §7.3: a reference this server never handed out
+            [{ request_uri: 'urn:ietf:params:oauth:request_uri:abc' }, 'invalid_request_uri'],
         ];
         for (const [change, error] of cases) {
             const sent = Object.fromEntries(Object.entries({ ...params, ...change }).filter((entry): entry is [string, string] => entry[1] !== undefined));
-            const { base, params: response } = locationParams(await client.authorize(sent));
-            expect(base, JSON.stringify(change).slice(0, 80)).toBe(world.redirectUri);
-            expect(response).toMatchObject({ error, state: params.state, iss: `${app.deps.config.publicUrl}/realms/${world.realmName}` });
-            expect(response.code).toBeUndefined();
+            const answer = await client.authorize(sent);
+            expectErrorPage(answer);
+            expect(answer.body, JSON.stringify(change).slice(0, 80)).toContain(`<code>${error}</code>`);
         }
-        // the redirect URI only inside the request object cannot be trusted: the error page
         const { redirect_uri: _inner, ...withoutRedirect } = params;
         expectErrorPage(await client.authorize({ ...withoutRedirect, request: requestObject }));
         expectErrorPage(await client.authorize({ ...withoutRedirect, request_uri: 'https://app.example/request.jwt' }));

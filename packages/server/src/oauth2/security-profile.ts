@@ -1,0 +1,68 @@
+import type { SecurityProfile } from '@realmgate/core';
+
+/**
+ * What a realm's security profile demands of every protocol request (API.md §8 `securityProfile`).
+ * Without a profile a realm accepts what each client registered; with `fapi2` it enforces the
+ * FAPI 2.0 Security Profile (final) for every client, whatever the client registered:
+ * - §5.3.2.2 item 2: pushed authorization requests (RFC 9126) only;
+ * - §5.3.2.2 item 4 and §5.3.3.2: PKCE with S256 (RFC 7636);
+ * - §5.3.2.1 item 1 and §5.3.3.1: confidential clients only, authenticated by private_key_jwt
+ *   (mutual TLS is not offered), so public clients are refused;
+ * - §5.3.2.1 item 2: sender-constrained access tokens — DPoP (RFC 9449), which also binds the
+ *   refresh requests of the token's client;
+ * - §5.3.2.2 item 12: authorization codes live at most 60 seconds;
+ * - §5.4.1: JWS algorithms PS256, ES256 and EdDSA only (client assertions, request objects, DPoP
+ *   proofs, and the ID tokens the realm signs);
+ * - §5.3.2.2 item 6 (RFC 9207): `iss` in every authorization response, which every realm sends.
+ */
+export interface ProtocolProfile {
+    name: SecurityProfile | null;
+    requirePushedRequests: boolean;
+    requirePkce: boolean;
+    requireDpop: boolean;
+    /** the client authentication methods the realm accepts; null = whatever the client registered */
+    clientAuthenticationMethods: readonly string[] | null;
+    /** the JWS algorithms the realm accepts from clients; null = each check's own allowlist */
+    clientSigningAlgorithms: readonly string[] | null;
+    /** the ID token algorithm the realm signs with whatever the client registered; null = the client's choice */
+    idTokenAlgorithm: 'ES256' | null;
+    authorizationCodeLifetimeMs: number;
+}
+
+/** RFC 6749 §4.1.2 recommends at most 10 minutes; the spec's 5 (spec Authentication 12). */
+const CODE_LIFETIME_MS = 5 * 60 * 1000;
+/** FAPI 2.0 Security Profile §5.3.2.2 item 12. */
+const FAPI2_CODE_LIFETIME_MS = 60 * 1000;
+/** FAPI 2.0 Security Profile §5.4.1 item 1. */
+export const FAPI2_SIGNING_ALGORITHMS: readonly string[] = Object.freeze(['PS256', 'ES256', 'EdDSA']);
+
+/** The realm columns the profile follows from. */
+export interface RealmProtocolSettings {
+    securityProfile: string | null;
+    requirePushedAuthorizationRequests: boolean;
+}
+
+export function profileOf(realm: RealmProtocolSettings): ProtocolProfile {
+    if (realm.securityProfile === 'fapi2') {
+        return {
+            name: 'fapi2',
+            requirePushedRequests: true,
+            requirePkce: true,
+            requireDpop: true,
+            clientAuthenticationMethods: ['private_key_jwt'],
+            clientSigningAlgorithms: FAPI2_SIGNING_ALGORITHMS,
+            idTokenAlgorithm: 'ES256',
+            authorizationCodeLifetimeMs: FAPI2_CODE_LIFETIME_MS,
+        };
+    }
+    return {
+        name: null,
+        requirePushedRequests: realm.requirePushedAuthorizationRequests,
+        requirePkce: false,
+        requireDpop: false,
+        clientAuthenticationMethods: null,
+        clientSigningAlgorithms: null,
+        idTokenAlgorithm: null,
+        authorizationCodeLifetimeMs: CODE_LIFETIME_MS,
+    };
+}
