@@ -56,7 +56,7 @@ function formAction(html: string): string {
 }
 
 /** RFC 7636 §4.1, §4.2: a verifier and its S256 challenge. */
-function pkce(): { verifier: string; challenge: string } {
+export function pkce(): { verifier: string; challenge: string } {
     const verifier = randomBytes(32).toString('base64url');
     return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }

@@ -17,6 +17,8 @@ export interface DpopPresentation {
 export interface DpopProof {
     ok: true;
     jkt: string;
+    /** its JWS `alg` (a realm's security profile may accept fewer than the verifier does) */
+    algorithm: string;
     /** the nonce to hand out with the answer (`DPoP-Nonce`) when nonces are required; null otherwise */
     nonce: string | null;
 }
@@ -127,7 +129,7 @@ export function createDpopVerifier(deps: DpopVerifierDeps): DpopVerifier {
                 new Date((checked.iat + DPOP_PROOF_WINDOW_SECONDS) * 1000),
             );
             if (!first) return invalid('The DPoP proof was used before.');
-            return { ok: true, jkt, nonce };
+            return { ok: true, jkt, algorithm: checked.alg, nonce };
         },
     };
 }

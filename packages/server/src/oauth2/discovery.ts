@@ -6,7 +6,7 @@ import { issuerOf } from '../tokens/issuer.js';
 import { scopeNamesOfRealm } from '../storage/scopes.js';
 import { findConsoleClientId } from '../storage/console-clients.js';
 import { findRealmProtocolFlags } from '../storage/realms.js';
-import { profileOf } from './security-profile.js';
+import { profileAdmitsAlgorithm, profileOf } from './security-profile.js';
 import { supportedGrantTypes } from './grants/index.js';
 import { CLIENT_SECRET_JWT_ALGORITHMS, PRIVATE_KEY_JWT_ALGORITHMS } from './client-auth/assertion.js';
 import { REQUEST_OBJECT_ALGORITHMS } from './authorize/request-object.js';
@@ -95,6 +95,10 @@ export async function discoveryDocument(
     // RFC 8705 §5: the endpoints a client reaches through the mutual-TLS listener; the token and
     // device authorization endpoints are the ones a client authenticates at (spec Events 7)
     const mtls = mtlsPublicUrl === undefined ? undefined : mtlsPublicUrl.replace(/\/+$/, '');
+    // a realm's security profile narrows what it accepts to what the profile allows (FAPI 2.0
+    // §5.3.2.1, §5.4.1): only that is advertised
+    const admitted = (algorithms: readonly string[]) => algorithms.filter((algorithm) => profileAdmitsAlgorithm(profile, algorithm));
+    const methods = (list: readonly string[]) => (profile.clientAuthenticationMethods === null ? [...list] : list.filter((method) => profile.clientAuthenticationMethods!.includes(method)));
     return {
         ...(mtls !== undefined ? { mtls_endpoint_aliases: { token_endpoint: `${mtls}/token`, device_authorization_endpoint: `${mtls}/device_authorization` } } : {}),
         issuer: issuerOf(publicUrl, realm.name),
@@ -111,8 +115,8 @@ export async function discoveryDocument(
         revocation_endpoint: `${base}/token/revoke`,
         // the grants `POST /token` handles, from the registry itself (oauth2/grants/index.ts)
         grant_types_supported: supportedGrantTypes(),
-        token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
-        token_endpoint_auth_signing_alg_values_supported: [...CLIENT_AUTH_ALGORITHMS],
+        token_endpoint_auth_methods_supported: methods(TOKEN_AUTH_METHODS),
+        token_endpoint_auth_signing_alg_values_supported: admitted(CLIENT_AUTH_ALGORITHMS),
         revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
         revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_AUTH_ALGORITHMS],
         // RFC 8414 §2 (RFC 7662 §2)
@@ -130,7 +134,7 @@ export async function discoveryDocument(
         scopes_supported: [...new Set(scopes)],
         // OIDC Discovery §3 (REQUIRED): RS256 by default (Core §15.1), ES256 for a client that
         // registered it as its id_token_signed_response_alg (tokens/claims.ts idTokenAlgorithmOf)
-        id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM, ID_TOKEN_ES256],
+        id_token_signing_alg_values_supported: profile.idTokenAlgorithm !== null ? [profile.idTokenAlgorithm] : [ID_TOKEN_ALGORITHM, ID_TOKEN_ES256],
         claims_supported: [...new Set([...ACCESS_TOKEN_CLAIMS, ...ID_TOKEN_CLAIMS])],
         // OIDC Discovery §3: the values an ID token's `acr` takes when acr_values is sent (tokens/claims.ts ACR)
         acr_values_supported: Object.values(ACR),
@@ -149,10 +153,10 @@ export async function discoveryDocument(
         // member speaks of references the provider fetches from the client (OIDC Core §6.2), which
         // are never fetched (request_uri_not_supported), so it stays false
         request_parameter_supported: true,
-        request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGORITHMS],
+        request_object_signing_alg_values_supported: admitted(REQUEST_OBJECT_ALGORITHMS),
         request_uri_parameter_supported: false,
         // RFC 9449 §5.1: asymmetric algorithms only (authn/dpop-proof.ts)
-        dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],
+        dpop_signing_alg_values_supported: admitted(DPOP_SIGNING_ALGORITHMS),
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
         // the path of http/routes/client-registration.ts
         ...(flags?.dynamicRegistrationEnabled === true ? { registration_endpoint: `${base}/realms/${encodeURIComponent(realm.name)}/register-client` } : {}),

@@ -3,6 +3,7 @@ import type { RealmRef } from '../storage/realms.js';
 import { pushRequest, type PushedRequestDeps } from './authorize/pushed-requests.js';
 import { findRequestClient, readAuthorizationParams } from './authorize/request.js';
 import type { AuthorizationRequests } from './authorize/request-source.js';
+import { assertProfileAdmitsClient, profileOf } from './security-profile.js';
 import { authenticateClient, type ClientAuthDeps, type RequestClient } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest, oauthError } from './errors.js';
 import { protocolEndpoint, required, step, type Step } from './pipeline.js';
@@ -52,6 +53,8 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
         const authorization = state.request.authorization;
         const client = await authenticateClient(deps, required(state.realm, 'realm').id, authorization, bodyCredentialsBesideBasic(state.params, authorization));
         if (!client) throw invalidClient('The pushed authorization request needs client authentication (RFC 9126 §2.1).');
+        // a realm's security profile (FAPI 2.0) admits only the client authentication it names
+        assertProfileAdmitsClient(profileOf(required(state.realm, 'realm')), client);
         state.client = client;
     });
 

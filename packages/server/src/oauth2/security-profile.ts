@@ -1,4 +1,6 @@
 import type { SecurityProfile } from '@realmgate/core';
+import type { RequestClient } from './client-auth/authenticate.js';
+import { invalidClient } from './errors.js';
 
 /**
  * What a realm's security profile demands of every protocol request (API.md §8 `securityProfile`).
@@ -29,7 +31,7 @@ export interface ProtocolProfile {
     authorizationCodeLifetimeMs: number;
 }
 
-/** RFC 6749 §4.1.2 recommends at most 10 minutes; the spec's 5 (spec Authentication 12). */
+/** Spec Limits "authorization code lifetime 5 minutes" (RFC 6749 §4.1.2: short-lived, 10 minutes at most). */
 const CODE_LIFETIME_MS = 5 * 60 * 1000;
 /** FAPI 2.0 Security Profile §5.3.2.2 item 12. */
 const FAPI2_CODE_LIFETIME_MS = 60 * 1000;
@@ -38,8 +40,8 @@ export const FAPI2_SIGNING_ALGORITHMS: readonly string[] = Object.freeze(['PS256
 
 /** The realm columns the profile follows from. */
 export interface RealmProtocolSettings {
-    securityProfile: string | null;
-    requirePushedAuthorizationRequests: boolean;
+    securityProfile?: string | null | undefined;
+    requirePushedAuthorizationRequests?: boolean | undefined;
 }
 
 export function profileOf(realm: RealmProtocolSettings): ProtocolProfile {
@@ -57,7 +59,7 @@ export function profileOf(realm: RealmProtocolSettings): ProtocolProfile {
     }
     return {
         name: null,
-        requirePushedRequests: realm.requirePushedAuthorizationRequests,
+        requirePushedRequests: realm.requirePushedAuthorizationRequests === true,
         requirePkce: false,
         requireDpop: false,
         clientAuthenticationMethods: null,
@@ -65,4 +67,30 @@ export function profileOf(realm: RealmProtocolSettings): ProtocolProfile {
         idTokenAlgorithm: null,
         authorizationCodeLifetimeMs: CODE_LIFETIME_MS,
     };
+}
+
+/**
+ * FAPI 2.0 Security Profile §5.3.2.1 item 1 and §5.4.1: a realm with a profile accepts at its
+ * token and pushed-authorization endpoints only clients that authenticated with the methods and
+ * algorithms the profile names (RFC 6749 §5.2 invalid_client otherwise); without one, every client
+ * authenticates as it registered.
+ */
+export function assertProfileAdmitsClient(profile: ProtocolProfile, client: Pick<RequestClient, 'authenticated' | 'method' | 'algorithm'> | null): void {
+    const methods = profile.clientAuthenticationMethods;
+    if (methods === null) return;
+    if (!client?.authenticated || !methods.includes(client.method)) {
+        throw invalidClient(`The realm's FAPI 2.0 profile accepts ${methods.join(', ')} client authentication only.`);
+    }
+    const algorithms = profile.clientSigningAlgorithms;
+    if (algorithms !== null && !algorithms.includes(client.algorithm ?? '')) {
+        throw invalidClient(`The realm's FAPI 2.0 profile accepts client assertions signed with ${algorithms.join(', ')} only.`);
+    }
+}
+
+/** RFC 9449 §7.1 names Ed25519 beside EdDSA for the same signatures (RFC 9864). */
+const ALGORITHM_ALIASES: Readonly<Record<string, string>> = { Ed25519: 'EdDSA' };
+
+/** Whether a JWS algorithm is one the profile accepts (always, without a profile). */
+export function profileAdmitsAlgorithm(profile: ProtocolProfile, algorithm: string): boolean {
+    return profile.clientSigningAlgorithms === null || profile.clientSigningAlgorithms.includes(ALGORITHM_ALIASES[algorithm] ?? algorithm);
 }

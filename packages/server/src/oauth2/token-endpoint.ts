@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error.js';
 import { invalidClient, invalidRequest, oauthError } from './errors.js';
 import type { GrantHandler, TokenResponse } from './grants/contract.js';
 import { protocolEndpoint, required, step, type Step } from './pipeline.js';
+import { assertProfileAdmitsClient, profileAdmitsAlgorithm, profileOf } from './security-profile.js';
 import { bodyClientCredentials, parseParameters, presentedClientId, realmOfRequest } from './steps.js';
 
 export interface TokenEndpointRequest {
@@ -61,8 +62,12 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     });
 
     const authenticate: Step<TokenRequestState> = step('authenticate client', async (state) => {
-        if (required(state.grant, 'grant').clientAuthentication === 'none') return;
-        state.client = await authenticateClient(deps, required(state.realm, 'realm').id, state.request.authorization, bodyClientCredentials(state.params));
+        const realm = required(state.realm, 'realm');
+        if (required(state.grant, 'grant').clientAuthentication !== 'none') {
+            state.client = await authenticateClient(deps, realm.id, state.request.authorization, bodyClientCredentials(state.params));
+        }
+        // a realm's security profile (FAPI 2.0) admits only the client authentication it names
+        assertProfileAdmitsClient(profileOf(realm), state.client);
     });
 
     /** The client's grantTypes (spec Authentication rule 14; RFC 6749 §5.2 unauthorized_client). */
@@ -95,11 +100,20 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     const dpopProof: Step<TokenRequestState> = step('dpop proof', async (state) => {
         const realmId = required(state.realm, 'realm').id;
         state.dpopNonce = deps.dpop.nonceFor(realmId);
-        if (state.request.dpop.proof === undefined) return;
+        const profile = profileOf(required(state.realm, 'realm'));
+        if (state.request.dpop.proof === undefined) {
+            // FAPI 2.0 Security Profile §5.3.2.1 item 2: sender-constrained tokens, DPoP being the one we offer
+            if (profile.requireDpop) throw new AppError(ErrorCode.INVALID_DPOP_PROOF, 'The realm\'s FAPI 2.0 profile requires a DPoP proof (RFC 9449).');
+            return;
+        }
         const proof = await deps.dpop.verify(state.request.dpop, { realmId });
         if (!proof.ok) {
             const code = proof.code === 'use_dpop_nonce' ? ErrorCode.USE_DPOP_NONCE : ErrorCode.INVALID_DPOP_PROOF;
             throw new AppError(code, proof.message, proof.nonce !== null ? { headers: { 'DPoP-Nonce': proof.nonce } } : {});
+        }
+        // FAPI 2.0 Security Profile §5.4.1: the profile's algorithms only
+        if (!profileAdmitsAlgorithm(profile, proof.algorithm)) {
+            throw new AppError(ErrorCode.INVALID_DPOP_PROOF, 'The realm\'s FAPI 2.0 profile does not accept the DPoP proof\'s algorithm.');
         }
         state.dpopJkt = proof.jkt;
     });

@@ -16,17 +16,14 @@ export interface AuthorizationClient {
     grantTypes: string | null;
     accessPolicyId: string | null;
     firstParty: boolean;
-    /**
-     * RFC 9126 §6: the authorization endpoint takes only pushed requests — set on the client, on its
-     * realm, or by the realm's FAPI 2.0 profile (FAPI 2.0 Security Profile §5.3.1.2 item 1)
-     */
-    requiresPushedRequests: boolean;
+    /** RFC 9126 §6 require_pushed_authorization_requests, the client's own (its realm may require it too) */
+    requirePushedAuthorizationRequests: boolean;
     /** RFC 9101 §10.5 require_signed_request_object */
     requiresSignedRequestObject: boolean;
     /** the client's public keys (a JWK Set as JSON text, or its URL) for its request objects (RFC 9101 §6.2) */
     jwks: string | null;
     jwksUri: string | null;
-    realm: { id: string; name: string; displayName: string | null };
+    realm: { id: string; name: string; displayName: string | null; securityProfile: string | null; requirePushedAuthorizationRequests: boolean };
 }
 
 export async function findAuthorizationClient(db: Kysely<Database>, clientId: string): Promise<AuthorizationClient | undefined> {
@@ -47,17 +44,13 @@ export async function findAuthorizationClient(db: Kysely<Database>, clientId: st
         id: row.id, name: row.name, displayName: row.display_name, active: fromDbBool(row.active), hasSecret: row.secret !== null,
         redirectUri: row.redirect_uri, postLogoutRedirectUri: row.post_logout_redirect_uri, grantTypes: row.grant_types,
         accessPolicyId: row.access_policy_id, firstParty: fromDbBool(row.first_party),
-        requiresPushedRequests: fromDbBool(row.require_pushed_authorization_requests) || realmRequiresPushedRequests({
-            requirePushedAuthorizationRequests: fromDbBool(row.realm_requires_pushed), securityProfile: row.security_profile,
-        }),
+        requirePushedAuthorizationRequests: fromDbBool(row.require_pushed_authorization_requests),
         requiresSignedRequestObject: fromDbBool(row.require_signed_request_object), jwks: row.jwks, jwksUri: row.jwks_uri,
-        realm: { id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name },
+        realm: {
+            id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name,
+            securityProfile: row.security_profile, requirePushedAuthorizationRequests: fromDbBool(row.realm_requires_pushed),
+        },
     };
-}
-
-/** RFC 9126 §6 (realm-wide) and FAPI 2.0 Security Profile §5.3.1.2: whether every client of a realm must push its requests. */
-export function realmRequiresPushedRequests(realm: { requirePushedAuthorizationRequests: boolean; securityProfile: string | null }): boolean {
-    return realm.requirePushedAuthorizationRequests || realm.securityProfile === 'fapi2';
 }
 
 /** The realm of a page when no client names it (the logout pages of a session). */

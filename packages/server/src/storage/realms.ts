@@ -8,9 +8,11 @@ import { fromDbBool } from '../db/values.js';
 export interface RealmRef {
     id: string;
     name: string;
+    /** API.md §8: null, or 'fapi2' (oauth2/security-profile.ts); read by the protocol lookups, absent elsewhere */
+    securityProfile?: string | null;
 }
 
-const realmBy = (column: 'id' | 'name') => prepareQuery<RealmRef>((db, param) => db.selectFrom('auth_realms').select(['id', 'name']).where(column, '=', param(0)));
+const realmBy = (column: 'id' | 'name') => prepareQuery<RealmRef>((db, param) => db.selectFrom('auth_realms').select(['id', 'name', 'security_profile as securityProfile']).where(column, '=', param(0)));
 const REALM_BY_ID = realmBy('id');
 const REALM_BY_NAME = realmBy('name');
 
@@ -34,7 +36,7 @@ export function findRealmByIdOrName(db: Kysely<Database>, value: string): Promis
 
 const realmOfOwner = (table: 'auth_clients' | 'auth_users') => prepareQuery<RealmRef>((db, param) => db.selectFrom(`${table as 'auth_clients'} as owner`)
     .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
-    .select(['auth_realms.id', 'auth_realms.name']).where('owner.id', '=', param(0)));
+    .select(['auth_realms.id', 'auth_realms.name', 'auth_realms.security_profile as securityProfile']).where('owner.id', '=', param(0)));
 const REALM_OF_CLIENT = realmOfOwner('auth_clients');
 const REALM_OF_USER = realmOfOwner('auth_users');
 

@@ -6,9 +6,7 @@ import type { DialectName } from '../../db/values.js';
 import { insertAuthorizationCode } from '../../storage/authorization-codes.js';
 import { ACR } from '../../tokens/claims.js';
 import type { AuthorizationRequest } from './request.js';
-
-/** Spec Limits "authorization code lifetime 5 minutes" (RFC 6749 §4.1.2: short-lived, 10 minutes at most). */
-const CODE_LIFETIME_MS = 5 * 60 * 1000;
+import { profileOf } from '../security-profile.js';
 
 /** Who the code is issued for: the user, the session they signed in with and when they authenticated. */
 export interface CodeSubject {
@@ -45,7 +43,7 @@ export async function mintCode(db: Kysely<Database>, dialect: DialectName, reque
         acr: request.acrValues ? subject.acr ?? ACR.PASSWORD : null,
         // RFC 8707 §2.2: the token request may narrow to this resource, and to no other
         resource: request.resource,
-        expiresAt: new Date(Date.now() + CODE_LIFETIME_MS),
+        expiresAt: new Date(Date.now() + profileOf(request.client.realm).authorizationCodeLifetimeMs),
     });
     return code;
 }

@@ -1,6 +1,7 @@
 import { jwtVerify } from 'jose';
 import type { ClientKeys } from '../client-keys.js';
 import { PRIVATE_KEY_JWT_ALGORITHMS } from '../client-auth/assertion.js';
+import { profileAdmitsAlgorithm, profileOf, type RealmProtocolSettings } from '../security-profile.js';
 import { AUTHORIZATION_PARAMETERS } from './request.js';
 
 /**
@@ -30,13 +31,15 @@ export type RequestObjectResult = { ok: true; params: Record<string, string> } |
  * the object's authorization parameters: the only ones that count (§5).
  */
 export async function verifyRequestObject(
-    deps: RequestObjectDeps, client: { id: string; jwks: string | null; jwksUri: string | null }, issuer: string, jwt: string,
+    deps: RequestObjectDeps, client: { id: string; jwks: string | null; jwksUri: string | null; realm: RealmProtocolSettings }, issuer: string, jwt: string,
 ): Promise<RequestObjectResult> {
+    // FAPI 2.0 Security Profile §5.4.1: a realm's profile narrows the algorithms
+    const algorithms = REQUEST_OBJECT_ALGORITHMS.filter((algorithm) => profileAdmitsAlgorithm(profileOf(client.realm), algorithm));
     if (jwt.length > MAX_REQUEST_OBJECT_LENGTH) return { ok: false, message: 'The request object is too large.' };
     let payload: Record<string, unknown>;
     try {
         ({ payload } = await jwtVerify(jwt, deps.clientKeys.verificationKeys(client), {
-            algorithms: [...REQUEST_OBJECT_ALGORITHMS], issuer: client.id, audience: issuer, currentDate: new Date(deps.clock()),
+            algorithms, issuer: client.id, audience: issuer, currentDate: new Date(deps.clock()),
         }));
     } catch {
         return { ok: false, message: 'The request object is not signed by the client with an allowed algorithm, or its iss, aud or exp is wrong (RFC 9101 §6.3).' };

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
 import { findAuthorizationClient, type AuthorizationClient } from '../../storage/authorize-lookups.js';
 import { issuerOf } from '../../tokens/issuer.js';
+import { profileOf } from '../security-profile.js';
 import { resolveScope, scopeNames } from '../grants/scope.js';
 import { registeredResource } from '../resource-indicators.js';
 import { authorizationError, type AuthorizationResponse, type ResponseTarget } from './response.js';
@@ -166,7 +167,11 @@ export async function validateAuthorizationParameters(
     if (repeated.includes('resource')) return fail(ErrorCode.INVALID_TARGET, 'Only one resource may be requested.');
     if (repeated.length > 0) return fail(ErrorCode.INVALID_REQUEST, `The parameter ${repeated[0]} is repeated.`);
     // RFC 9126 §6: a client (or realm) that requires pushed requests has every other one refused
-    if (client.requiresPushedRequests && !origin.pushed) return fail(ErrorCode.INVALID_REQUEST, 'The client must push its authorization requests (RFC 9126).');
+    const profile = profileOf(client.realm);
+    // RFC 9126 §6: the client's own requirement, its realm's, or the realm's FAPI 2.0 profile (FAPI 2.0 §5.3.2.2 item 2)
+    if ((client.requirePushedAuthorizationRequests || profile.requirePushedRequests) && !origin.pushed) {
+        return fail(ErrorCode.INVALID_REQUEST, 'The client must push its authorization requests (RFC 9126).');
+    }
     // RFC 9101 §10.5 require_signed_request_object
     if (client.requiresSignedRequestObject && !origin.signed) return fail(ErrorCode.INVALID_REQUEST, 'The client must send its authorization requests as signed request objects (RFC 9101).');
     const tooLong = Object.entries(params).find(([, value]) => value.length > MAX_VALUE_LENGTH || value.includes('\u0000'));
@@ -182,6 +187,8 @@ export async function validateAuthorizationParameters(
     if (challenge === undefined) {
         if (method !== undefined) return fail(ErrorCode.INVALID_REQUEST, 'code_challenge_method without code_challenge.');
         if (!client.hasSecret) return fail(ErrorCode.INVALID_REQUEST, 'A public client must send a PKCE code_challenge (S256).');
+        // FAPI 2.0 Security Profile §5.3.2.2 item 4: PKCE S256 for every client
+        if (profile.requirePkce) return fail(ErrorCode.INVALID_REQUEST, 'The realm\'s FAPI 2.0 profile requires a PKCE code_challenge (S256).');
     } else {
         if (method !== 'S256') return fail(ErrorCode.INVALID_REQUEST, 'code_challenge_method must be S256 (plain is not supported).');
         if (!S256_CHALLENGE.test(challenge)) return fail(ErrorCode.INVALID_REQUEST, 'code_challenge must be 43 base64url characters.');

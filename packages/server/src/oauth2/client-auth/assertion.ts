@@ -25,6 +25,8 @@ export interface PresentedAssertion {
     method: 'client_secret_jwt' | 'private_key_jwt';
     /** the unverified `sub`: the client it names (RFC 7523 §3 item 2), used to look the client up */
     subject: string;
+    /** its JWS `alg`, one of the method's (a realm's profile may accept fewer) */
+    algorithm: string;
 }
 
 /** Why an assertion is refused: every one answers invalid_client (RFC 7521 §4.2.1). */
@@ -57,7 +59,7 @@ export function presentedAssertion(body: { client_assertion?: string; client_ass
         (PRIVATE_KEY_JWT_ALGORITHMS as readonly unknown[]).includes(alg) ? 'private_key_jwt' : null;
     if (method === null) throw new AssertionRefusedError(`The client assertion's alg ${JSON.stringify(alg)} is not accepted.`);
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new AssertionRefusedError('The client assertion has no sub (RFC 7523 §3 item 2).');
-    return { jwt, method, subject: payload.sub };
+    return { jwt, method, subject: payload.sub, algorithm: String(alg) };
 }
 
 /** The unverified `sub` of a request's assertion, to locate the realm of its client; never trusted beyond that. */

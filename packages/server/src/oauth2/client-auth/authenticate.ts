@@ -44,6 +44,9 @@ export interface ClientAuthDeps {
 export interface RequestClient {
     row: ClientCredentials;
     authenticated: boolean;
+    /** how it authenticated (`none`: identified by client_id alone), and a client assertion's JWS algorithm */
+    method: TokenEndpointAuthMethod;
+    algorithm?: string;
 }
 
 /** The body members of client authentication (RFC 6749 §2.3.1, RFC 7521 §4.2), present members only. */
@@ -116,7 +119,7 @@ export async function authenticateClient(
     const known = lookups?.clients.get(cacheKey);
     if (known && methodAllows(known.row, presented)) {
         if (credentials.secret === undefined ? known.digest === null : provesRemembered(lookups!, known, credentials.secret)) {
-            return { row: known.row, authenticated: credentials.secret !== undefined };
+            return { row: known.row, authenticated: credentials.secret !== undefined, method: presented };
         }
     }
     const generation = lookups?.clients.mark();
@@ -129,7 +132,7 @@ export async function authenticateClient(
         if (!methodAllows(row, 'none')) throw refusedFor(realmId, row, 'The client must authenticate with its registered method.');
         if (row.secret) throw invalidClient('The client must authenticate with its secret.');
         lookups?.clients.set(cacheKey, { row, digest: null }, generation);
-        return { row, authenticated: false };
+        return { row, authenticated: false, method: 'none' };
     }
     // spec Limits: a wrong client secret counts toward the address's failures; the right secret
     // of an inactive client does not. A secret from a client registered with another method is
@@ -147,7 +150,7 @@ export async function authenticateClient(
     if (!row.active) throw invalidClient();
     // remembered without its secret: '' marks it confidential and verifies nothing
     lookups?.clients.set(cacheKey, { row: { ...row, secret: '' }, digest: lookups.digest(credentials.secret) }, generation);
-    return { row, authenticated: true };
+    return { row, authenticated: true, method: presented };
 }
 
 /** The realm's issuer, an assertion's first audience (RFC 7523 §3 item 3), through the remembered realms. */
@@ -203,7 +206,7 @@ async function authenticateByAssertion(deps: ClientAuthDeps, realmId: string, cl
     if (!row.active) throw invalidClient();
     // only a key-holding client's row is remembered: a client_secret_jwt one needs its secret, which memory never holds
     if (privateKey && !known) lookups?.clients.set(cacheKey, { row: { ...row, secret: row.secret === null ? null : '' }, digest: null }, generation);
-    return { row, authenticated: true };
+    return { row, authenticated: true, method: assertion.method, algorithm: assertion.algorithm };
 }
 
 /** The grants a client may use: grant_types JSON, null = every grant but the device code (schema). */

@@ -1,3 +1,4 @@
+import { profileOf } from '../security-profile.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import type { ScopeBindings } from './scope.js';
 import type { Kysely } from 'kysely';
@@ -39,7 +40,7 @@ export interface GrantRequest {
     db: Kysely<Database>;
     /** the `grant_type` being run (the event log's tokenIssued entry, issue 15) */
     grantType: string;
-    realm: { id: string; name: string };
+    realm: { id: string; name: string; securityProfile?: string | null | undefined };
     client: RequestClient | null;
     params: Readonly<Record<string, string>>;
     ipAddress: string | null;
@@ -193,8 +194,9 @@ export async function tokenResponse(deps: GrantDeps, request: GrantRequest, gran
         nonce: grant.nonce ?? null,
         acr: grant.acr ?? null,
         accessToken: issued.accessToken,
-        // every grant that issues an ID token has the audience as its request's client (RFC 6749 §6: a refresh too)
-        algorithm: request.client?.row.id === grant.clientId ? request.client.row.idTokenAlgorithm : null,
+        // every grant that issues an ID token has the audience as its request's client (RFC 6749 §6: a refresh too);
+        // a realm's security profile signs with its own algorithm (FAPI 2.0 §5.4.1: not RS256)
+        algorithm: profileOf(request.realm).idTokenAlgorithm ?? (request.client?.row.id === grant.clientId ? request.client.row.idTokenAlgorithm : null),
     });
     return response;
 }
