@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWT
  * form members it sends, and a JWKS server on loopback whose keys a test rotates.
  */
 
-export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export interface ClientKeyPair {
     kid: string;

@@ -36,7 +36,7 @@ export interface ProofOptions {
     claims?: Record<string, unknown>;
 }
 
-export const accessTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
+const accessTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 export async function dpopProof(key: DpopKey, options: ProofOptions): Promise<string> {
     const claims: Record<string, unknown> = {

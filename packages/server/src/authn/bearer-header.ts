@@ -1,12 +1,3 @@
-/**
- * The access token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1: the scheme is
- * case-insensitive, one token of non-space characters); null for any other header.
- */
-export function bearerTokenOf(header: string | undefined): string | null {
-    const presented = accessTokenOf(header);
-    return presented?.scheme === 'Bearer' ? presented.token : null;
-}
-
 /** An access token as the Authorization header presents it: as a bearer, or DPoP-bound (RFC 9449 §7.1). */
 export interface PresentedAccessToken {
     scheme: 'Bearer' | 'DPoP';

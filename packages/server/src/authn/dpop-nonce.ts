@@ -14,7 +14,7 @@ export interface DpopNonces {
 }
 
 /** How long one nonce window lasts: a nonce lives between one and two of them. */
-export const DPOP_NONCE_WINDOW_SECONDS = 300;
+const DPOP_NONCE_WINDOW_SECONDS = 300;
 
 /**
  * The nonce key: DPOP_NONCE_SECRET, else derived from SECRETS_ENCRYPTION_KEY (HKDF, RFC 5869, with

@@ -72,7 +72,7 @@ function signatureHolds(alg: DpopSigningAlgorithm, key: KeyObject, input: Buffer
 }
 
 /** base64url SHA-256: the thumbprint of RFC 7638 §3.1 and the `ath` of RFC 9449 §4.2. */
-export const sha256Base64url = (value: string): string => createHash('sha256').update(value).digest('base64url');
+const sha256Base64url = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 export function createDpopVerifier(deps: DpopVerifierDeps): DpopVerifier {
     const clock = deps.clock ?? Date.now;

@@ -18,7 +18,7 @@ export function presentationOf(presented: PresentedAccessToken, request: DpopPre
 const ALGS = `algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`;
 
 /** A refusal on a resource route: 401 with a DPoP challenge (RFC 9449 §7.1, §9); with use_dpop_nonce, the nonce to retry with. */
-export function dpopRefusal(failure: Pick<DpopFailure, 'code' | 'message' | 'nonce'>): AppError {
+function dpopRefusal(failure: Pick<DpopFailure, 'code' | 'message' | 'nonce'>): AppError {
     const code = failure.code === 'use_dpop_nonce' ? ErrorCode.USE_DPOP_NONCE : ErrorCode.INVALID_DPOP_PROOF;
     return new AppError(code, failure.message, {
         statusCode: 401,

@@ -36,7 +36,7 @@ const CODE_LIFETIME_MS = 5 * 60 * 1000;
 /** FAPI 2.0 Security Profile §5.3.2.2 item 12. */
 const FAPI2_CODE_LIFETIME_MS = 60 * 1000;
 /** FAPI 2.0 Security Profile §5.4.1 item 1. */
-export const FAPI2_SIGNING_ALGORITHMS: readonly string[] = Object.freeze(['PS256', 'ES256', 'EdDSA']);
+const FAPI2_SIGNING_ALGORITHMS: readonly string[] = Object.freeze(['PS256', 'ES256', 'EdDSA']);
 
 /** The realm columns the profile follows from. */
 export interface RealmProtocolSettings {

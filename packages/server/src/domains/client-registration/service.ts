@@ -35,7 +35,7 @@ export interface RegistrationCall {
 }
 
 /** The path of the registration endpoint of a realm under PUBLIC_URL (RFC 7591 §3; discovery's `registration_endpoint`). */
-export function registrationEndpointPath(realmName: string): string {
+function registrationEndpointPath(realmName: string): string {
     return `/realms/${encodeURIComponent(realmName)}/register-client`;
 }
 

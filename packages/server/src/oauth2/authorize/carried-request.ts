@@ -14,7 +14,7 @@ import type { RequestOrigin } from './request.js';
 export const CARRIED_FIELD = 'sealed_request';
 
 /** Seconds a carried request stays good: long enough to sign in with a second factor, short enough to bound a copied form. */
-export const CARRIED_LIFETIME_SECONDS = 900;
+const CARRIED_LIFETIME_SECONDS = 900;
 
 interface Sealed {
     clientId: string;

@@ -9,7 +9,7 @@ import type { RequestOrigin } from './request.js';
 export const PUSHED_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
 /** RFC 9126 §2.2 expires_in: short-lived (the RFC's example lifetime, and FAPI 2.0's bound of 600 s). */
-export const PUSHED_REQUEST_LIFETIME_SECONDS = 60;
+const PUSHED_REQUEST_LIFETIME_SECONDS = 60;
 
 export interface PushedRequestDeps {
     db: Kysely<Database>;

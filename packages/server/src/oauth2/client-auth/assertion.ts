@@ -3,7 +3,7 @@ import type { ReplayGuard } from '../../limits/replay-guard.js';
 import type { ClientKeys } from '../client-keys.js';
 
 /** RFC 7523 §2.2: the one client assertion type. */
-export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /**
  * The signature algorithms each JWT method accepts (RFC 7518 §3.1). private_key_jwt: asymmetric

@@ -59,11 +59,6 @@ export function senderConstraintOf(request: GrantRequest): { accessJkt: string |
     return { accessJkt: request.dpopJkt, refreshJkt: request.client?.authenticated ? null : request.dpopJkt };
 }
 
-/** Whether the token request is sender-constrained by DPoP (RFC 9449 §5): what a profile requiring DPoP checks. */
-export function isDpopBound(request: Pick<GrantRequest, 'dpopJkt'>): boolean {
-    return request.dpopJkt !== null;
-}
-
 export interface GrantDeps {
     /** the database dialect: timestamps a grant writes itself (a code's used_at, a device code's poll) */
     dialect: DialectName;
