@@ -135,7 +135,7 @@ export function pageError(message: string, realm: AuthorizationClient['realm'] |
 }
 
 /**
- * Validates the parameters of an authorization request (issue 13 item 3) for the client they name
+ * Validates the parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1) for the client they name
  * (found by the caller), whatever carried them (oauth2/authorize/request-source.ts): the query or
  * form, a pushed request or a request object. Until the redirect URI is established, errors go to
  * an error page; after, to the redirect URI with `state` and `iss` (RFC 6749 §4.1.2.1, RFC 9207).
