@@ -101,7 +101,8 @@ describeEachDialect('DPoP (RFC 9449)', (dialect) => {
         const normalised = await dpopProof(key, { htm: 'GET', htu: 'HTTPS://Auth.Example.Test:443/clients/@me?x=1#f', accessToken: token });
         expect((await callMe(`DPoP ${token}`, normalised)).statusCode).toBe(200);
         const stale = await dpopProof(key, { htm: 'GET', htu: CLIENT_ME, accessToken: token });
-        now += 61_000;
+        // 61 s after the proof was signed (its iat is the real clock at signing, not the test's start)
+        now = Date.now() + 61_000;
         try {
             const response = await callMe(`DPoP ${token}`, stale);
             expect(response.statusCode).toBe(401);
