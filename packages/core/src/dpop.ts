@@ -50,15 +50,28 @@ export function jwkThumbprintInput(jwk: Record<string, unknown>): string | null 
     return `{${members.map((name) => `${JSON.stringify(name)}:${JSON.stringify(jwk[name])}`).join(',')}}`;
 }
 
+/** the parts of a WHATWG URL read here */
+interface ParsedUrl {
+    readonly protocol: string;
+    readonly host: string;
+    readonly pathname: string;
+}
+
+/**
+ * The WHATWG URL parser every supported runtime (browsers, Node.js, Deno, workers) has as a global:
+ * this package is built without DOM or Node.js typings, so the constructor is named by its shape.
+ */
+const WhatwgUrl = (globalThis as unknown as { URL: new (value: string) => ParsedUrl }).URL;
+
 /**
  * A URI as a proof's `htu` is compared (RFC 9449 §4.3 item 9): without query and fragment, after
  * the syntax- and scheme-based normalisation of RFC 3986 §6.2.2 and §6.2.3 (case of scheme and
  * host, default port, empty path, dot segments). Null for anything but an absolute http(s) URI.
  */
 export function dpopTargetUri(value: string): string | null {
-    let url: URL;
+    let url: ParsedUrl;
     try {
-        url = new URL(value);
+        url = new WhatwgUrl(value);
     } catch {
         return null;
     }
