@@ -150,3 +150,11 @@ export const SystemRoleName = {
 } as const;
 
 export type SystemRoleName = typeof SystemRoleName[keyof typeof SystemRoleName];
+
+/**
+ * The built-in role of every realm that its new users receive (API.md §8 `defaultRoleIds`; Keycloak's
+ * `default-roles-<realm>`): it carries `user_self_manage` at reach `own`, so a new account manages
+ * itself in the account console without an administrator's grant. Not a global role: each realm
+ * has its own, which its administrators may change.
+ */
+export const DEFAULT_ROLES_ROLE_NAME = 'default-roles';

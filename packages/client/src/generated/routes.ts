@@ -3548,6 +3548,7 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                defaultRoleIds?: Array<string>;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3573,6 +3574,7 @@ export interface Routes {
             securityProfile?: "fapi2" | null;
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
+            defaultRoleIds?: Array<string>;
         };
         bodyRequired: true;
         response: {
@@ -3591,6 +3593,7 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                defaultRoleIds?: Array<string>;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3658,6 +3661,7 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                defaultRoleIds?: Array<string>;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3680,6 +3684,7 @@ export interface Routes {
             securityProfile?: "fapi2" | null;
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
+            defaultRoleIds?: Array<string>;
         };
         bodyRequired: true;
         response: {
@@ -3698,6 +3703,7 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                defaultRoleIds?: Array<string>;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3720,6 +3726,7 @@ export interface Routes {
             securityProfile?: "fapi2" | null;
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
+            defaultRoleIds?: Array<string>;
         };
         bodyRequired: true;
         response: {
@@ -3738,6 +3745,7 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                defaultRoleIds?: Array<string>;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3770,6 +3778,7 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                defaultRoleIds?: Array<string>;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;

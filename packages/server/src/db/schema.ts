@@ -164,6 +164,13 @@ export interface UserRoleTable extends Timestamps {
     role_id: string;
 }
 
+/** A role every new user of the realm receives (migration 0024; API.md §8 `defaultRoleIds`). */
+export interface RealmDefaultRoleTable extends Timestamps {
+    id: string;
+    realm_id: string;
+    role_id: string;
+}
+
 export interface ClientRoleTable extends Timestamps {
     id: string;
     client_id: string;
@@ -534,6 +541,7 @@ export interface Database {
     auth_initial_access_tokens: InitialAccessTokenTable;
     auth_client_registrations: ClientRegistrationTable;
     auth_pushed_requests: PushedRequestTable;
+    auth_realm_default_roles: RealmDefaultRoleTable;
 }
 
 export type TableName = keyof Database;

@@ -6,6 +6,8 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import type { KeyStore } from '../keys/store.js';
 import type { DialectName } from '../db/values.js';
 import { ensureConsoleClient } from '../storage/console-clients.js';
+import { createRealmDefaultRole, REALM_DEFAULT_ROLES } from '../storage/default-roles.js';
+import { assertDefaultRoles, refuseDefaultRolesOfNewRealm } from './realm-default-roles.js';
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -14,6 +16,7 @@ const spec: ResourceSpec = {
     realm: 'self',
     named: true,
     hasBuiltIn: true,
+    lists: [REALM_DEFAULT_ROLES],
     fields: [],
 };
 spec.fields = [
@@ -36,6 +39,8 @@ spec.fields = [
         name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
         create: 'optional', update: true, default: false, filter: true,
     })),
+    // API.md §8: the roles every new user of the realm receives (auth_realm_default_roles, migration 0024)
+    { name: 'defaultRoleIds', column: REALM_DEFAULT_ROLES.column, type: 'idList', create: 'optional', update: true },
 ];
 
 export const realmSpec = spec;
@@ -49,6 +54,14 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore, dialect: Di
         spec,
         fields: spec.fields,
         hooks: {
+            prepareCreate(_ctx, input) {
+                refuseDefaultRolesOfNewRealm(input);
+                return Promise.resolve({});
+            },
+            async prepareUpdate(ctx, row, input, tx) {
+                await assertDefaultRoles(ctx, row.id, input, tx);
+                return {};
+            },
             // every realm gets its encryption key (secrets stored encrypted depend on it) and its
             // signing keys with it, in the creating transaction: ES256 (API.md §5) and every other
             // algorithm discovery advertises, published before they sign anything (OIDC Core §10.1.1)
@@ -58,6 +71,8 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore, dialect: Di
                 // and its console client (storage/console-clients.ts), so its users can sign in to the
                 // consoles through their own realm (/authorize signs in only the client's realm's users)
                 await ensureConsoleClient(tx, dialect, { id: row.id, name: String(row.name) }, consoleUris);
+                // and its default role on its list, so its new users manage their own accounts out of the box
+                await createRealmDefaultRole(tx, dialect, row.id, new Date());
             },
             refuseDelete: (row) => (row.name === MASTER_REALM ? 'The master realm cannot be deleted.' : null),
         },

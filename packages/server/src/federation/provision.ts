@@ -9,6 +9,7 @@ import {
     type MappedTextColumn, type MappedUserColumns, type ProviderMappings, type ProviderRow,
 } from '../storage/identity-providers.js';
 import { protocolTransaction } from '../storage/write-transaction.js';
+import { grantDefaultRoles } from '../storage/default-roles.js';
 import { AccountLinkRefusedError, type UpstreamIdentity } from './upstream-identity.js';
 
 const USER_COLUMNS: Readonly<Record<string, MappedTextColumn>> = { email: 'email', firstName: 'first_name', lastName: 'last_name', displayName: 'display_name' };
@@ -128,6 +129,9 @@ export async function provisionUser(deps: ProvisionDeps, provider: ProviderRow, 
                 id: userId, realmId, name, email: identity.email?.slice(0, 255) ?? null, emailVerified: identity.emailVerified && identity.email !== null, pathId: null,
             }, now);
             await insertIdentityLink(tx, deps.dialect, { providerId: provider.id, userId, realmId, subject: identity.subject }, now);
+            // API.md §8: the realm's default roles, before the provider's role mappings apply (which
+            // may take a mapped role away again when the upstream does not match it)
+            await grantDefaultRoles(tx, deps.dialect, { id: userId, realmId }, { scope: 'auth', actorType: 'user', actorId: userId }, now);
             const folder = mappedFolder(mappings, identity) ?? ['sources', provider.name];
             // checked before writing: a failed insert would abort the whole transaction on PostgreSQL
             if (folder.every((part) => FOLDER_NAME.test(part))) await setUserFolder(tx, deps.dialect, userId, await ensureFolderPath(tx, deps.dialect, realmId, folder, now), now);

@@ -123,8 +123,10 @@ class Run {
     }
 
     private async realm(entry: Entry, place: Place): Promise<void> {
-        const realmId = await this.entity('realm', entry, null, place);
+        const { id: realmId, created, bind } = await this.entry('realm', entry, null, place);
         await this.definitionsOf(entry, realmId, place);
+        // after the realm's roles exist, before its users are created: they receive the list
+        if (bind && Array.isArray(entry.defaultRoles)) await this.defaultRoles(realmId, entry, created, { ...place, pointer: `${place.pointer}/defaultRoles` });
         for (const member of ['users', 'clients'] as const) {
             for (const [index, child] of entries(entry, member).entries()) {
                 await this.entity(member === 'users' ? 'user' : 'client', child, realmId, { ...place, pointer: `${place.pointer}/${member}/${index}` });
@@ -148,17 +150,24 @@ class Run {
      * exception: it always exists already (bootstrap made it), so its declared bindings are added.
      */
     private async entity(entity: string, entry: Entry, realmId: string | null, place: Place): Promise<string> {
+        return (await this.entry(entity, entry, realmId, place)).id;
+    }
+
+    /** `entity`, telling also whether the entry created the row and whether its bindings applied. */
+    private async entry(entity: string, entry: Entry, realmId: string | null, place: Place): Promise<{ id: string; created: boolean; bind: boolean }> {
         const definition = this.definition(entity);
         const ctx = systemContext(this.authorizer, realmId, place.file);
         // stored in Normalization Form C (name-text.ts): looked up in that form, or a second run would create it again
         const name = String(entry.name).normalize('NFC');
         let id: string;
         let bind: boolean;
+        let created = false;
         try {
             const existing = await findRow(this.deps.db, definition.spec, ctx, name);
             if (!existing) {
                 id = await this.create(definition, ctx, entry);
                 bind = true;
+                created = true;
             } else {
                 id = existing.id;
                 const merge = entry.strategy === 'merge';
@@ -169,7 +178,35 @@ class Run {
             throw located(error, place);
         }
         if (bind) await this.bind(entity, id, realmId, entry, place);
-        return id;
+        return { id, created, bind };
+    }
+
+    /**
+     * A realm entry's `defaultRoles` (API.md §8 `defaultRoleIds`), names of the realm's own roles: a
+     * realm the entry created gets exactly these; an existing one (merge, built in) gets the missing
+     * ones added, none removed, as other bindings. Written through the realms' update, so its rules
+     * (roles of the realm only) and its event apply; each role added counts as a binding.
+     */
+    private async defaultRoles(realmId: string, entry: Entry, replace: boolean, place: Place): Promise<void> {
+        const realms = this.definition('realm');
+        const ctx = systemContext(this.authorizer, realmId, place.file);
+        const roles = this.definition('role');
+        const named: string[] = [];
+        for (const [index, name] of names(entry, 'defaultRoles').entries()) {
+            const row = await findRow(this.deps.db, roles.spec, ctx, name.normalize('NFC'));
+            // a global role of that name is no role of the realm: the list holds the realm's own only
+            if (!row || row.realm_id !== realmId) throw new ProvisioningError(place.file, `${place.pointer}/${index}`, `names no role "${name}" in this realm`);
+            named.push(row.id);
+        }
+        const current = await findRow(this.deps.db, realms.spec, ctx, realmId);
+        const held = Array.isArray(current?.default_role_ids) ? current.default_role_ids.map(String) : [];
+        const list = replace ? named : [...new Set([...held, ...named])];
+        try {
+            await updateEntity(this.deps, realms, ctx, realmId, { defaultRoleIds: list });
+        } catch (error) {
+            throw located(error, place);
+        }
+        this.summary.bound += list.filter((id) => !held.includes(id)).length;
     }
 
     private async create(definition: ResourceDefinition, ctx: RequestContext, entry: Entry): Promise<string> {

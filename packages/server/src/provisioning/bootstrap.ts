@@ -15,6 +15,7 @@ import {
 } from '../storage/bootstrap.js';
 import { ensurePolicyTree, type PolicySeed } from './policies.js';
 import { consoleRedirectUris, ensureConsoleClient, listRealmNames } from '../storage/console-clients.js';
+import { ensureRealmDefaultRole } from '../storage/default-roles.js';
 
 /** Attributes a user may not set on itself (spec: emailVerified is on this denylist). */
 const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'realmId', 'pathId', 'status', 'statusMessage'];
@@ -134,6 +135,9 @@ export async function bootstrap(deps: BootstrapDeps, logger?: FastifyBaseLogger)
         roleIds.set(role, id);
         await ensureRoleGrants(db, dialect, role, id, permissionIds);
     }
+    // API.md §8: the master realm's default role, as every realm created later gets its own (after
+    // the built-in permissions: it carries user_self_manage)
+    await ensureRealmDefaultRole(db, dialect, masterId);
     await ensureAdmin(deps, masterId, roleIds.get(SystemRoleName.ADMIN)!, logger);
     await ensureConsoleClients(deps);
     deps.catalog.invalidate();

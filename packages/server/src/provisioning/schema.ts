@@ -18,7 +18,7 @@ import { clientSpec } from '../domains/clients/definition.js';
  */
 
 /** Create-body members a file does not carry: the realm is the enclosing entry, references go by name. */
-const NOT_IN_FILES = new Set(['realmId', 'clientId', 'pathId', 'accessPolicyId', 'parentId']);
+const NOT_IN_FILES = new Set(['realmId', 'clientId', 'pathId', 'accessPolicyId', 'parentId', 'defaultRoleIds']);
 
 /** The binding members of entries: names of rows of the entry's realm (`realm…`) or global rows (`global…`). */
 const BINDING_MEMBERS = [
@@ -28,7 +28,7 @@ export type BindingMember = (typeof BINDING_MEMBERS)[number];
 
 /** Strategy and child members: what an entry holds beyond the resource's attributes. */
 export const CONTROL_MEMBERS: ReadonlySet<string> = new Set([
-    'strategy', 'mergeAttributes', ...BINDING_MEMBERS, 'roles', 'permissions', 'scopes', 'policies', 'users', 'clients',
+    'strategy', 'mergeAttributes', ...BINDING_MEMBERS, 'roles', 'permissions', 'scopes', 'policies', 'users', 'clients', 'defaultRoles',
 ]);
 
 const Names = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { uniqueItems: true, description });
@@ -97,6 +97,8 @@ const clientEntry = entry(clientSpec, {
 
 const realmEntry = entry(realmSpec, {
     ...definitions('realm'),
+    // API.md §8 defaultRoleIds, by name as every reference in a file
+    defaultRoles: Type.Optional(Names('roles of the realm every new user of it receives: a realm the entry creates gets exactly these (an empty list: none); under merge, and on a built-in realm, the missing ones are added')),
     users: Type.Optional(Type.Array(userEntry)),
     clients: Type.Optional(Type.Array(clientEntry)),
 });

@@ -259,7 +259,14 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
     });
 
     it('a user holding no permission at all sees its sessions and applications, and is told whom to ask for self-service changes', async () => {
-        await app.json({ method: 'POST', url: '/users', payload: { name: 'dave', password: 'dave-password-1' } }, 201);
+        // the realm's default roles (API.md §8) emptied: a user created now receives no permission at all
+        const master = await app.json<{ data: { defaultRoleIds: string[] } }>({ method: 'GET', url: '/realms/master' }, 200);
+        await app.json({ method: 'POST', url: '/realms/master', payload: { defaultRoleIds: [] } }, 200);
+        try {
+            await app.json({ method: 'POST', url: '/users', payload: { name: 'dave', password: 'dave-password-1' } }, 201);
+        } finally {
+            await app.json({ method: 'POST', url: '/realms/master', payload: { defaultRoleIds: master.data.defaultRoleIds } }, 200);
+        }
         const other = await browser.newContext();
         try {
             const dave = await other.newPage();
@@ -302,6 +309,10 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
             await frank.getByRole('button', { name: 'Sign in', exact: true }).click();
             await frank.getByRole('heading', { name: 'Your profile' }).waitFor();
             await frank.getByText('frank@tenant-a.example').first().waitFor();
+            // no administrator granted frank anything: the realm's default role lets him manage his account
+            await frank.getByLabel('Display name').fill('Frank of Tenant A');
+            await frank.getByRole('button', { name: 'Save profile' }).click();
+            await frank.getByText('Your profile is saved.').waitFor();
             expect(watched.problems).toEqual([]);
             watched.stop();
             // the console session belongs to frank of tenant-a

@@ -155,6 +155,28 @@ describe('end to end: the admin console with chromium', () => {
         await screenshot(page, 'admin-users');
     });
 
+    it('picks the realm\'s default roles on its settings page: the built-in one is chosen, the choice saved is the realm\'s list', async () => {
+        const { page } = watched;
+        const realm = await app.json<{ data: { id: string; defaultRoleIds: string[] } }>({ method: 'GET', url: '/realms/console-a' }, 200);
+        const reader = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'reader', realmId: realm.data.id } }, 201);
+        await page.goto(`${publicUrl}/console/admin/realms/${realm.data.id}`);
+        await page.getByRole('heading', { name: 'Realm console-a' }).waitFor();
+        const field = page.getByLabel('Default roles');
+        await field.locator('option', { hasText: 'reader' }).waitFor({ state: 'attached' });
+        // the selected options' labels, read in the page (the server's tests have no DOM typings)
+        const chosen = () => field.evaluate((select) => Array.from((select as unknown as { selectedOptions: ArrayLike<{ text: string }> }).selectedOptions, (option) => option.text));
+        expect(await chosen()).toEqual(['default-roles']);
+        await expectAccessible();
+        await field.selectOption([{ label: 'reader' }]);
+        await page.getByRole('button', { name: 'Save realm' }).click();
+        await page.getByText('Saved.').waitFor();
+        const saved = await app.json<{ data: { defaultRoleIds: string[] } }>({ method: 'GET', url: `/realms/${realm.data.id}` }, 200);
+        expect(saved.data.defaultRoleIds).toEqual([reader.data.id]);
+        expect(await chosen()).toEqual(['reader']);
+        watched.assertClean();
+        await app.json({ method: 'POST', url: `/realms/${realm.data.id}`, payload: { defaultRoleIds: realm.data.defaultRoleIds } }, 200);
+    });
+
     it('works 360 px wide', async () => {
         const { page } = watched;
         await page.setViewportSize({ width: 360, height: 740 });

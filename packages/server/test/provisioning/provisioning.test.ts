@@ -18,7 +18,7 @@ const EXAMPLE = fileURLToPath(new URL('../../../../examples/provisioning/realm.y
 const TABLES = [
     'auth_realms', 'auth_users', 'auth_clients', 'auth_roles', 'auth_permissions', 'auth_scopes', 'auth_policies',
     'auth_user_roles', 'auth_user_permissions', 'auth_role_permissions', 'auth_client_roles', 'auth_client_permissions',
-    'auth_client_scopes', 'auth_permission_policies',
+    'auth_client_scopes', 'auth_permission_policies', 'auth_realm_default_roles',
 ] as const;
 
 async function snapshot(app: TestApp): Promise<Record<string, string>> {
@@ -108,7 +108,8 @@ describeEachDialect('provisioning files', (dialect) => {
         const first = await provision(app.deps, folder);
         expect(first).toEqual({ files: 1, created: 7, updated: 0, bound: 5 });
         const alice = await user(app, 'acme', 'alice');
-        expect(await userRoleNames(app, alice.id)).toEqual(['support']);
+        // and the realm's default role, which every new user of the realm receives (API.md §8)
+        expect(await userRoleNames(app, alice.id)).toEqual(['default-roles', 'support']);
         const service = await client(app, 'acme', 'ticket-service');
         expect(service.secret).not.toBe('ticket-service-secret');
         // the realm the file creates gets its console client in the same transaction (domains/realms.ts)
@@ -140,11 +141,37 @@ describeEachDialect('provisioning files', (dialect) => {
         // merge: every declared attribute, and the missing binding is added (none removed)
         await provision(app.deps, await declare('        displayName: Robert\n        realmRoles: [second]\n        strategy: merge\n'));
         expect((await user(app, 'strategies', 'bob')).display_name).toBe('Robert');
-        expect(await userRoleNames(app, bob.id)).toEqual(['first', 'second']);
+        expect(await userRoleNames(app, bob.id)).toEqual(['default-roles', 'first', 'second']);
         // merging the same declaration again changes nothing
         const merged = await snapshot(app);
         await provision(app.deps, await declare('        displayName: Robert\n        realmRoles: [second]\n        strategy: merge\n'));
         expect(await snapshot(app)).toEqual(merged);
+    });
+
+    it('a realm entry names its default roles: exactly these on creation, the missing ones added under merge; its users receive them', async () => {
+        const declare = (extra: string) => folderWith({
+            'd.yaml': `realms:\n  - name: defaults\n    roles:\n      - name: member\n      - name: reader\n${extra}    users:\n      - name: carol\n`,
+        });
+        const listed = async () => {
+            const realm = await app.database.db.selectFrom('auth_realms').select('id').where('name', '=', 'defaults').executeTakeFirstOrThrow();
+            const rows = await app.database.db.selectFrom('auth_realm_default_roles').innerJoin('auth_roles', 'auth_roles.id', 'auth_realm_default_roles.role_id')
+                .select('auth_roles.name').where('auth_realm_default_roles.realm_id', '=', realm.id).execute();
+            return rows.map((row) => row.name).sort();
+        };
+        const first = await provision(app.deps, await declare('    defaultRoles: [member]\n'));
+        expect(first.bound).toBe(1);
+        expect(await listed()).toEqual(['member']);
+        expect(await userRoleNames(app, (await user(app, 'defaults', 'carol')).id)).toEqual(['member']);
+        // createOnly: the realm exists, the list is left alone
+        const before = await snapshot(app);
+        await provision(app.deps, await declare('    defaultRoles: [reader]\n'));
+        expect(await snapshot(app)).toEqual(before);
+        // merge adds the missing one, removes none
+        await provision(app.deps, await declare('    strategy: merge\n    defaultRoles: [reader]\n'));
+        expect(await listed()).toEqual(['member', 'reader']);
+        // a name that is no role of the realm (here a global one) is refused with its place in the file
+        await expect(provision(app.deps, await declare('    strategy: merge\n    defaultRoles: [admin]\n'))).rejects.toThrow('d.yaml: /realms/0/defaultRoles/0: names no role "admin" in this realm');
+        expect(await listed()).toEqual(['member', 'reader']);
     });
 
     it('a built-in row is the exception: its declared bindings are added although it exists', async () => {

@@ -13,6 +13,7 @@ import {
     type AccountRealm,
 } from '../../storage/account-codes.js';
 import { writeTransaction } from '../../storage/write-transaction.js';
+import { grantDefaultRoles } from '../../storage/default-roles.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import { assertNameNotUuid } from '../users/identity-rules.js';
 import { recordEvent } from '../events.js';
@@ -116,6 +117,8 @@ export function createAccountService(deps: AccountDeps): AccountService {
             const account: RegisteredAccount = { id: user.id, name: user.name, realmId: realm.id, emailVerified: false };
             await tx(async (trx) => {
                 await insertRegisteredUser(trx, dialect, user, now());
+                // API.md §8: the realm's default roles come with the account, or neither exists
+                await grantDefaultRoles(trx, dialect, { id: user.id, realmId: realm.id }, { scope: 'api' }, now());
                 // spec Events 4 and 5: the entry carries what a default read shows (no email, no hash, no code)
                 await recordEvent(trx, dialect, null, { ...userEvent('created', user.id, realm.id), data: { ...account, active: true } });
             });

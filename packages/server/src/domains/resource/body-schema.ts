@@ -21,6 +21,9 @@ function fieldSchema(field: FieldSpec): TSchema {
         case 'stringList':
             schema = Type.Array(Type.String({ minLength: 1, maxLength: field.maxLength ?? 128 }), { maxItems: 64, uniqueItems: true });
             break;
+        case 'idList':
+            schema = Type.Array(Type.String({ pattern: UUID }), { maxItems: 64, uniqueItems: true });
+            break;
         case 'json':
             // attribute values keep their type (spec beta.68 item 3); the size is capped after serialising
             schema = Type.Unknown();

@@ -25,10 +25,11 @@ function buildQuerySpec(definition: ResourceDefinition, withRelations: boolean):
         if ((field.read ?? 'default') === 'never') continue;
         fields[field.name] = {
             column: field.column,
-            type: field.type === 'integer' ? 'number' : field.type === 'stringList' || field.type === 'json' ? 'string' : field.type,
+            type: field.type === 'integer' ? 'number' : field.type === 'stringList' || field.type === 'json' || field.type === 'idList' ? 'string' : field.type,
             ...(field.values ? { values: [...field.values] } : {}),
-            filter: field.filter ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
-            sort: field.sort ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
+            // an idList is no column of the table: nothing to filter or sort by in SQL
+            filter: field.type === 'idList' ? false : field.filter ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
+            sort: field.type === 'idList' ? false : field.sort ?? (field.type !== 'json' && field.type !== 'stringList' && (field.read ?? 'default') === 'default'),
             ...(field.read === 'withheld' ? { withheld: true } : {}),
             // a nullable date (a session's revokedAt) also takes `null` / `!null`
             ...(field.type === 'date' && field.nullable ? { nullable: true } : {}),

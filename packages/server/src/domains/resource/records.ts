@@ -19,6 +19,9 @@ export function readValue(field: FieldSpec, value: unknown): unknown {
         case 'stringList':
         case 'json':
             return parseJson(value);
+        case 'idList':
+            // read beside the row, already in id order (storage/resource/lists.ts)
+            return Array.isArray(value) ? [...value] : [];
         default:
             return value;
     }

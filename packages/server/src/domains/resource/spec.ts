@@ -1,7 +1,11 @@
 import type { TableName } from '../../db/schema.js';
-import { REFERENCED_REALM, type StoredRow } from '../../storage/resource/table.js';
+import { REFERENCED_REALM, type JunctionList, type StoredRow } from '../../storage/resource/table.js';
 
-export type FieldType = 'string' | 'boolean' | 'uuid' | 'integer' | 'enum' | 'json' | 'date' | 'stringList';
+/**
+ * `idList`: ids held in a junction table (ResourceSpec.lists, storage/resource/table.ts JunctionList),
+ * read and written like a field; never filtered or sorted.
+ */
+export type FieldType = 'string' | 'boolean' | 'uuid' | 'integer' | 'enum' | 'json' | 'date' | 'stringList' | 'idList';
 
 /** One REST field of a resource and the column behind it (API.md §3). */
 export interface FieldSpec {
@@ -70,6 +74,15 @@ export interface ResourceSpec<T extends TableName = TableName> {
     hasBuiltIn?: boolean;
     /** writes change the authorization catalog (permissions, policies, their bindings) */
     invalidatesCatalog?: boolean;
+    /** the junction lists behind its `idList` fields, each under the field's column */
+    lists?: readonly JunctionList[];
+}
+
+/** The junction list behind an `idList` field. */
+export function listOfField(spec: Pick<ResourceSpec, 'entity' | 'lists'>, field: FieldSpec): JunctionList {
+    const list = spec.lists?.find((candidate) => candidate.column === field.column);
+    if (!list) throw new Error(`${spec.entity}.${field.name}: an idList field needs its junction list`);
+    return list;
 }
 
 export function permissionFor(spec: ResourceSpec, action: Action): string {

@@ -15,7 +15,8 @@ import { nullableTextOf } from './input.js';
 import { referencedRealmOfInput } from './referenced.js';
 import { deleteRowById, insertRow, selectRowById, updateRowById } from '../../storage/resource/rows.js';
 import { getRow } from './resolve.js';
-import { realmOfRow, type ResourceSpec } from './spec.js';
+import { listOfField, realmOfRow, type ResourceSpec } from './spec.js';
+import { replaceList } from '../../storage/resource/lists.js';
 import { withNormalisedName } from './name-text.js';
 
 /**
@@ -53,7 +54,8 @@ function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: In
     const values: Columns = {};
     for (const field of definition.fields) {
         const writable = mode === 'create' ? field.create : field.update;
-        if (field.name === 'realmId') continue;
+        // an id list lives in its junction table (writeLists)
+        if (field.name === 'realmId' || field.type === 'idList') continue;
         if (!writable) {
             // non-writable columns still get their default on insert (builtIn false, active true …)
             if (mode === 'create' && field.default !== undefined) values[field.column] = writeValue(deps.handle.dialect, field, field.default);
@@ -65,6 +67,23 @@ function columnsOf(deps: ResourceDeps, definition: ResourceDefinition, input: In
         values[field.column] = writeValue(deps.handle.dialect, field, value);
     }
     return values;
+}
+
+/**
+ * The id lists the body names (`idList` fields), each made exactly what it says; lists the body
+ * leaves out keep what they hold. Whether any list changed.
+ */
+async function writeLists(deps: ResourceDeps, definition: ResourceDefinition, tx: Tx, rowId: string, input: Input, mode: 'create' | 'update'): Promise<boolean> {
+    let changed = false;
+    for (const field of definition.fields) {
+        if (field.type !== 'idList' || !(mode === 'create' ? field.create : field.update)) continue;
+        const ids = input[field.name];
+        if (!Array.isArray(ids)) continue;
+        // ids are stored lower-case (a UUID in any case names the same row, RFC 9562 §4)
+        const list = listOfField(definition.spec, field);
+        if (await replaceList(tx, deps.handle.dialect, list, rowId, ids.map((id) => String(id).toLowerCase()), new Date())) changed = true;
+    }
+    return changed;
 }
 
 export async function createEntity(deps: ResourceDeps, definition: ResourceDefinition, ctx: RequestContext, body: Input, forcedId?: string): Promise<EntityRecord> {
@@ -91,8 +110,11 @@ export async function createEntity(deps: ResourceDeps, definition: ResourceDefin
         await insertRow(tx, spec, row);
         const stored = await selectRowById(tx, spec, row.id);
         await hooks.afterCreate?.(ctx, stored, tx);
-        const record = recordOf(definition, stored);
-        await recordWriteEvent(tx, deps, ctx, spec, 'created', stored, record);
+        // after afterCreate: a body naming a list replaces what the hook put there (a realm's default role)
+        await writeLists(deps, definition, tx, row.id, input, 'create');
+        const written = spec.lists?.length ? await selectRowById(tx, spec, row.id) : stored;
+        const record = recordOf(definition, written);
+        await recordWriteEvent(tx, deps, ctx, spec, 'created', written, record);
         return record;
     });
 }
@@ -141,7 +163,8 @@ export async function updateEntity(deps: ResourceDeps, definition: ResourceDefin
         for (const column of Object.keys(values)) {
             if (sameValue(values[column], row[column])) delete values[column];
         }
-        if (Object.keys(values).length === 0) return current;
+        const listsChanged = await writeLists(deps, definition, tx, row.id, input, 'update');
+        if (Object.keys(values).length === 0 && !listsChanged) return current;
         values.updated_at = toDbDate(deps.handle.dialect, new Date());
         await updateRowById(tx, spec, row.id, values);
         const stored = await selectRowById(tx, spec, row.id);

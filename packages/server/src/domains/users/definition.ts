@@ -12,6 +12,7 @@ import type { SessionStore } from '../../tokens/sessions.js';
 import { endUserSessions } from '../sessions/lifecycle.js';
 import { assertCurrentPassword } from './current-password.js';
 import type { Columns, TableRow } from '../../storage/resource/table.js';
+import { grantDefaultRoles } from '../../storage/default-roles.js';
 
 /**
  * Password bounds. 5 is the floor the field's servers use (Authup); 512 bounds the work a request
@@ -115,6 +116,14 @@ export function usersDefinition(deps: UserDeps): ResourceDefinition<'auth_users'
                     Object.assign(values, { activate_hash: null, activate_at: null, reset_hash: null, reset_at: null });
                 }
                 return values;
+            },
+            // API.md §8: the realm's default roles, in the transaction that creates the user (POST and
+            // PUT /users, provisioning files), recorded as the grants of /user-roles are
+            async afterCreate(ctx, row, tx) {
+                await grantDefaultRoles(tx, dialect, { id: row.id, realmId: row.realm_id }, {
+                    scope: 'api', actorType: ctx.actor.identity?.type ?? null, actorId: ctx.actor.identity?.id ?? null,
+                    request: { ip: ctx.request.ip ?? null, method: ctx.request.method ?? null, path: ctx.request.path ?? null },
+                }, new Date());
             },
             // spec States: a password reset, a password change and a deactivation end sessions
             afterUpdate: endUserSessions(deps.sessions),

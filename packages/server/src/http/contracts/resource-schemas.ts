@@ -11,6 +11,7 @@ function readSchema(field: FieldSpec): TSchema {
         case 'integer': return nullable(Type.Integer());
         case 'date': return nullable(Type.String({ format: 'date-time' }));
         case 'stringList': return nullable(Type.Array(Type.String()));
+        case 'idList': return Type.Array(Type.String({ format: 'uuid' }));
         case 'json': return Type.Unknown();
         case 'enum': return nullable(Type.String({ enum: [...(field.values ?? [])] }));
         case 'uuid': return nullable(Type.String({ format: 'uuid' }));

@@ -4,6 +4,7 @@ import type { ListQuery, QueryCondition } from '../../query/types.js';
 import { applyCondition, applySort } from '../list-query/sql.js';
 import type { ColumnResolver, SqlDialect } from '../list-query/sql-column.js';
 import { withReferencedRealm } from './rows.js';
+import { withLists } from './lists.js';
 import type { TableName } from '../../db/schema.js';
 import { dynamic, hasRealmColumn, type ResourceTable, type TableRow } from './table.js';
 
@@ -24,6 +25,11 @@ function asTableRows<T extends TableName>(_list: ListSelection<T>, rows: object[
     return rows as TableRow<T>[];
 }
 
+/** A page's rows with their junction lists (lists.ts), one query per list for the whole page. */
+async function completed<T extends TableName>(db: Kysely<Database>, list: ListSelection<T>, rows: object[]): Promise<TableRow<T>[]> {
+    return withLists(db, list.table, asTableRows(list, rows));
+}
+
 function selection(db: Kysely<Database>, list: ListSelection) {
     let base = dynamic(db).selectFrom(list.table.table);
     if (list.routeRealmId !== null && hasRealmColumn(list.table)) base = base.where('realm_id', '=', list.routeRealmId);
@@ -37,7 +43,7 @@ function sortedRows(db: Kysely<Database>, list: ListSelection) {
 
 /** Sorted rows up to `limit`, for a verdict evaluated row by row before paging. */
 export async function listCandidates<T extends TableName>(db: Kysely<Database>, list: ListSelection<T>, limit: number): Promise<TableRow<T>[]> {
-    return asTableRows(list, await sortedRows(db, list).limit(limit).execute());
+    return completed(db, list, await sortedRows(db, list).limit(limit).execute());
 }
 
 /** The window column carrying the total on every row of a page; never a field name (those are camelCase columns in snake_case). */
@@ -61,7 +67,7 @@ function countRows(db: Kysely<Database>, list: ListSelection): Promise<number> {
 export async function listPage<T extends TableName>(db: Kysely<Database>, list: ListSelection<T>, page: { limit: number; offset: number }): Promise<{ rows: TableRow<T>[]; total: number }> {
     if (list.dialect === 'sqlite') {
         const [total, rows] = await Promise.all([countRows(db, list), sortedRows(db, list).limit(page.limit).offset(page.offset).execute()]);
-        return { rows: asTableRows(list, rows), total };
+        return { rows: await completed(db, list, rows), total };
     }
     const rows: Record<string, unknown>[] = await sortedRows(db, list)
         .select(sql<number | string | bigint>`count(*) over ()`.as(TOTAL_COLUMN))
@@ -71,5 +77,5 @@ export async function listPage<T extends TableName>(db: Kysely<Database>, list: 
         total = Number(rows[0]![TOTAL_COLUMN]);
         for (const row of rows) delete row[TOTAL_COLUMN];
     } else total = page.offset > 0 || page.limit < 1 ? await countRows(db, list) : 0;
-    return { rows: asTableRows(list, rows), total };
+    return { rows: await completed(db, list, rows), total };
 }

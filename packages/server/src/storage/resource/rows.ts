@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQ
 import type { Database } from '../../db/schema.js';
 import type { ColumnResolver } from '../list-query/sql-column.js';
 import type { TableName } from '../../db/schema.js';
+import { withLists } from './lists.js';
 import { dynamic, hasRealmColumn, REFERENCED_REALM, type Columns, type ResourceTable, type StoredRow, type TableRow } from './table.js';
 
 /*
@@ -102,7 +103,8 @@ export async function findRowByKey<T extends TableName>(
     // an id names one row; a name may name two (the realm's and a global one), the first wins.
     // No LIMIT on the id lookup: SQLite plans `LIMIT ?` on a primary-key search at about three
     // times the cost of the bare search (test/measure/hot-paths.ts, GET /users/@me)
-    return asTableRow(table, await ('id' in key ? query : query.limit(1)).executeTakeFirst());
+    const row: StoredRow | undefined = await ('id' in key ? query : query.limit(1)).executeTakeFirst();
+    return asTableRow(table, row && (await withLists(db, table, [row]))[0]);
 }
 
 /**
@@ -117,20 +119,22 @@ function asTableRow<T extends TableName>(_table: ResourceTable<T>, row: object |
 
 /** One row by id, as the engine reads it (referenced realm included); throws when it is gone. */
 export async function selectRowById<T extends TableName>(db: Kysely<Database>, table: ResourceTable<T>, id: string): Promise<TableRow<T>> {
-    return asTableRow(table, await selectRows(db, table).where('id', '=', id).executeTakeFirstOrThrow());
+    const row = await selectRows(db, table).where('id', '=', id).executeTakeFirstOrThrow();
+    await withLists(db, table, [row]);
+    return asTableRow(table, row);
 }
 
 /** The rows matching a condition, at most `limit` (candidates of a row-by-row decision). */
 export async function selectRowsWhere<T extends TableName>(db: Kysely<Database>, table: ResourceTable<T>, where: RowCondition, limit: number): Promise<TableRow<T>[]> {
-    const rows = await selectRows(db, table).where(where).limit(limit).execute();
+    const rows = await withLists(db, table, await selectRows(db, table).where(where).limit(limit).execute());
     return rows.map((row) => asTableRow(table, row));
 }
 
 /** Plain rows of a table by id (the related rows of an `include`). */
 export async function selectRowsByIds<T extends TableName>(db: Kysely<Database>, table: ResourceTable<T>, ids: readonly string[]): Promise<TableRow<T>[]> {
     if (ids.length === 0) return [];
-    const rows: object[] = await dynamic(db).selectFrom(table.table).selectAll().where('id', 'in', ids).execute();
-    return rows.map((row) => asTableRow(table, row));
+    const rows = await dynamic(db).selectFrom(table.table).selectAll().where('id', 'in', ids).execute() as StoredRow[];
+    return (await withLists(db, table, rows)).map((row) => asTableRow(table, row));
 }
 
 export async function insertRow(db: Kysely<Database>, table: ResourceTable, row: StoredRow): Promise<void> {

@@ -19,12 +19,27 @@ export type TableRow<T extends TableName> = Selectable<Database[T]> & StoredRow;
 /** Column values to write: the engine's defaults and the resource's own (prepareCreate/prepareUpdate). */
 export type Columns = Record<string, unknown>;
 
-/** What the SQL of a resource depends on: its table and where its realm lives. */
+/**
+ * A list of ids a row holds in a junction table rather than in a column of its own (a realm's
+ * default roles): reads carry it under `column`, as if it were one, and the engine writes it.
+ */
+export interface JunctionList {
+    /** the key the list takes in a row as read (never a column of the resource's table) */
+    column: string;
+    table: TableName;
+    /** the junction's column naming the owning row */
+    owner: string;
+    /** the junction's column naming each id of the list */
+    value: string;
+}
+
+/** What the SQL of a resource depends on: its table, where its realm lives, its junction lists. */
 export interface ResourceTable<T extends TableName = TableName> {
     table: T;
     /** `required`/`nullable`: a realm_id column; `referenced`: the realm of the row `realmReference` names */
     realm: 'required' | 'nullable' | 'none' | 'self' | 'referenced';
     realmReference?: { column: string; table: TableName };
+    lists?: readonly JunctionList[];
 }
 
 /** The alias under which reads of a `referenced` resource carry the referenced row's realm. */

@@ -41,7 +41,9 @@ describeEachDialect('identity providers: LDAP', (dialect) => {
         method: 'POST', url: '/token', as: null, payload: { grant_type: 'password', username, password, realm_id: world.realmId },
     });
     const userNamed = (name: string) => app.deps.db.selectFrom('auth_users').selectAll().where('realm_id', '=', world.realmId).where('name', '=', name).executeTakeFirst();
-    const rolesOf = async (userId: string) => (await app.deps.db.selectFrom('auth_user_roles').select('role_id').where('user_id', '=', userId).execute()).map((row) => row.role_id);
+    /** the roles the provider's mappings handed out: the realm's default roles (API.md §8), which every new user receives, aside */
+    const rolesOf = async (userId: string) => (await app.deps.db.selectFrom('auth_user_roles').select('role_id').where('user_id', '=', userId)
+        .where('role_id', 'not in', (eb) => eb.selectFrom('auth_realm_default_roles').select('role_id').where('realm_id', '=', world.realmId)).execute()).map((row) => row.role_id);
 
     it('seals the bind password under the realm key: never plaintext in the column, a default read or an event', async () => {
         const row = await app.deps.db.selectFrom('auth_identity_providers').selectAll().where('id', '=', provider.id).executeTakeFirstOrThrow();
