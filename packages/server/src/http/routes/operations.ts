@@ -26,6 +26,8 @@ const CheckState = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), 
 const Readiness = (description: string) => Type.Object({
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     checks: Type.Object({ database: CheckState, redis: CheckState }),
+    /** present while the replica drains before it stops (SIGTERM, runtime/graceful-shutdown.ts) */
+    draining: Type.Optional(Type.Literal(true)),
 }, { description });
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -43,7 +45,7 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
 
     app.get('/health/ready', contract({
         auth: 'none', tags: ['operations'], summary: 'Readiness: the database and Redis answer', config: OFF_LIMITS,
-        description: '503 while the database, or Redis when `REDIS_URL` is set, does not answer within two seconds.',
+        description: '503 while the database, or Redis when `REDIS_URL` is set, does not answer within two seconds, and from the moment the process received SIGTERM (`draining: true`; it still serves requests for `SHUTDOWN_DRAIN_MS`).',
         response: { 200: Readiness('Every dependency answers.'), 503: Readiness('A dependency does not answer.') },
     }), async (_request, reply) => {
         const [database, redis] = await Promise.all([
@@ -51,8 +53,9 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
             deps.config.redisUrl ? withinTimeout(() => deps.limits.storeReachable()) : Promise.resolve(null),
         ]);
         const checks = { database: database ? 'ok' : 'unavailable', redis: redis === null ? 'unused' : redis ? 'ok' : 'unavailable' };
-        const ready = database && redis !== false;
-        return reply.status(ready ? 200 : 503).headers(NO_STORE).send({ status: ready ? 'ok' : 'unavailable', checks });
+        const draining = deps.lifecycle.draining;
+        const ready = database && redis !== false && !draining;
+        return reply.status(ready ? 200 : 503).headers(NO_STORE).send({ status: ready ? 'ok' : 'unavailable', checks, ...(draining ? { draining } : {}) });
     });
 
     if (!deps.config.metrics.enabled) return;
