@@ -25,6 +25,8 @@ export default defineConfig({
                 'packages/server/test/http/mysql-replica-lag.test.ts',
             ]),
             ...(process.env.TEST_REDIS_URL ? [] : ['packages/server/src/bus/redis-bus.test.ts', 'packages/server/test/e2e/second-factor-replicas.test.ts']),
+            // the short soak: three replicas behind HAProxy on PostgreSQL, with a Redis of its own
+            ...(process.env.TEST_POSTGRES_URL && process.env.TEST_REDIS_URL ? [] : ['bench/soak/soak.test.ts']),
         ],
         // vitest's default is one worker fewer than the cores: a single worker on the 2-core CI
         // machine, where a test file mostly waits on its databases, browser or child processes
