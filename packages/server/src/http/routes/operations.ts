@@ -48,14 +48,18 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
         description: '503 while the database, or Redis when `REDIS_URL` is set, does not answer within two seconds, and from the moment the process received SIGTERM (`draining: true`; it still serves requests for `SHUTDOWN_DRAIN_MS`).',
         response: { 200: Readiness('Every dependency answers.'), 503: Readiness('A dependency does not answer.') },
     }), async (_request, reply) => {
+        // a draining replica is leaving whatever its dependencies say: answered at once, so the
+        // balancer's check sees it even when the replica is busy
+        if (deps.lifecycle.draining) {
+            return reply.status(503).headers(NO_STORE).send({ status: 'unavailable', checks: { database: 'unused', redis: 'unused' }, draining: true });
+        }
         const [database, redis] = await Promise.all([
             withinTimeout(async () => { await pingDatabase(deps.db); return true; }),
             deps.config.redisUrl ? withinTimeout(() => deps.limits.storeReachable()) : Promise.resolve(null),
         ]);
         const checks = { database: database ? 'ok' : 'unavailable', redis: redis === null ? 'unused' : redis ? 'ok' : 'unavailable' };
-        const draining = deps.lifecycle.draining;
-        const ready = database && redis !== false && !draining;
-        return reply.status(ready ? 200 : 503).headers(NO_STORE).send({ status: ready ? 'ok' : 'unavailable', checks, ...(draining ? { draining } : {}) });
+        const ready = database && redis !== false;
+        return reply.status(ready ? 200 : 503).headers(NO_STORE).send({ status: ready ? 'ok' : 'unavailable', checks });
     });
 
     if (!deps.config.metrics.enabled) return;
