@@ -189,9 +189,16 @@ export async function startCluster({ databaseUrl, replicas: count = 3, redis: us
         url.searchParams.set('application_name', `realmgate-${name}`);
         replicas.push(createReplica(name, await freePort(), { ...shared, DB_URL: url.toString() }, workDir));
     }
-    // the first migrates the database alone; the others boot on it together
-    await replicas[0].start();
-    await Promise.all(replicas.slice(1).map((replica) => replica.start()));
+    // the first migrates the database alone; the others boot on it together; a failed boot
+    // stops what did start, so no process outlives the attempt
+    try {
+        await replicas[0].start();
+        await Promise.all(replicas.slice(1).map((replica) => replica.start()));
+    } catch (error) {
+        await Promise.all(replicas.map((replica) => replica.kill()));
+        await redis?.stop();
+        throw error;
+    }
     log(`replicas ${replicas.map((replica) => `${replica.name} ${replica.url}`).join(', ')}`);
 
     const statsSocket = join(workDir, 'haproxy.sock');
