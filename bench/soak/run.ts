@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 // @ts-expect-error the cluster script is plain JavaScript (deploy/local-cluster/cluster.mjs), run as it stands
-import { ADMIN, createClusterDatabase, startCluster } from '../../deploy/local-cluster/cluster.mjs';
+import { ADMIN, createClusterDatabase, startCluster, until } from '../../deploy/local-cluster/cluster.mjs';
 import { judge } from './invariants.js';
 import { basic, createLoad, Recorder, REDIRECT_URI, runWorkers, type LoadUser, type Session, type SoakFixtures } from './load.js';
 import type { FaultWindow, Phase, Revocation, SoakLog } from './records.js';
@@ -179,13 +179,28 @@ async function main(): Promise<number> {
             });
         }
         await phase('database connections of r3 terminated', async () => {
+            const victim = running.replicas[2]!;
+            /*
+             * The fault lasts until r3 has read the end of every terminated connection, not only
+             * until pg_terminate_backend answered: that only signals the backends, which then send
+             * their FATAL message and exit. A backend leaves pg_stat_activity after it sent the
+             * message, so once none is listed every message is on its way to r3; r3's answer to a
+             * request sent after that (liveness: no database, so it does not wait for the recovery)
+             * comes from an event loop that has read them, and its pool has dropped those connections.
+             */
             await fault('db-connections-terminated', async () => {
                 const client = new pg.Client({ connectionString: database.url });
                 await client.connect();
-                const killed = await client.query<{ terminated: boolean }>(
-                    "SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE application_name = 'realmgate-r3' AND datname = current_database()");
-                await client.end();
-                stateText.push(`terminated ${killed.rows.filter((row) => row.terminated).length} database connections of r3`);
+                try {
+                    const killed = await client.query<{ pid: number; terminated: boolean }>(
+                        `SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE application_name = 'realmgate-${victim.name}' AND datname = current_database()`);
+                    const pids = killed.rows.filter((row) => row.terminated).map((row) => row.pid);
+                    await until(async () => (await client.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0, 'the terminated backends to exit');
+                    stateText.push(`terminated ${pids.length} database connections of ${victim.name}`);
+                } finally {
+                    await client.end();
+                }
+                await until(async () => (await fetch(`${victim.url}/health`).then(async (response) => (await response.arrayBuffer(), response.status), () => 0)) === 200, `${victim.name} to answer`);
             });
             await sleep(AFTER_FAULT * 1000);
         });
