@@ -98,7 +98,7 @@ async function main(): Promise<number> {
     try {
         say(`database soak_${process.pid}; starting the cluster (${useRedis ? 'Redis' : 'PostgreSQL bus'})`);
         cluster = await startCluster({
-            databaseUrl: database.url, redis: useRedis, drainMs: 3_000, log: say,
+            databaseUrl: database.url, redis: useRedis, drainMs: 5_000, log: say,
             // the soak measures the cluster, not the per-address budgets: every request arrives from HAProxy's one address
             env: { MIDDLEWARE_RATE_LIMIT: 'false', TOKEN_ACCESS_MAX_AGE: '3600', TRUST_PROXY: 'false' },
         }) as Cluster;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** the short soak takes about two minutes alone; the shared CI machine gets room beyond that */
@@ -16,6 +16,10 @@ it('the short soak ends with every invariant held', async () => {
     server.pathname = '/';
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/soak/run.ts', '--short'], {
         cwd: ROOT, env: { ...process.env, CLUSTER_POSTGRES_URL: server.toString() }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // a run cut short by the timeout still stops its cluster and drops its database (run.ts on SIGINT)
+    onTestFinished(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     });
     let output = '';
     let progress = '';

@@ -157,7 +157,7 @@ function createReplica(name, port, env, workDir) {
  * Starts the cluster on `databaseUrl` (an existing, empty or migrated PostgreSQL database).
  * `env` is added to every replica's environment (the soak lifts the rate limits this way).
  */
-export async function startCluster({ databaseUrl, replicas: count = 3, redis: useRedis = true, drainMs = 3_000, env = {}, log = () => {} }) {
+export async function startCluster({ databaseUrl, replicas: count = 3, redis: useRedis = true, drainMs = 5_000, env = {}, log = () => {} }) {
     const workDir = mkdtempSync(join(tmpdir(), 'realmgate-cluster-'));
     const frontPort = await freePort();
     const publicUrl = `http://127.0.0.1:${frontPort}`;

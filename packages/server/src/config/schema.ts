@@ -363,7 +363,7 @@ export const CONFIG_KEYS = [
         key: 'shutdownDrainMs',
         env: 'SHUTDOWN_DRAIN_MS',
         default: '5000',
-        description: 'milliseconds `start` keeps serving after SIGTERM or SIGINT while `GET /health/ready` answers 503 (so a load balancer checking it takes the replica out of rotation), each answer closing its connection; then the listener closes, the requests in flight finish, queued event-log entries are written, and the process exits 0. Set it above the balancer\'s check interval times its fall count; a second signal exits 1 at once',
+        description: 'milliseconds `start` keeps serving after SIGTERM or SIGINT while `GET /health/ready` answers 503 (so a load balancer checking it takes the replica out of rotation), each answer closing its connection; then the listener closes, the requests in flight finish, queued event-log entries are written, and the process exits 0. Set it above the balancer\'s fall count times its check interval plus its check timeout (the longest a draining replica stays in rotation); a second signal exits 1 at once',
     },
     {
         key: 'eventLogRetentionDays',
