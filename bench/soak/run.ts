@@ -19,7 +19,7 @@ import { basic, createLoad, Recorder, REDIRECT_URI, runWorkers, type LoadUser, t
 import type { FaultWindow, Phase, Revocation, SoakLog } from './records.js';
 import { renderReport } from './report.js';
 
-interface Replica { name: string; url: string; start(): Promise<void>; stop(): Promise<number | string | undefined>; kill(): Promise<unknown> }
+interface Replica { name: string; url: string; pid?: number; start(): Promise<void>; stop(): Promise<number | string | undefined>; kill(): Promise<unknown> }
 interface Cluster {
     url: string;
     workDir: string;
@@ -192,8 +192,12 @@ async function main(): Promise<number> {
                 const client = new pg.Client({ connectionString: database.url });
                 await client.connect();
                 try {
+                    // its pools' connections carry the name its DB_URL gives; the PostgreSQL bus's listener
+                    // (--no-redis) renames itself `realmgate_bus_<deployment>:<pid>` (bus/postgres-bus.ts)
                     const killed = await client.query<{ pid: number; terminated: boolean }>(
-                        `SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE application_name = 'realmgate-${victim.name}' AND datname = current_database()`);
+                        `SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+                         WHERE datname = current_database() AND (application_name = $1 OR application_name LIKE $2)`,
+                        [`realmgate-${victim.name}`, `realmgate\\_bus\\_%:${victim.pid}`]);
                     const pids = killed.rows.filter((row) => row.terminated).map((row) => row.pid);
                     await until(async () => (await client.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0, 'the terminated backends to exit');
                     stateText.push(`terminated ${pids.length} database connections of ${victim.name}`);
