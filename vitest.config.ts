@@ -12,7 +12,11 @@ export default defineConfig({
         // test without one; vitest fails an empty file, so they are left out until it is configured
         exclude: [
             '**/node_modules/**',
-            ...(process.env.TEST_POSTGRES_URL || process.env.TEST_MYSQL_URL ? [] : ['packages/server/test/e2e/replicas.test.ts', 'packages/server/test/e2e/dpop-replicas.test.ts']),
+            ...(process.env.TEST_POSTGRES_URL || process.env.TEST_MYSQL_URL ? [] : [
+                'packages/server/test/e2e/replicas.test.ts',
+                'packages/server/test/e2e/dpop-replicas.test.ts',
+                'packages/server/test/http/database-connections-terminated.test.ts',
+            ]),
             ...(process.env.TEST_POSTGRES_URL ? [] : [
                 'packages/server/src/bus/postgres-bus.test.ts',
                 'packages/server/test/http/asynchronous-commit.test.ts',
@@ -25,6 +29,8 @@ export default defineConfig({
                 'packages/server/test/http/mysql-replica-lag.test.ts',
             ]),
             ...(process.env.TEST_REDIS_URL ? [] : ['packages/server/src/bus/redis-bus.test.ts', 'packages/server/test/e2e/second-factor-replicas.test.ts']),
+            // the short soak: three replicas behind HAProxy on PostgreSQL, with a Redis of its own
+            ...(process.env.TEST_POSTGRES_URL && process.env.TEST_REDIS_URL ? [] : ['bench/soak/soak.test.ts']),
         ],
         // vitest's default is one worker fewer than the cores: a single worker on the 2-core CI
         // machine, where a test file mostly waits on its databases, browser or child processes

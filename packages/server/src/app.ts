@@ -98,6 +98,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // authentication step (after the gate, before schema validation)
     // first, so every answer is counted, refusals and errors included
     registerRequestMetrics(app, deps.metrics);
+    // a draining replica (SIGTERM, runtime/lifecycle.ts) closes each connection after its answer:
+    // no idle keep-alive connection is left for the balancer to reuse once the listener closes
+    app.addHook('onRequest', (_request, reply, done) => {
+        if (deps.lifecycle.draining) reply.header('connection', 'close');
+        done();
+    });
     await registerSecurityHeaders(app, config.publicUrl);
     await registerCors(app, createOriginCheck({ db: deps.db, configured: config.corsOrigins, ...(options.corsClock ? { clock: options.corsClock } : {}) }));
     registerErrorHandler(app);

@@ -1,6 +1,7 @@
 import type { Server } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createApp, type App } from './app.js';
+import { installGracefulShutdown } from './runtime/graceful-shutdown.js';
 import { CONSOLE_NAMES, standaloneConsoleUrl, type ConsoleName } from './config/consoles.js';
 import type { Config } from './config/schema.js';
 import { registerConsoles } from './http/consoles.js';
@@ -50,16 +51,21 @@ export async function startServer(config: Config, role: ServedRole = 'all'): Pro
     const worker = config.worker.enabled ?
         createWorker({ db: app.deps.db, dialect: app.deps.handle.dialect, sweeps: sweepsOf(config), log: (level, detail, message) => app.app.log[level](detail, message) }) :
         undefined;
-    const shutdown = async () => {
-        await worker?.stop();
-        await app.close();
-        process.exit(0);
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    // SIGTERM drains (API.md §8): not ready at once, serving for SHUTDOWN_DRAIN_MS, then closed in order
+    const shutdown = installGracefulShutdown({
+        drainMs: config.shutdownDrainMs,
+        beginDrain: () => app.deps.lifecycle.beginDrain(),
+        close: async () => {
+            await worker?.stop();
+            await app.close();
+        },
+        log: (level, detail, message) => app.app.log[level](detail, message),
+        exit: (code) => process.exit(code),
+    });
     try {
         await listenOn(() => app.app.listen({ port: config.port, host: config.host }), config.port, config.host, 'PORT');
     } catch (error) {
+        shutdown.uninstall();
         await app.close();
         throw error;
     }

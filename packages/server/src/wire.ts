@@ -27,6 +27,7 @@ import { createTokenService } from './tokens/service.js';
 import { createSessionStore } from './tokens/sessions.js';
 import { recordSessionEnds } from './tokens/auth-events.js';
 import { createDetachedEventLog } from './storage/events.js';
+import { createLifecycle } from './runtime/lifecycle.js';
 import { createLimits, type LimitOptions } from './limits/setup.js';
 import { createRecordingReplayGuard } from './limits/replay-guard.js';
 import { createDpopNonces, dpopNonceKey } from './authn/dpop-nonce.js';
@@ -305,6 +306,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     });
     return {
         config,
+        lifecycle: createLifecycle(),
         handle,
         mailer,
         account,

@@ -43,6 +43,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     CONSOLE_PUBLIC_URL: ['https://console.example/', 'https://console.example'],
     METRICS_ENABLED: ['false', false],
     METRICS_TOKEN: ['scrape-token', 'scrape-token'],
+    SHUTDOWN_DRAIN_MS: ['0', 0],
     EVENT_LOG_RETENTION_DAYS: ['30', 30],
     EVENT_LOG_AGGREGATE_RETENTION_DAYS: ['365', 365],
     MIGRATION_ENABLED: ['FALSE', false],
@@ -174,6 +175,11 @@ describe('loadConfig', () => {
         expectConfigError({ DB_TYPE: 'oracle' }, 'DB_TYPE', /`sqlite`, `postgres`, `mysql`/);
         expectConfigError({ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /`info`/);
         expectConfigError({ NODE_ENV: 'staging' }, 'NODE_ENV', /`production`, `development`, `test`/);
+    });
+
+    it('SHUTDOWN_DRAIN_MS: an integer from 0', () => {
+        expect(loadConfig({ SHUTDOWN_DRAIN_MS: '15000' }).shutdownDrainMs).toBe(15000);
+        for (const raw of ['-1', '1.5', 'soon']) expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: raw }), raw).toThrow(/SHUTDOWN_DRAIN_MS must be a non-negative integer/);
     });
 
     it('positive integers for lifetimes and rate limits', () => {

@@ -43,6 +43,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     'console.authPort': parse.port,
     'metrics.enabled': parse.boolean,
     'metrics.token': parse.text,
+    shutdownDrainMs: parse.nonNegativeInteger,
     eventLogRetentionDays: parse.positiveInteger,
     eventLogAggregateRetentionDays: parse.positiveInteger,
     migrationEnabled: parse.boolean,
@@ -71,6 +72,7 @@ type FileType = 'string' | 'number' | 'boolean' | 'object' | 'scalar';
 const FILE_TYPES = new Map<Parser<unknown>, FileType>([
     [parse.port, 'number'],
     [parse.positiveInteger, 'number'],
+    [parse.nonNegativeInteger, 'number'],
     [parse.percent, 'number'],
     [parse.boolean, 'boolean'],
     [parse.strictBoolean, 'boolean'],

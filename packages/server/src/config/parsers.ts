@@ -40,6 +40,13 @@ export const positiveInteger: Parser<number> = (raw, entry) => {
     return value;
 };
 
+/** A count that may be zero (a drain period of 0 ms closes at once). */
+export const nonNegativeInteger: Parser<number> = (raw, entry) => {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value)) fail(entry, raw, 'a non-negative integer');
+    return value;
+};
+
 /** A percentage from 0 to 1000 (V8's heap growth: 0 leaves V8's own). */
 export const percent: Parser<number> = (raw, entry) => {
     const value = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;

@@ -134,6 +134,8 @@ export interface Config {
     outboundAllowedHosts: string[] | undefined;
     /** issue 13: a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
     authConsolePath: string | undefined;
+    /** milliseconds a replica keeps serving after SIGTERM while reporting not ready (runtime/graceful-shutdown.ts) */
+    shutdownDrainMs: number;
     /** days raw events are kept (spec Events 3) */
     eventLogRetentionDays: number;
     /** days the daily event aggregates are kept; undefined keeps them forever (spec Events 3) */
@@ -356,6 +358,12 @@ export const CONFIG_KEYS = [
         default: null,
         description: 'bearer token a scraper sends to `GET /metrics` (`Authorization: Bearer …`); unset, only a direct loopback peer without forwarding headers is answered',
         secret: true,
+    },
+    {
+        key: 'shutdownDrainMs',
+        env: 'SHUTDOWN_DRAIN_MS',
+        default: '5000',
+        description: 'milliseconds `start` keeps serving after SIGTERM or SIGINT while `GET /health/ready` answers 503 (so a load balancer checking it takes the replica out of rotation), each answer closing its connection; then the listener closes, the requests in flight finish, queued event-log entries are written, and the process exits 0. Set it above the balancer\'s fall count times its check interval plus its check timeout (the longest a draining replica stays in rotation); a second signal exits 1 at once',
     },
     {
         key: 'eventLogRetentionDays',

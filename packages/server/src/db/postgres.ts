@@ -121,6 +121,14 @@ function openPool(driver: typeof pg, config: pg.PoolConfig, max: number, options
     const pool = new driver.Pool({ ...config, max, Client });
     // Without a listener an idle connection's error (server restart) would crash the process.
     pool.on('error', options.onPoolError ?? (() => undefined));
+    // The pool listens to a client's errors only while it is idle. One checked out with no query
+    // running (between a transaction's statements, between Kysely's checkout and its first query)
+    // whose backend goes (pg_terminate_backend, a restart, a failover) emits 'error' with nobody
+    // listening, which would end the process. Nothing more is needed here: a running query fails
+    // with the error itself, and the release finds the client no longer queryable and drops it.
+    pool.on('connect', (client) => {
+        client.on('error', () => undefined);
+    });
     return pool;
 }
 

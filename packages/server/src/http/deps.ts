@@ -1,3 +1,4 @@
+import type { Lifecycle } from '../runtime/lifecycle.js';
 import type { OutboundPolicy } from '../outbound/address-policy.js';
 import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 import type { CacheRegistry } from '../cache/registry.js';
@@ -35,6 +36,8 @@ import type { DpopVerifier } from '../authn/dpop-proof.js';
 /** Everything a route or service may depend on, constructed here and nowhere else (DESIGN.md §3). */
 export interface AppDeps {
     config: Config;
+    /** whether the process is draining before it stops (runtime/graceful-shutdown.ts): readiness answers 503 */
+    lifecycle: Lifecycle;
     handle: DatabaseHandle;
     db: DatabaseHandle['db'];
     catalog: CatalogCache;

@@ -26,6 +26,8 @@ const CheckState = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), 
 const Readiness = (description: string) => Type.Object({
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     checks: Type.Object({ database: CheckState, redis: CheckState }),
+    /** present while the replica drains before it stops (SIGTERM, runtime/graceful-shutdown.ts) */
+    draining: Type.Optional(Type.Literal(true)),
 }, { description });
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -43,9 +45,14 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
 
     app.get('/health/ready', contract({
         auth: 'none', tags: ['operations'], summary: 'Readiness: the database and Redis answer', config: OFF_LIMITS,
-        description: '503 while the database, or Redis when `REDIS_URL` is set, does not answer within two seconds.',
+        description: '503 while the database, or Redis when `REDIS_URL` is set, does not answer within two seconds, and from the moment the process received SIGTERM (`draining: true`; it still serves requests for `SHUTDOWN_DRAIN_MS`).',
         response: { 200: Readiness('Every dependency answers.'), 503: Readiness('A dependency does not answer.') },
     }), async (_request, reply) => {
+        // a draining replica is leaving whatever its dependencies say: answered at once, so the
+        // balancer's check sees it even when the replica is busy
+        if (deps.lifecycle.draining) {
+            return reply.status(503).headers(NO_STORE).send({ status: 'unavailable', checks: { database: 'unused', redis: 'unused' }, draining: true });
+        }
         const [database, redis] = await Promise.all([
             withinTimeout(async () => { await pingDatabase(deps.db); return true; }),
             deps.config.redisUrl ? withinTimeout(() => deps.limits.storeReachable()) : Promise.resolve(null),
