@@ -126,6 +126,8 @@ export async function startRealmgate(args: string[], database: BenchDatabase, in
             // outlasts the default 15 minutes (the lifetime changes no work a request does)
             TOKEN_ACCESS_MAX_AGE: String(ACCESS_TOKEN_SECONDS),
             LOG_LEVEL: 'warn',
+            // no balancer in front: a stop needs no drain
+            SHUTDOWN_DRAIN_MS: '0',
             ...(instrument ? INSTRUMENT_ENV : {}),
         },
     });

@@ -18,14 +18,15 @@ export interface ServerProcess {
 
 /**
  * Spawns a TypeScript entry (the CLI's `start` by default) with the environment given on top of
- * the runner's, and PORT/PUBLIC_URL of a free port. Nothing waits: see `untilReady`.
+ * the runner's, and PORT/PUBLIC_URL of a free port. Nothing waits: see `untilReady`. No drain after
+ * SIGTERM unless the caller sets SHUTDOWN_DRAIN_MS: no balancer is in front to need one.
  */
 export async function spawnServer(env: Record<string, string>, args: string[] = [CLI, 'start']): Promise<ServerProcess> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ...args], {
         cwd: ROOT,
-        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'warn', NODE_ENV: 'test', OUTBOUND_ALLOWED_HOSTS: LOOPBACK_UPSTREAMS.join(','), ...env },
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'warn', NODE_ENV: 'test', OUTBOUND_ALLOWED_HOSTS: LOOPBACK_UPSTREAMS.join(','), SHUTDOWN_DRAIN_MS: '0', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
