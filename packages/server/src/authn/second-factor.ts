@@ -96,7 +96,8 @@ export async function verifySecondFactor(deps: SecondFactorDeps, db: Kysely<Data
         if (await useRecoveryCode(db, deps.dialect, userId, recoveryCodeDigest(input.recoveryCode))) return;
         throw invalidSecondFactor();
     }
-    const confirmed = (await listAuthenticatorsOfUser(db, userId)).filter((authenticator) => authenticator.confirmed);
+    // passkeys prove themselves by an assertion (authn/passkey-assertion.ts), never by a code
+    const confirmed = (await listAuthenticatorsOfUser(db, userId)).filter((authenticator) => authenticator.confirmed && authenticator.type === 'totp');
     for (const authenticator of confirmed) {
         if (await acceptCode(deps, db, authenticator, input.otp.trim(), false)) return;
     }

@@ -36,6 +36,12 @@ spec.fields = [
         name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
         create: 'optional', update: true, default: false, filter: true,
     })),
+    // API.md §8: passkeys (WebAuthn) for the realm's users, and the offer to add one right after a
+    // password sign-in; both on by default (migration 0023)
+    ...(['passkeysEnabled', 'passkeyPrompt'] as const).map((name): FieldSpec => ({
+        name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
+        create: 'optional', update: true, default: true, filter: true,
+    })),
 ];
 
 export const realmSpec = spec;
