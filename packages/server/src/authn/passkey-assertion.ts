@@ -6,8 +6,9 @@ import type { SecondFactorAttempts } from '../limits/second-factor-attempts.js';
 import type { DetachedEventLog } from '../storage/events.js';
 import { recordPasskeyUse } from '../storage/passkeys.js';
 import { AUTH_EVENT, type AuthEventRequest } from '../tokens/auth-events.js';
-import { verifyAssertion, type CeremonyDeps } from './passkey-ceremonies.js';
-import { recordSecondFactorLock, secondFactorLocked } from './ticket-factor.js';
+import { verifyAssertion, type AssertionOutcome, type CeremonyDeps } from './passkey-ceremonies.js';
+import { recordSecondFactorLock, secondFactorLocked, type LiveTicket, type TicketFactorOutcome } from './ticket-factor.js';
+import { consumeMfaTicket } from '../storage/authenticators.js';
 
 /**
  * A passkey assertion under the limits of every second factor (limits/second-factor-attempts.ts):
@@ -36,14 +37,16 @@ function invalidPasskey(): AppError {
  */
 export async function assertPasskey(
     deps: PasskeyAssertionDeps, realmId: string, expected: { userId: string; ticketId: string } | null,
-    response: AuthenticationResponseJSON, request: AuthEventRequest | null,
+    response: AuthenticationResponseJSON | null, request: AuthEventRequest | null,
 ): Promise<PasskeyAssertionResult> {
     if (expected) {
         const lockedFor = await deps.attempts.lockedFor(expected.userId);
         if (lockedFor !== null) return { ok: false, reason: 'locked', error: secondFactorLocked(lockedFor), ticketSpent: false };
     }
-    const outcome = await verifyAssertion(deps, realmId, expected?.userId ?? null, response);
-    const userId = outcome.credential?.userId ?? null;
+    const outcome: AssertionOutcome = response === null ? { ok: false, reason: 'invalid', credential: null } :
+        await verifyAssertion(deps, realmId, expected?.userId ?? null, response);
+    // a failure counts toward the user the credential names, or the one a second factor is for
+    const userId = outcome.credential?.userId ?? expected?.userId ?? null;
     if (outcome.ok) {
         const lockedFor = await deps.attempts.lockedFor(outcome.credential.userId);
         if (lockedFor !== null) return { ok: false, reason: 'locked', error: secondFactorLocked(lockedFor), ticketSpent: false };
@@ -69,4 +72,19 @@ export async function assertPasskey(
         return { ok: false, reason: 'locked', error: failedAuthentication(secondFactorLocked(counted.lock.seconds)), ticketSpent: counted.ticketSpent };
     }
     return { ok: false, reason: outcome.ok ? 'invalid' : outcome.reason, error: invalidPasskey(), ticketSpent: counted.ticketSpent };
+}
+
+/**
+ * A passkey as the second factor of a sign-in ticket (the browser's pending sign-in): the outcome
+ * of authn/ticket-factor.ts's code check, so the second-factor page treats both alike; a ticket
+ * spent by wrong factors is removed. `response` null: the page sent something that is not an answer.
+ */
+export async function verifyTicketPasskey(
+    deps: PasskeyAssertionDeps, ticket: LiveTicket, response: AuthenticationResponseJSON | null, request: AuthEventRequest | null,
+): Promise<TicketFactorOutcome> {
+    const result = await assertPasskey(deps, ticket.realmId, { userId: ticket.userId, ticketId: ticket.id }, response, request);
+    if (result.ok) return { ok: true };
+    if (result.ticketSpent) await consumeMfaTicket(deps.db, ticket.id, ticket.userId);
+    if (result.reason === 'locked') return { ok: false, reason: 'locked', error: result.error };
+    return { ok: false, reason: 'wrong', error: result.error, ticketSpent: result.ticketSpent };
 }

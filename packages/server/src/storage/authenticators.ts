@@ -113,13 +113,13 @@ export async function deleteRecoveryCodesOfUser(db: Kysely<Database>, userId: st
 
 /** The realm's sign-in settings (API.md §7): multi-factor, and whether an address must be verified first. */
 export async function findRealmMfaSettings(db: Kysely<Database>, realmId: string): Promise<{
-    enabled: boolean; required: boolean; emailVerificationRequired: boolean; displayName: string | null; name: string;
+    enabled: boolean; required: boolean; emailVerificationRequired: boolean; passkeysEnabled: boolean; displayName: string | null; name: string;
 } | undefined> {
-    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'email_verification_required', 'display_name', 'name'])
+    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'email_verification_required', 'passkeys_enabled', 'display_name', 'name'])
         .where('id', '=', realmId).executeTakeFirst();
     return row ? {
         enabled: fromDbBool(row.mfa_enabled), required: fromDbBool(row.mfa_required), emailVerificationRequired: fromDbBool(row.email_verification_required),
-        displayName: row.display_name, name: row.name,
+        passkeysEnabled: fromDbBool(row.passkeys_enabled), displayName: row.display_name, name: row.name,
     } : undefined;
 }
 

@@ -7,6 +7,8 @@ import type { RequestContext } from '../../authz/request-context.js';
 import { AppError, issue, validationFailed } from '../../errors/app-error.js';
 import { findAuthenticator } from '../../storage/authenticators.js';
 import { findRealmPasskeySettings, insertPasskey, listPasskeysOfUser } from '../../storage/passkeys.js';
+import type { DetachedEventLog } from '../../storage/events.js';
+import type { AuthEventRequest } from '../../tokens/auth-events.js';
 import { authorizeOnUser } from './access.js';
 import {
     assertFreshProof, authenticatorRecord, recordWrite, targetUser, write, type AuthenticatorDeps, type AuthenticatorRecord,
@@ -74,4 +76,25 @@ export async function registerPasskey(
         await recordWrite(tx, deps, ctx, 'created', record);
         return record;
     });
+}
+
+/**
+ * A passkey added from the sign-in page's offer right after a password sign-in (API.md §8
+ * passkeyPrompt): the challenge was issued to the session's user while its sign-in was fresh
+ * (http/passkey-sign-in.ts), which stands in for the fresh proof of the account API. Evented as
+ * every registration is (`user_authenticator.created`, the record only). Null when the response fails.
+ */
+export async function registerPromptedPasskey(
+    deps: { db: AuthenticatorDeps['db']; dialect: AuthenticatorDeps['dialect']; relyingParty: RelyingParty; events: DetachedEventLog },
+    user: { id: string; realmId: string }, name: string, response: RegistrationResponseJSON, request: AuthEventRequest | null,
+): Promise<AuthenticatorRecord | null> {
+    await assertPasskeysEnabled(deps, user.realmId);
+    const credential = await verifyRegistration(deps, user, response);
+    if (!credential) return null;
+    const record = await storePasskey(deps, deps.db, user, name, credential);
+    deps.events.record({
+        name: 'user_authenticator.created', scope: 'api', refType: 'user_authenticator', refId: record.id, realmId: record.realmId,
+        actorType: 'user', actorId: user.id, request, data: { ...record },
+    });
+    return record;
 }
