@@ -59,6 +59,22 @@ export interface Routes {
         bodyRequired: false;
         response: string;
     };
+    /** The passkey script of the sign-in pages (WebAuthn ceremonies, passkey autofill) */
+    "GET /assets/passkey.js": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
+    /** The WebAuthn browser library (@simplewebauthn/browser) the passkey script uses */
+    "GET /assets/webauthn-browser.js": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
     /** The authorization catalog (spec "Authorization catalog") */
     "GET /authorization": {
         params: Record<never, never>;
@@ -126,6 +142,36 @@ export interface Routes {
         };
         body: never;
         bodyRequired: false;
+        response: string;
+    };
+    /** Sign in with a passkey (the button or autofill of the sign-in page) */
+    "POST /authorize/passkey": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: string;
+    };
+    /** The options of a passkey ceremony of the sign-in pages (WebAuthn) */
+    "POST /authorize/passkey-options": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: {
+            options: {
+                challenge: string;
+                [member: string]: unknown;
+            };
+            [member: string]: unknown;
+        };
+    };
+    /** The answer to "Add a passkey to sign in faster" after a password sign-in */
+    "POST /authorize/passkey-prompt": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
         response: string;
     };
     /** The second-factor form of the authorization endpoint (issue 14) */
@@ -3524,6 +3570,8 @@ export interface Routes {
             "filter[securityProfile]"?: unknown;
             "filter[requirePushedAuthorizationRequests]"?: unknown;
             "filter[dynamicRegistrationEnabled]"?: unknown;
+            "filter[passkeysEnabled]"?: unknown;
+            "filter[passkeyPrompt]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -3548,6 +3596,8 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3573,6 +3623,8 @@ export interface Routes {
             securityProfile?: "fapi2" | null;
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
+            passkeysEnabled?: boolean;
+            passkeyPrompt?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3591,6 +3643,8 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3658,6 +3712,8 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3680,6 +3736,8 @@ export interface Routes {
             securityProfile?: "fapi2" | null;
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
+            passkeysEnabled?: boolean;
+            passkeyPrompt?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3698,6 +3756,8 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3720,6 +3780,8 @@ export interface Routes {
             securityProfile?: "fapi2" | null;
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
+            passkeysEnabled?: boolean;
+            passkeyPrompt?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3738,6 +3800,8 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3770,6 +3834,8 @@ export interface Routes {
                 securityProfile?: "fapi2" | null;
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9459,13 +9525,16 @@ export interface Routes {
         response: {
             data: Array<{
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             }>;
             meta: {
                 total: number;
@@ -9490,13 +9559,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: {
                 secret: string;
@@ -9504,6 +9576,76 @@ export interface Routes {
                 qrCode: string;
                 [member: string]: unknown;
             };
+        };
+    };
+    /** Finish registering a passkey: the authenticator's response to the options' challenge */
+    "POST /user-authenticators/webauthn/registration": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            name: string;
+            userId?: string;
+            response: {
+                id: string;
+                rawId: string;
+                type: "public-key";
+                response: {
+                    clientDataJSON: string;
+                    attestationObject: string;
+                    authenticatorData?: string;
+                    transports?: Array<string>;
+                    publicKeyAlgorithm?: number;
+                    publicKey?: string;
+                };
+                clientExtensionResults: unknown;
+                authenticatorAttachment?: string;
+            };
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id: string;
+                type: "totp" | "webauthn";
+                name: string;
+                confirmed: boolean;
+                userId: string;
+                realmId: string;
+                createdAt: string;
+                updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Start registering a passkey (WebAuthn): the creation options, with a single-use challenge of five minutes */
+    "POST /user-authenticators/webauthn/registration-options": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            userId?: string;
+            currentPassword?: string;
+            currentCode?: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                challenge: string;
+                rp: {
+                    id?: string;
+                    name: string;
+                    [member: string]: unknown;
+                };
+                user: {
+                    id: string;
+                    name: string;
+                    displayName: string;
+                    [member: string]: unknown;
+                };
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
         };
     };
     /** One authenticator */
@@ -9517,13 +9659,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: Record<string, unknown>;
         };
@@ -9542,13 +9687,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: Record<string, unknown>;
         };
@@ -9568,13 +9716,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: {
                 recoveryCodes: Array<string>;
@@ -10445,6 +10596,8 @@ export const ROUTE_METHODS = {
     getWellKnownOpenidConfiguration: "GET /.well-known/openid-configuration",
     getAssetsAuthCss: "GET /assets/auth.css",
     getAssetsFormPostJs: "GET /assets/form-post.js",
+    getAssetsPasskeyJs: "GET /assets/passkey.js",
+    getAssetsWebauthnBrowserJs: "GET /assets/webauthn-browser.js",
     getAuthorization: "GET /authorization",
     postAuthorizationCheck: "POST /authorization/check",
     getAuthorize: "GET /authorize",
@@ -10452,6 +10605,9 @@ export const ROUTE_METHODS = {
     postAuthorizeConsent: "POST /authorize/consent",
     postAuthorizeFederated: "POST /authorize/federated",
     getAuthorizeFederatedCallback: "GET /authorize/federated/callback",
+    postAuthorizePasskey: "POST /authorize/passkey",
+    postAuthorizePasskeyOptions: "POST /authorize/passkey-options",
+    postAuthorizePasskeyPrompt: "POST /authorize/passkey-prompt",
     postAuthorizeSecondFactor: "POST /authorize/second-factor",
     postAuthorizeSignIn: "POST /authorize/sign-in",
     getClientPermissions: "GET /client-permissions",
@@ -10786,6 +10942,8 @@ export const ROUTE_METHODS = {
     deleteUserAttributesById: "DELETE /user-attributes/{id}",
     getUserAuthenticators: "GET /user-authenticators",
     postUserAuthenticators: "POST /user-authenticators",
+    postUserAuthenticatorsWebauthnRegistration: "POST /user-authenticators/webauthn/registration",
+    postUserAuthenticatorsWebauthnRegistrationOptions: "POST /user-authenticators/webauthn/registration-options",
     getUserAuthenticatorsById: "GET /user-authenticators/{id}",
     deleteUserAuthenticatorsById: "DELETE /user-authenticators/{id}",
     postUserAuthenticatorsByIdConfirm: "POST /user-authenticators/{id}/confirm",

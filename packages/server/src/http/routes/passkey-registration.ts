@@ -28,9 +28,12 @@ export const RegistrationResponse = Type.Object({
     response: Type.Object({
         clientDataJSON: Type.String({ minLength: 1, maxLength: 4096 }),
         attestationObject: Type.String({ minLength: 1, maxLength: 65536 }),
+        authenticatorData: Type.Optional(Type.String({ maxLength: 65536 })),
         transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })),
-    }, { additionalProperties: true }),
-    clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+        publicKeyAlgorithm: Type.Optional(Type.Integer()),
+        publicKey: Type.Optional(Type.String({ maxLength: 4096 })),
+    }, { additionalProperties: false }),
+    clientExtensionResults: Type.Unknown({ description: 'The client extension outputs (WebAuthn §5.1.9); none is asked for.' }),
     authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
 }, { additionalProperties: false, description: 'RegistrationResponseJSON (WebAuthn Level 3 §5.2.1), as @simplewebauthn/browser\'s startRegistration answers it.' });
 
