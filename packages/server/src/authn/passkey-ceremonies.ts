@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
-    generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
+    generateAuthenticationOptions, generateRegistrationOptions, verifyRegistrationResponse,
     type AuthenticationResponseJSON, type AuthenticatorTransportFuture, type PublicKeyCredentialCreationOptionsJSON,
     type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
@@ -8,11 +8,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import { sha256Hex } from '../secrets/digests.js';
+import { verifyAssertionParts, type VerifyingKeyMemo } from './passkey-signature.js';
 import { findPasskeyByDigest, insertChallenge, takeChallenge, type ChallengeBinding, type PasskeyCredentialRow } from '../storage/passkeys.js';
 
 /**
- * The WebAuthn ceremonies (WebAuthn Level 3 §7.1 registration, §7.2 authentication) through
- * @simplewebauthn/server, with the rules of API.md §8: the relying party is PUBLIC_URL's host,
+ * The WebAuthn ceremonies (WebAuthn Level 3 §7.1 registration, §7.2 authentication): options and
+ * registrations through @simplewebauthn/server, assertions checked by authn/passkey-signature.ts, with the rules of API.md §8: the relying party is PUBLIC_URL's host,
  * the origin is checked exactly, attestation `none`, user verification required, challenges random,
  * single use and short-lived, stored server-side (storage/passkeys.ts). Transport-free: the sign-in
  * pages and the account API both call these.
@@ -37,6 +38,8 @@ export interface CeremonyDeps {
     db: Kysely<Database>;
     dialect: DialectName;
     relyingParty: RelyingParty;
+    /** the verifying keys of stored public keys, remembered (authn/passkey-signature.ts) */
+    keys?: VerifyingKeyMemo;
 }
 
 /**
@@ -150,19 +153,15 @@ export type AssertionOutcome =
     /** §7.2 step 21: the counter did not grow — the authenticator may have been cloned */
     { ok: false; reason: 'cloned'; credential: PasskeyCredentialRow; newCounter: number };
 
-/** Verifies an assertion's signature against a stored credential, ignoring the counter (judged by the caller, §7.2 step 21). */
-export async function verifyAssertionSignature(relyingParty: RelyingParty, credential: PasskeyCredentialRow, challenge: string, response: AuthenticationResponseJSON): Promise<number | null> {
-    try {
-        const result = await verifyAuthenticationResponse({
-            response, expectedChallenge: challenge, expectedOrigin: relyingParty.origin, expectedRPID: relyingParty.id, requireUserVerification: true,
-            // counter 0 here: the library would refuse a non-growing counter with an anonymous error,
-            // and a suspected clone must be told apart from a forgery (logged, evented)
-            credential: { id: credential.credentialId, publicKey: Buffer.from(credential.publicKey, 'base64url'), counter: 0 },
-        });
-        return result.verified ? result.authenticationInfo.newCounter : null;
-    } catch {
-        return null;
-    }
+/**
+ * Verifies an assertion against a stored credential, its counter aside (judged by the caller,
+ * §7.2 step 21): with node:crypto (authn/passkey-signature.ts), the sign-in's hot path; the
+ * answer is the new counter, or null.
+ */
+export function verifyAssertionSignature(
+    relyingParty: RelyingParty, credential: PasskeyCredentialRow, challenge: string, response: AuthenticationResponseJSON, keys?: VerifyingKeyMemo,
+): number | null {
+    return verifyAssertionParts({ rpId: relyingParty.id, origin: relyingParty.origin, challenge }, credential.publicKey, response, keys);
 }
 
 /**
@@ -184,7 +183,7 @@ export async function verifyAssertion(
     if (handle !== undefined && handle !== null && Buffer.from(String(handle), 'base64url').toString('utf8') !== credential.userId) {
         return { ok: false, reason: 'invalid', credential };
     }
-    const newCounter = await verifyAssertionSignature(deps.relyingParty, credential, challenge, response);
+    const newCounter = verifyAssertionSignature(deps.relyingParty, credential, challenge, response, deps.keys);
     if (newCounter === null) return { ok: false, reason: 'invalid', credential };
     if ((newCounter > 0 || credential.signCount > 0) && newCounter <= credential.signCount) return { ok: false, reason: 'cloned', credential, newCounter };
     return { ok: true, credential, newCounter };

@@ -34,7 +34,10 @@ export async function passkeyOfferDue(db: Db, realmId: string, userId: string): 
 /** The ceremonies' dependencies of a browser route: the relying party is PUBLIC_URL's (authn/passkey-ceremonies.ts). */
 export function passkeyDeps(context: BrowserContext): PasskeyAssertionDeps {
     const { deps } = context;
-    return { db: deps.db, dialect: deps.handle.dialect, relyingParty: relyingPartyOf(deps.config.publicUrl), attempts: deps.limits.secondFactor, events: deps.events };
+    return {
+        db: deps.db, dialect: deps.handle.dialect, relyingParty: relyingPartyOf(deps.config.publicUrl), keys: deps.passkeyKeys,
+        attempts: deps.limits.secondFactor, events: deps.events,
+    };
 }
 
 /** A form's `passkey_response` field (the JSON the page's script put there), when it has the shape of a WebAuthn answer; null otherwise. */

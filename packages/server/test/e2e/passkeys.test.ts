@@ -18,6 +18,21 @@ import { ensureConsoleBuilt } from './console-harness.js';
  * address is not). SQLite only: the SQL is the server-level tests' on every dialect, and one
  * browser per file keeps CI short.
  */
+/** A page's own WebAuthn assertion (navigator.credentials.get) as AuthenticationResponseJSON, for the RP id `localhost`. */
+const ASSERT_HERE = `async (challenge) => {
+    const bytes = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(text.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
+    const text = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+    const got = await navigator.credentials.get({ publicKey: { challenge: bytes(challenge), rpId: 'localhost', userVerification: 'required', allowCredentials: [] } });
+    const response = got.response;
+    return {
+        id: got.id, rawId: text(got.rawId), type: got.type, clientExtensionResults: {},
+        response: {
+            clientDataJSON: text(response.clientDataJSON), authenticatorData: text(response.authenticatorData), signature: text(response.signature),
+            userHandle: response.userHandle ? text(response.userHandle) : undefined,
+        },
+    };
+}`;
+
 describeEachDialect('end to end: passkeys in chromium with a virtual authenticator', (dialect) => {
     let app: TestApp;
     let browser: Browser;
@@ -110,7 +125,7 @@ describeEachDialect('end to end: passkeys in chromium with a virtual authenticat
         await page.getByRole('heading', { name: 'Your profile' }).waitFor();
         // from here on the browser offers no autofill, so each page waits for the button or the password
         // (the virtual authenticator would answer every conditional request at once)
-        await page.addInitScript(() => Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', { value: () => Promise.resolve(false) }));
+        await page.addInitScript("Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', { value: () => Promise.resolve(false) });");
     });
 
     it('signs in with the "Sign in with a passkey" button; a replay of the posted assertion is refused', async () => {
@@ -132,9 +147,9 @@ describeEachDialect('end to end: passkeys in chromium with a virtual authenticat
 
     it('refuses an assertion made at another origin, and a passkey whose user is not verified', async () => {
         await toSignInPage();
-        const fields = await page.locator('form[data-passkey="sign-in"] input[type="hidden"]').evaluateAll(
-            (inputs) => Object.fromEntries(inputs.map((input) => [(input as HTMLInputElement).name, (input as HTMLInputElement).value])),
-        );
+        const fields = Object.fromEntries(await page.locator('form[data-passkey="sign-in"] input[type="hidden"]').evaluateAll(
+            (inputs) => inputs.map((input) => [input.getAttribute('name') ?? '', input.getAttribute('value') ?? ''] as const),
+        ));
         const options = await page.evaluate(async (body) => (await (await fetch('/authorize/passkey-options', { method: 'POST', body: new URLSearchParams(body) })).json()) as { options: { challenge: string } },
             { ...fields, ceremony: 'sign-in' });
         // another origin of the same host runs the ceremony with that challenge
@@ -147,19 +162,7 @@ describeEachDialect('end to end: passkeys in chromium with a virtual authenticat
         const [credential] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
         await otherCdp.send('WebAuthn.addCredential', { authenticatorId: otherAuthenticator, credential: credential! });
         await other.goto(elsewhereUrl);
-        const assertion = await other.evaluate(async (challenge) => {
-            const bytes = (text: string) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(text.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
-            const text = (buffer: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-            const got = await navigator.credentials.get({ publicKey: { challenge: bytes(challenge), rpId: 'localhost', userVerification: 'required', allowCredentials: [] } }) as PublicKeyCredential;
-            const response = got.response as AuthenticatorAssertionResponse;
-            return {
-                id: got.id, rawId: text(got.rawId), type: got.type, clientExtensionResults: {},
-                response: {
-                    clientDataJSON: text(response.clientDataJSON), authenticatorData: text(response.authenticatorData), signature: text(response.signature),
-                    userHandle: response.userHandle ? text(response.userHandle) : undefined,
-                },
-            };
-        }, options.options.challenge);
+        const assertion = await other.evaluate<Record<string, unknown>>(`(${ASSERT_HERE})(${JSON.stringify(options.options.challenge)})`);
         await other.close();
         const refused = await context.request.post(`${publicUrl}/authorize/passkey`, {
             headers: { origin: publicUrl }, form: { ...fields, passkey_response: JSON.stringify(assertion) }, maxRedirects: 0,
