@@ -64,7 +64,7 @@ async function gate(context: BrowserContext, request: FastifyRequest, reply: Fas
 type SignInHow = { providerId?: string; passkey?: boolean };
 
 /** issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
-export function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null, how: SignInHow = {}): void {
+function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null, how: SignInHow = {}): void {
     const { providerId } = how;
     context.deps.events.record({
         name, scope: 'auth', refType: 'user', refId: userId, realmId: pages.realm.id, actorType: userId ? 'user' : null, actorId: userId,

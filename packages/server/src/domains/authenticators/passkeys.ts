@@ -25,7 +25,7 @@ export interface PasskeyDeps extends AuthenticatorDeps {
 }
 
 /** API.md §8 `passkeysEnabled`: a realm that turned passkeys off registers none (403 access_denied, said plainly). */
-export async function assertPasskeysEnabled(deps: { db: AuthenticatorDeps['db'] }, realmId: string): Promise<void> {
+async function assertPasskeysEnabled(deps: { db: AuthenticatorDeps['db'] }, realmId: string): Promise<void> {
     const settings = await findRealmPasskeySettings(deps.db, realmId);
     if (!settings?.enabled) throw new AppError(ErrorCode.ACCESS_DENIED, 'Passkeys are not enabled for this realm (its passkeysEnabled setting is false).');
 }
@@ -50,7 +50,7 @@ export async function passkeyRegistrationOptions(
  * Stores a verified registration as a confirmed `webauthn` authenticator and its
  * `user_authenticator.created` event (the record: never the public key or the credential id).
  */
-export async function storePasskey(
+async function storePasskey(
     deps: Pick<PasskeyDeps, 'db' | 'dialect'>, tx: AuthenticatorDeps['db'], user: { id: string; realmId: string }, name: string,
     credential: NonNullable<Awaited<ReturnType<typeof verifyRegistration>>>,
 ): Promise<AuthenticatorRecord> {

@@ -21,7 +21,7 @@ const CreationOptions = Type.Object({
  * WebAuthn §5.2.1 RegistrationResponseJSON, bounded: a credential id is at most 1023 bytes (§5.8.3),
  * an attestation object under `none` a few hundred bytes (64 KiB leaves room for any key type).
  */
-export const RegistrationResponse = Type.Object({
+const RegistrationResponse = Type.Object({
     id: Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' }),
     rawId: Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' }),
     type: Type.Literal('public-key'),
