@@ -130,7 +130,7 @@ export async function sendOutcome(
 export const passkeyOptionsUrl = (context: BrowserContext): string => `${context.base}/authorize/passkey-options`;
 
 /**
- * The second-factor page's choice (issue 30 item 4): the code form unless the user holds no TOTP
+ * The second-factor page's choice (a code or a passkey, API.md §8): the code form unless the user holds no TOTP
  * authenticator, and a passkey posting to the same form when it holds one.
  */
 export function secondFactorChoice(context: BrowserContext, offer: { totp: boolean; passkey: boolean }, form: PageForm): Pick<SecondFactorView, 'passkey' | 'totp'> {

@@ -60,7 +60,7 @@ async function gate(context: BrowserContext, request: FastifyRequest, reply: Fas
     }
 }
 
-/** How a browser sign-in happened: the form's password, an upstream provider, or a passkey (issue 30). */
+/** How a browser sign-in happened: the form's password, an upstream provider, or a passkey (WebAuthn, API.md §8). */
 type SignInHow = { providerId?: string; passkey?: boolean };
 
 /** issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
@@ -177,7 +177,7 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
     const passkey = textOf(form, 'passkey_response');
     if ((recoveryCode === '' && otp === '' && passkey === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: await again(STRINGS.invalidSecondFactor, 400) };
     const ticket = { id: pending.ticketId, userId: pending.userId, realmId: pending.realmId };
-    // issue 30 item 4: a passkey beside the code, the user's choice; both under the same limits
+    // a passkey beside the code, the user's choice; both under the same limits (limits/second-factor-attempts.ts)
     const outcome = passkey !== '' && recoveryCode === '' && otp === '' ?
         await verifyTicketPasskey(context, ticket, offer.passkey ? passkeyResponseOf(passkey) : null, requestOfEvent(request)) :
         await verifyTicketFactor(

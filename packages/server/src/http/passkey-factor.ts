@@ -7,7 +7,7 @@ import { findRealmPasskeySettings } from '../storage/passkeys.js';
 import type { AuthEventRequest } from '../tokens/auth-events.js';
 import type { BrowserContext } from './authorize-render.js';
 
-/** What the second-factor page offers a user (issue 30 item 4): a code when it holds a TOTP authenticator, a passkey when it holds one of a realm with passkeys on. */
+/** What the second-factor page offers a user: a code when it holds a TOTP authenticator, a passkey when it holds one of a realm with passkeys on. */
 export interface SecondFactorOffer {
     totp: boolean;
     passkey: boolean;

@@ -21,7 +21,7 @@ import { passkeyDeps, passkeyResponseOf } from './passkey-factor.js';
 type Form = Record<string, unknown>;
 
 /**
- * "Sign in with a passkey" and passkey autofill (issue 30 item 3): a discoverable credential of the
+ * "Sign in with a passkey" and passkey autofill (WebAuthn §5.1.4.1 conditional mediation): a discoverable credential of the
  * page's realm, user verification required. It proves possession and the user's verification, so
  * it satisfies the realm's multi-factor requirement (acr `mfa`) without a second page. Failures
  * count as failed authentications toward the address and, for a known credential, its user's

@@ -140,7 +140,7 @@ ${hiddenFields(view.form.fields)}
  */
 export function renderSecondFactor(view: SecondFactorView): string {
     const realm = realmName(view.realm);
-    // issue 30 item 4: a passkey beside the code; the user chooses
+    // a passkey beside the code; the user chooses
     const passkey = view.passkey ? `${passkeyForm(view.passkey, 'second-factor', STRINGS.passkeySecondFactorButton)}\n` : '';
     return page({
         title: STRINGS.secondFactorTitle,

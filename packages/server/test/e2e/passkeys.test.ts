@@ -8,7 +8,7 @@ import { freePort } from '../network.js';
 import { ensureConsoleBuilt } from './console-harness.js';
 
 /*
- * Passkeys end to end (issue 30): Debian's chromium with its virtual authenticator (CDP
+ * Passkeys end to end (WebAuthn Level 3, API.md §8): Debian's chromium with its virtual authenticator (CDP
  * `WebAuthn.addVirtualAuthenticator`: CTAP2, internal transport, resident keys, user verification)
  * against the real server, the account console as the application. A passkey is registered from
  * the console, then signs in with the button and with autofill, proves the second factor, is

@@ -21,7 +21,7 @@ async function passkeyPrompt(context: BrowserContext, request: FastifyRequest, r
 }
 
 /**
- * The passkey forms of the sign-in pages (issue 30 items 2-4; API.md §8): the options a page's
+ * The passkey forms of the sign-in pages (API.md §8): the options a page's
  * script asks for, the discoverable sign-in, and the offer to add a passkey after a password.
  * The second factor's passkey posts to `/authorize/second-factor` (and `/device/second-factor`).
  */

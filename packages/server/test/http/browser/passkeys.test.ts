@@ -8,7 +8,7 @@ import { WINDOW_MS } from '../../../src/limits/limiter.js';
 import { ACR } from '../../../src/tokens/claims.js';
 
 /*
- * Issue 30 items 3-6 at the sign-in pages, with a software authenticator (test/software-authenticator.ts):
+ * Passkeys (API.md §8) at the sign-in pages, with a software authenticator (test/software-authenticator.ts):
  * the discoverable sign-in, a passkey as the second factor, the refusals a browser would not let us
  * provoke (a wrong origin, a replayed challenge, a missing user verification, a counter that went
  * back, another realm's credential), the limits, and the realm switch.
@@ -34,7 +34,7 @@ async function registerFor(app: TestApp, world: BrowserWorld): Promise<{ authent
     return { authenticator, id: created.data.id };
 }
 
-describeEachDialect('browser sign-in with a passkey (issue 30)', (dialect) => {
+describeEachDialect('browser sign-in with a passkey (API.md §8)', (dialect) => {
     const clock = { now: 50_000 * WINDOW_MS + 1_000 };
     const app = useTestApp(dialect, { rateLimit: { userMax: 1_000_000, clientMax: 1_000_000, anonymousMax: 1_000_000 } }, {
         limits: { failureMax: 1_000, clock: () => clock.now },
