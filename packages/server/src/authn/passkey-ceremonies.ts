@@ -9,7 +9,7 @@ import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/values.js';
 import { sha256Hex } from '../secrets/digests.js';
 import { verifyAssertionParts, type VerifyingKeyMemo } from './passkey-signature.js';
-import { findPasskeyByDigest, insertChallenge, takeChallenge, type ChallengeBinding, type PasskeyCredentialRow } from '../storage/passkeys.js';
+import { findPasskeyByDigest, insertChallenge, spendChallenge, type ChallengeBinding, type PasskeyCredentialRow } from '../storage/passkeys.js';
 
 /**
  * The WebAuthn ceremonies (WebAuthn Level 3 §7.1 registration, §7.2 authentication): options and
@@ -67,17 +67,12 @@ function challengeOf(clientDataJSON: unknown): string | null {
 
 /**
  * Spends the response's challenge, once, if it was issued for this ceremony in this realm (and for
- * this user when one is expected) and is unexpired. Any mismatch spends it all the same: a
- * challenge shown to one ceremony is never good for another.
+ * this user, or for no user in a discoverable sign-in) and is unexpired (storage/passkeys.ts).
  */
-async function spendChallenge(deps: CeremonyDeps, clientDataJSON: unknown, expected: ChallengeBinding): Promise<string | null> {
+async function spendChallengeOf(deps: CeremonyDeps, clientDataJSON: unknown, expected: ChallengeBinding): Promise<string | null> {
     const challenge = challengeOf(clientDataJSON);
     if (challenge === null) return null;
-    const binding = await takeChallenge(deps.db, sha256Hex(challenge));
-    if (!binding || binding.expiresAt.getTime() <= Date.now()) return null;
-    if (binding.purpose !== expected.purpose || binding.realmId !== expected.realmId) return null;
-    if (expected.userId !== null && binding.userId !== expected.userId) return null;
-    return challenge;
+    return await spendChallenge(deps.db, deps.dialect, sha256Hex(challenge), expected) ? challenge : null;
 }
 
 /** The user a registration is for: its id is the user handle (§5.4.3: no personal data), its name the label. */
@@ -113,7 +108,7 @@ export interface NewCredential {
 
 /** §7.1: the response to a challenge issued to this user, from our origin, for our RP id, with user verification. Null when anything fails. */
 export async function verifyRegistration(deps: CeremonyDeps, user: { id: string; realmId: string }, response: RegistrationResponseJSON): Promise<NewCredential | null> {
-    const challenge = await spendChallenge(deps, response.response?.clientDataJSON, { purpose: 'registration', realmId: user.realmId, userId: user.id });
+    const challenge = await spendChallengeOf(deps, response.response?.clientDataJSON, { purpose: 'registration', realmId: user.realmId, userId: user.id });
     if (challenge === null) return null;
     try {
         const result = await verifyRegistrationResponse({
@@ -172,7 +167,7 @@ export function verifyAssertionSignature(
 export async function verifyAssertion(
     deps: CeremonyDeps, realmId: string, userId: string | null, response: AuthenticationResponseJSON,
 ): Promise<AssertionOutcome> {
-    const challenge = await spendChallenge(deps, response.response?.clientDataJSON, { purpose: 'authentication', realmId, userId });
+    const challenge = await spendChallengeOf(deps, response.response?.clientDataJSON, { purpose: 'authentication', realmId, userId });
     const id = typeof response.id === 'string' && response.id.length <= 1400 ? response.id : '';
     const found = id === '' ? undefined : await findPasskeyByDigest(deps.db, sha256Hex(id));
     // a credential of another realm or user is as unknown as none (a realm A passkey never signs in to B)

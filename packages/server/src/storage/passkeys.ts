@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbBool, toDbDate, type DialectName } from '../db/values.js';
+import { fromDbBool, fromDbDateOrNull, toDbBool, toDbDate, type DialectName } from '../db/values.js';
 
 /** A `webauthn` authenticator's credential as a ceremony reads it (migration 0023). */
 export interface PasskeyCredentialRow {
@@ -90,16 +90,15 @@ export async function insertChallenge(db: Kysely<Database>, dialect: DialectName
 }
 
 /**
- * Spends the challenge a digest names, once (WebAuthn §13.4.3): read, then deleted by its key, and
- * only the caller whose DELETE removed the row gets it — two concurrent ceremonies presenting one
- * challenge, on any replica, find one row between them. An expired row is removed and refused.
+ * Spends the challenge a digest names, once (WebAuthn §13.4.3), if it is unexpired and was issued
+ * for this ceremony, realm and user (none: a discoverable sign-in's). One conditional DELETE
+ * decides: of two ceremonies presenting the challenge, on any dialect or replica, only the one
+ * whose DELETE removed the row goes on; a mismatched one removes nothing and is refused.
  */
-export async function takeChallenge(db: Kysely<Database>, digest: string): Promise<(ChallengeBinding & { expiresAt: Date }) | undefined> {
-    const row = await db.selectFrom('auth_webauthn_challenges').select(['purpose', 'realm_id', 'user_id', 'expires_at']).where('id', '=', digest).executeTakeFirst();
-    if (!row) return undefined;
-    const deleted = await db.deleteFrom('auth_webauthn_challenges').where('id', '=', digest).executeTakeFirst();
-    if (Number(deleted.numDeletedRows) !== 1) return undefined;
-    return {
-        purpose: row.purpose === 'registration' ? 'registration' : 'authentication', realmId: row.realm_id, userId: row.user_id, expiresAt: fromDbDate(row.expires_at),
-    };
+export async function spendChallenge(db: Kysely<Database>, dialect: DialectName, digest: string, binding: ChallengeBinding): Promise<boolean> {
+    let statement = db.deleteFrom('auth_webauthn_challenges').where('id', '=', digest).where('purpose', '=', binding.purpose)
+        .where('realm_id', '=', binding.realmId).where('expires_at', '>', toDbDate(dialect, new Date()));
+    statement = binding.userId === null ? statement.where('user_id', 'is', null) : statement.where('user_id', '=', binding.userId);
+    const result = await statement.executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
 }

@@ -101,6 +101,15 @@ describeEachDialect('browser sign-in with a passkey (API.md §8)', (dialect) => 
         expect(replayed.headers.location).toBeUndefined();
     });
 
+    it('spends a challenge once between two concurrent sign-ins presenting it', async () => {
+        const world = await browserWorld(app, { firstParty: true });
+        const { authenticator } = await registerFor(app, world);
+        const { options, signIn } = await atSignIn(world);
+        const challenge = (await options()).challenge;
+        const answers = await Promise.all([signIn(authenticator.assert(challenge)), signIn(authenticator.assert(challenge))]);
+        expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 401]);
+    });
+
     it('refuses a counter that went back as a possibly cloned authenticator, evented without key material', async () => {
         const world = await browserWorld(app, { firstParty: true });
         const { authenticator, id } = await registerFor(app, world);
