@@ -22,7 +22,7 @@ import { FLOOR_KINDS, floorSection, floorTargetSection, FLOOR_WORK, roundGroup }
 import { floorMemory, floorScenarios, startFloors, type FloorSet } from './lib/floors.js';
 import { INSTRUMENT_ARGS, INSTRUMENT_ENV } from './lib/instrument.js';
 import { loadPlan, type LoadPlan, type LoadRequest } from './lib/load.js';
-import { bcryptVerifyRate, jwsRates } from './lib/micro.js';
+import { bcryptVerifyRate, jwsRates, passkeyAssertionRate } from './lib/micro.js';
 import { freePort, rssOf, startService, type Service } from './lib/processes.js';
 import { distSourceMaps, summarizeProfile, type ProfileSummary } from './lib/profile.js';
 import { compareWithSqlite, type Row, type Section } from './lib/report.js';
@@ -719,6 +719,7 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         const evaluate = (await benchDecisions({ quick: options.quick })).find((result) => result.scenario.startsWith('await evaluate()'))!;
         const es256 = await jwsRates('ES256', { quick: options.quick });
         const rs256 = await jwsRates('RS256', { quick: options.quick });
+        const passkeys = await passkeyAssertionRate({ quick: options.quick });
         const jws = (rates: typeof es256): Row => ({
             scenario: `${rates.algorithm} sign (in-process, calls/s)`,
             rps: rates.signPerSecond,
@@ -786,6 +787,10 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
                     { scenario: 'in-process evaluate() calls/s (1 grant)', rps: evaluate.median, note: 'packages/access; `npm run bench -- access` for the rest' },
                     jws(es256),
                     jws(rs256),
+                    {
+                        scenario: 'passkey assertion verification (in process, calls/s)', rps: passkeys, target: '≥ 5,000/s', met: passkeys >= 5_000,
+                        reference: 'ES256 verify', ratio: passkeys / es256.verifyPerSecond, note: 'WebAuthn §7.2 (authn/passkey-signature.ts) without its SQL',
+                    },
                 ],
             },
         ];

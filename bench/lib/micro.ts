@@ -1,9 +1,15 @@
 /**
  * In-process reference rates measured in the same run as the HTTP scenarios: bcrypt verification
  * at the server's cost (the ceiling of the password grant) and JWS signing/verification per
- * algorithm (issue 4: ES256 measured against RS256), with the server's own JWS code.
+ * algorithm (issue 4: ES256 measured against RS256), with the server's own JWS code, and passkey
+ * assertion verification (WebAuthn §7.2).
  */
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { verifyRegistrationResponse, type AuthenticationResponseJSON, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import { relyingPartyOf, verifyAssertionSignature } from '../../packages/server/src/authn/passkey-ceremonies.js';
+import type { VerifyingKey } from '../../packages/server/src/authn/passkey-signature.js';
+import type { PasskeyCredentialRow } from '../../packages/server/src/storage/passkeys.js';
+import { SoftwareAuthenticator } from '../../packages/server/test/software-authenticator.js';
 import { hash, verify } from '@node-rs/bcrypt';
 import { generateSigningMaterial, type SigningAlgorithm } from '../../packages/server/src/keys/material.js';
 import { decodeJws, signJws, verifyJws } from '../../packages/server/src/tokens/jws.js';
@@ -57,4 +63,37 @@ export async function jwsRates(algorithm: SigningAlgorithm, options: BenchOption
         return elapsedMs(start);
     }, options);
     return { algorithm, signPerSecond: 1000 / median(sign), verifyPerSecond: 1000 / median(check) };
+}
+
+/**
+ * Passkey assertion verifications per second (WebAuthn §7.2 as the sign-in runs it, in process:
+ * clientDataJSON type, challenge, exact origin, RP id hash, user-presence and user-verification
+ * flags, and the ES256 signature over authenticatorData ‖ SHA-256(clientDataJSON), with the
+ * credential's verifying key remembered as the server's `passkey_keys` cache does), one at a time;
+ * the challenge and credential lookups are SQL, not measured here.
+ */
+export async function passkeyAssertionRate(options: BenchOptions): Promise<number> {
+    const relyingParty = relyingPartyOf('http://127.0.0.1:3000');
+    const authenticator = new SoftwareAuthenticator(relyingParty.id, relyingParty.origin, 'bench-user');
+    const challenge = randomBytes(32).toString('base64url');
+    const registration = await verifyRegistrationResponse({
+        response: authenticator.register(challenge) as RegistrationResponseJSON, expectedChallenge: challenge,
+        expectedOrigin: relyingParty.origin, expectedRPID: relyingParty.id, requireUserVerification: true,
+    });
+    if (!registration.verified) throw new Error('passkey registration failed');
+    const credential: PasskeyCredentialRow = {
+        id: 'bench', userId: 'bench-user', realmId: 'bench', name: 'bench', credentialId: authenticator.id,
+        publicKey: Buffer.from(registration.registrationInfo.credential.publicKey).toString('base64url'),
+        signCount: 0, transports: [], aaguid: null, lastUsedAt: null,
+    };
+    const assertion = authenticator.assert(challenge) as AuthenticationResponseJSON;
+    const keys = new Map<string, VerifyingKey>();
+    const rounds = await timeRounds((count) => {
+        const start = nowNs();
+        for (let i = 0; i < count; i++) {
+            if (verifyAssertionSignature(relyingParty, credential, challenge, assertion, keys) === null) throw new Error('passkey assertion failed');
+        }
+        return elapsedMs(start);
+    }, options);
+    return 1000 / median(rounds);
 }

@@ -42,6 +42,7 @@ import { cachedScopeBindings } from './oauth2/grants/scope.js';
 import type { ClientScopeBinding } from './storage/scopes.js';
 import { createProtocolLookups, type ProtocolLookups, type RememberedClient } from './oauth2/lookups.js';
 import { createClientKeys, type ClientKeySetEntry } from './oauth2/client-keys.js';
+import type { VerifyingKey } from './authn/passkey-signature.js';
 import type { ActiveSigningKey } from './keys/store.js';
 import type { GrantRows } from './authz/grants.js';
 import type { RealmRef } from './storage/realms.js';
@@ -91,7 +92,7 @@ const SHARED_CATALOG_TTL_MS = 60_000;
  * The caches' bounds (issue 19 item 4: every cache bounded, reported in /metrics). Entries are a
  * few hundred bytes (a grant row list of 50 grants a few kB): together well under 10 MB.
  */
-const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000, clientKeys: 2_000 } as const;
+const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000, clientKeys: 2_000, passkeyKeys: 2_000 } as const;
 /** with a shared bus, how long an entry serves at most: the net under a settle that timed out */
 const SHARED_CACHE_TTL_MS = 60_000;
 /**
@@ -145,6 +146,9 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
         // a client's public keys (oauth2/client-keys.ts): a jwksUri's document is no database row the
         // bus vouches for, so these serve with the bus down too, for the module's own lifetime
         clientKeys: registry.create<ClientKeySetEntry>('client_keys', CACHE_BOUNDS.clientKeys, { independentOfBus: true, ttlMs: Infinity }),
+        // passkeys' verifying keys (authn/passkey-signature.ts): a pure function of the stored public
+        // key's bytes, never stale, so they serve with the bus down too
+        passkeyKeys: registry.create<VerifyingKey>('passkey_keys', CACHE_BOUNDS.passkeyKeys, { independentOfBus: true, ttlMs: Infinity }),
     };
     const hear = (message: BusMessage): void => {
         if (message.kind === 'resync') return registry.invalidateAll();
@@ -342,6 +346,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         limits,
         replayGuard,
         clientKeys,
+        passkeyKeys: caches.passkeyKeys,
         dpop,
         metrics,
         deviceAuthorizationEndpoint: createDeviceAuthorizationEndpoint({

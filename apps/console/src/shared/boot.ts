@@ -4,7 +4,7 @@ import { API, createApi } from './api.js';
 import { loadConsoleConfig, type ConsoleConfig, type ConsoleName } from './config.js';
 import { createGate, GATE } from './gate.js';
 import { createRealtime, REALTIME } from './realtime.js';
-import { chosenRealm, DEFAULT_REALM, discoverRealm, forgetRealm, rememberRealm, type RealmEndpoints } from './realm.js';
+import { chosenRealm, DEFAULT_REALM, discoverRealm, forgetRealm, REALM, rememberRealm, type RealmEndpoints } from './realm.js';
 import { completeSignIn, currentSignIn, signOut, startSignIn } from './session.js';
 import ConsoleShell from './components/ConsoleShell.vue';
 import './styles/base.css';
@@ -134,6 +134,7 @@ export async function bootConsole(definition: ConsoleDefinition): Promise<void> 
         router.afterEach(() => { setTimeout(() => document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: false }), 0); });
         const app = createApp({ render: () => h(ConsoleShell, { title: definition.title, nav: definition.nav, signOut: () => signOut(config, realm) }) });
         app.provide(API, api);
+        app.provide(REALM, realm);
         app.provide(GATE, createGate(api));
         app.provide(REALTIME, createRealtime(config.apiUrl, signedIn.auth));
         app.use(router);

@@ -1,3 +1,4 @@
+import { inject, type InjectionKey } from 'vue';
 import type { ConsoleConfig } from './config.js';
 
 /**
@@ -42,12 +43,24 @@ export interface RealmEndpoints {
     endSessionEndpoint: string;
     /** the realm's `admin-console` client (the server's `realmgate_console_client_id` member) */
     clientId: string;
+    /** whether the realm's users may use passkeys (the server's `realmgate_passkeys_enabled` member, API.md §8) */
+    passkeysEnabled: boolean;
+}
+
+/** The tab's realm, provided to every page by boot.ts. */
+export const REALM: InjectionKey<RealmEndpoints> = Symbol('realm');
+
+export function useRealm(): RealmEndpoints {
+    const realm = inject(REALM);
+    if (!realm) throw new Error('useRealm() outside a booted console');
+    return realm;
 }
 
 interface Discovery {
     authorization_endpoint?: string;
     end_session_endpoint?: string;
     realmgate_console_client_id?: string;
+    realmgate_passkeys_enabled?: boolean;
 }
 
 /**
@@ -64,5 +77,8 @@ export async function discoverRealm(config: ConsoleConfig, realm: string): Promi
     // the master realm's client has a fixed id the server names in console-config.json
     const clientId = document.realmgate_console_client_id ?? (realm === DEFAULT_REALM ? config.clientId : undefined);
     if (!clientId) throw new Error(`The realm “${realm}” has no console client; restart the server to create it.`);
-    return { realm, authorizationEndpoint: document.authorization_endpoint, endSessionEndpoint: document.end_session_endpoint, clientId };
+    return {
+        realm, authorizationEndpoint: document.authorization_endpoint, endSessionEndpoint: document.end_session_endpoint, clientId,
+        passkeysEnabled: document.realmgate_passkeys_enabled === true,
+    };
 }

@@ -59,6 +59,22 @@ export interface Routes {
         bodyRequired: false;
         response: string;
     };
+    /** The passkey script of the sign-in pages (WebAuthn ceremonies, passkey autofill) */
+    "GET /assets/passkey.js": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
+    /** The WebAuthn browser library (@simplewebauthn/browser) the passkey script uses */
+    "GET /assets/webauthn-browser.js": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
     /** The authorization catalog (spec "Authorization catalog") */
     "GET /authorization": {
         params: Record<never, never>;
@@ -126,6 +142,36 @@ export interface Routes {
         };
         body: never;
         bodyRequired: false;
+        response: string;
+    };
+    /** Sign in with a passkey (the button or autofill of the sign-in page) */
+    "POST /authorize/passkey": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: string;
+    };
+    /** The options of a passkey ceremony of the sign-in pages (WebAuthn) */
+    "POST /authorize/passkey-options": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
+        response: {
+            options: {
+                challenge: string;
+                [member: string]: unknown;
+            };
+            [member: string]: unknown;
+        };
+    };
+    /** The answer to "Add a passkey to sign in faster" after a password sign-in */
+    "POST /authorize/passkey-prompt": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: unknown;
+        bodyRequired: true;
         response: string;
     };
     /** The second-factor form of the authorization endpoint (issue 14) */
@@ -1451,6 +1497,7 @@ export interface Routes {
                 redis: "ok" | "unavailable" | "unused";
                 [member: string]: unknown;
             };
+            draining?: true;
             [member: string]: unknown;
         };
     };
@@ -3524,6 +3571,8 @@ export interface Routes {
             "filter[securityProfile]"?: unknown;
             "filter[requirePushedAuthorizationRequests]"?: unknown;
             "filter[dynamicRegistrationEnabled]"?: unknown;
+            "filter[passkeysEnabled]"?: unknown;
+            "filter[passkeyPrompt]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -3549,6 +3598,8 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3575,6 +3626,8 @@ export interface Routes {
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
             defaultRoleIds?: Array<string>;
+            passkeysEnabled?: boolean;
+            passkeyPrompt?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3594,6 +3647,8 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3662,6 +3717,8 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3685,6 +3742,8 @@ export interface Routes {
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
             defaultRoleIds?: Array<string>;
+            passkeysEnabled?: boolean;
+            passkeyPrompt?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3704,6 +3763,8 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3727,6 +3788,8 @@ export interface Routes {
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
             defaultRoleIds?: Array<string>;
+            passkeysEnabled?: boolean;
+            passkeyPrompt?: boolean;
         };
         bodyRequired: true;
         response: {
@@ -3746,6 +3809,8 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3779,6 +3844,8 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                passkeysEnabled?: boolean | null;
+                passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9468,13 +9535,16 @@ export interface Routes {
         response: {
             data: Array<{
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             }>;
             meta: {
                 total: number;
@@ -9499,13 +9569,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: {
                 secret: string;
@@ -9513,6 +9586,76 @@ export interface Routes {
                 qrCode: string;
                 [member: string]: unknown;
             };
+        };
+    };
+    /** Finish registering a passkey: the authenticator's response to the options' challenge */
+    "POST /user-authenticators/webauthn/registration": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            name: string;
+            userId?: string;
+            response: {
+                id: string;
+                rawId: string;
+                type: "public-key";
+                response: {
+                    clientDataJSON: string;
+                    attestationObject: string;
+                    authenticatorData?: string;
+                    transports?: Array<string>;
+                    publicKeyAlgorithm?: number;
+                    publicKey?: string;
+                };
+                clientExtensionResults: unknown;
+                authenticatorAttachment?: string;
+            };
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                id: string;
+                type: "totp" | "webauthn";
+                name: string;
+                confirmed: boolean;
+                userId: string;
+                realmId: string;
+                createdAt: string;
+                updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
+            };
+            meta: Record<string, unknown>;
+        };
+    };
+    /** Start registering a passkey (WebAuthn): the creation options, with a single-use challenge of five minutes */
+    "POST /user-authenticators/webauthn/registration-options": {
+        params: Record<never, never>;
+        query: Record<never, never>;
+        body: {
+            userId?: string;
+            currentPassword?: string;
+            currentCode?: string;
+        };
+        bodyRequired: true;
+        response: {
+            data: {
+                challenge: string;
+                rp: {
+                    id?: string;
+                    name: string;
+                    [member: string]: unknown;
+                };
+                user: {
+                    id: string;
+                    name: string;
+                    displayName: string;
+                    [member: string]: unknown;
+                };
+                [member: string]: unknown;
+            };
+            meta: Record<string, unknown>;
         };
     };
     /** One authenticator */
@@ -9526,13 +9669,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: Record<string, unknown>;
         };
@@ -9551,13 +9697,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: Record<string, unknown>;
         };
@@ -9577,13 +9726,16 @@ export interface Routes {
         response: {
             data: {
                 id: string;
-                type: "totp";
+                type: "totp" | "webauthn";
                 name: string;
                 confirmed: boolean;
                 userId: string;
                 realmId: string;
                 createdAt: string;
                 updatedAt: string;
+                transports?: Array<string>;
+                aaguid?: string | null;
+                lastUsedAt?: string | null;
             };
             meta: {
                 recoveryCodes: Array<string>;
@@ -10454,6 +10606,8 @@ export const ROUTE_METHODS = {
     getWellKnownOpenidConfiguration: "GET /.well-known/openid-configuration",
     getAssetsAuthCss: "GET /assets/auth.css",
     getAssetsFormPostJs: "GET /assets/form-post.js",
+    getAssetsPasskeyJs: "GET /assets/passkey.js",
+    getAssetsWebauthnBrowserJs: "GET /assets/webauthn-browser.js",
     getAuthorization: "GET /authorization",
     postAuthorizationCheck: "POST /authorization/check",
     getAuthorize: "GET /authorize",
@@ -10461,6 +10615,9 @@ export const ROUTE_METHODS = {
     postAuthorizeConsent: "POST /authorize/consent",
     postAuthorizeFederated: "POST /authorize/federated",
     getAuthorizeFederatedCallback: "GET /authorize/federated/callback",
+    postAuthorizePasskey: "POST /authorize/passkey",
+    postAuthorizePasskeyOptions: "POST /authorize/passkey-options",
+    postAuthorizePasskeyPrompt: "POST /authorize/passkey-prompt",
     postAuthorizeSecondFactor: "POST /authorize/second-factor",
     postAuthorizeSignIn: "POST /authorize/sign-in",
     getClientPermissions: "GET /client-permissions",
@@ -10795,6 +10952,8 @@ export const ROUTE_METHODS = {
     deleteUserAttributesById: "DELETE /user-attributes/{id}",
     getUserAuthenticators: "GET /user-authenticators",
     postUserAuthenticators: "POST /user-authenticators",
+    postUserAuthenticatorsWebauthnRegistration: "POST /user-authenticators/webauthn/registration",
+    postUserAuthenticatorsWebauthnRegistrationOptions: "POST /user-authenticators/webauthn/registration-options",
     getUserAuthenticatorsById: "GET /user-authenticators/{id}",
     deleteUserAuthenticatorsById: "DELETE /user-authenticators/{id}",
     postUserAuthenticatorsByIdConfirm: "POST /user-authenticators/{id}/confirm",

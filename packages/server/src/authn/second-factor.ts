@@ -96,7 +96,8 @@ export async function verifySecondFactor(deps: SecondFactorDeps, db: Kysely<Data
         if (await useRecoveryCode(db, deps.dialect, userId, recoveryCodeDigest(input.recoveryCode))) return;
         throw invalidSecondFactor();
     }
-    const confirmed = (await listAuthenticatorsOfUser(db, userId)).filter((authenticator) => authenticator.confirmed);
+    // passkeys prove themselves by an assertion (authn/passkey-assertion.ts), never by a code
+    const confirmed = (await listAuthenticatorsOfUser(db, userId)).filter((authenticator) => authenticator.confirmed && authenticator.type === 'totp');
     for (const authenticator of confirmed) {
         if (await acceptCode(deps, db, authenticator, input.otp.trim(), false)) return;
     }
@@ -122,6 +123,9 @@ export async function secondFactorNeeded(db: Kysely<Database>, realmId: string, 
     // read with the multi-factor settings, so a realm without the setting pays no extra query
     if (settings?.emailVerificationRequired && !(await isEmailVerified(db, userId))) return 'unverified';
     if (!settings?.enabled && !settings?.required) return 'none';
-    if (await holdsConfirmedAuthenticator(db, userId)) return 'code';
+    // a passkey proves a second factor only while the realm's passkeys are on (API.md §8 passkeysEnabled)
+    const usable = (await listAuthenticatorsOfUser(db, userId))
+        .filter((authenticator) => authenticator.confirmed && (authenticator.type === 'totp' || settings.passkeysEnabled));
+    if (usable.length > 0) return 'code';
     return settings.required ? 'enrolment' : 'none';
 }

@@ -27,7 +27,7 @@ const TABLES: (keyof Database)[] = [
     'auth_user_authenticators', 'auth_user_recovery_codes', 'auth_mfa_tickets', 'auth_worker_leases',
     'auth_identity_providers', 'auth_identity_provider_attribute_mappings', 'auth_identity_provider_role_mappings',
     'auth_user_identities', 'auth_federated_logins', 'auth_replay_guards', 'auth_initial_access_tokens', 'auth_client_registrations',
-    'auth_pushed_requests', 'auth_realm_default_roles',
+    'auth_pushed_requests', 'auth_webauthn_challenges', 'auth_realm_default_roles',
 ];
 /** the tables each migration after the first creates (a migration that only adds columns creates none) */
 const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> = {
@@ -41,6 +41,7 @@ const TABLES_CREATED_BY: Readonly<Record<string, readonly (keyof Database)[]>> =
     '0018_client_authentication': ['auth_replay_guards'],
     '0020_pushed_authorization_requests': ['auth_pushed_requests'],
     '0021_dynamic_registration': ['auth_initial_access_tokens', 'auth_client_registrations'],
+    '0023_passkeys': ['auth_webauthn_challenges'],
     '0024_realm_default_roles': ['auth_realm_default_roles'],
 };
 const ALL = Object.keys(MIGRATIONS);

@@ -34,6 +34,9 @@ export interface RealmTable extends Timestamps {
     security_profile: string | null;
     require_pushed_authorization_requests: Generated<DbBool>;
     dynamic_registration_enabled: Generated<DbBool>;
+    /** API.md §8 (migration 0023): passkeys, and the offer to add one after a password sign-in; default true */
+    passkeys_enabled: Generated<DbBool>;
+    passkey_prompt: Generated<DbBool>;
 }
 
 export interface PathTable extends Timestamps {
@@ -323,6 +326,27 @@ export interface UserAuthenticatorTable extends Timestamps {
     confirmed: DbBool;
     /** the last accepted time step: a code of it or an earlier step is a replay */
     last_step: number | string | null;
+    /** a `webauthn` authenticator's credential (migration 0023): null for `totp` */
+    credential_id: string | null;
+    /** SHA-256 hex of the credential id: the unique, indexed key a sign-in looks it up by */
+    credential_digest: string | null;
+    /** the COSE public key, base64url */
+    public_key: string | null;
+    /** WebAuthn §6.1.1 signature counter last seen */
+    sign_count: number | string | null;
+    /** comma-separated AuthenticatorTransport values the authenticator reported */
+    transports: string | null;
+    aaguid: string | null;
+    last_used_at: DbDate | null;
+}
+
+/** A WebAuthn ceremony's challenge (migration 0023), keyed by its SHA-256 digest, spent by one DELETE. */
+export interface WebauthnChallengeTable {
+    id: string;
+    purpose: string;
+    realm_id: string;
+    user_id: string | null;
+    expires_at: DbDate;
 }
 
 /** A recovery code (migration 0005), stored as its SHA-256 digest, single use. */
@@ -542,6 +566,7 @@ export interface Database {
     auth_client_registrations: ClientRegistrationTable;
     auth_pushed_requests: PushedRequestTable;
     auth_realm_default_roles: RealmDefaultRoleTable;
+    auth_webauthn_challenges: WebauthnChallengeTable;
 }
 
 export type TableName = keyof Database;

@@ -41,6 +41,12 @@ spec.fields = [
     })),
     // API.md §8: the roles every new user of the realm receives (auth_realm_default_roles, migration 0024)
     { name: 'defaultRoleIds', column: REALM_DEFAULT_ROLES.column, type: 'idList', create: 'optional', update: true },
+    // API.md §8: passkeys (WebAuthn) for the realm's users, and the offer to add one right after a
+    // password sign-in; both on by default (migration 0023)
+    ...(['passkeysEnabled', 'passkeyPrompt'] as const).map((name): FieldSpec => ({
+        name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
+        create: 'optional', update: true, default: true, filter: true,
+    })),
 ];
 
 export const realmSpec = spec;

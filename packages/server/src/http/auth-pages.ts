@@ -19,14 +19,15 @@ export function formTarget(uri: string): string | null {
 
 /**
  * The headers of every auth page (issue 13 item 1; RFC 9700 §4.16 clickjacking; OWASP CSP
- * Cheat Sheet): nothing loads but the server's own stylesheet and script, forms submit only to
+ * Cheat Sheet): nothing loads but the server's own stylesheet and script (whose only requests are
+ * the passkey options, to this origin: connect-src), forms submit only to
  * the server and the URIs named (the redirect URI a sign-in ends at), no framing, no caching.
  */
 export function sendPage(reply: FastifyReply, html: string, options: { status?: number; formTargets?: readonly (string | null)[]; publicOrigin: string }): FastifyReply {
     const targets = [...new Set(["'self'", options.publicOrigin, ...(options.formTargets ?? []).filter((target): target is string => target !== null)])];
     return reply.status(options.status ?? 200).headers({
         'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': `default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action ${targets.join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
+        'content-security-policy': `default-src 'none'; style-src 'self'; script-src 'self'; connect-src ${[...new Set(["'self'", options.publicOrigin])].join(' ')}; img-src 'self'; form-action ${targets.join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
         'x-frame-options': 'DENY',
         'cache-control': 'no-store',
         pragma: 'no-cache',

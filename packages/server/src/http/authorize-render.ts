@@ -3,7 +3,8 @@ import { cookiePolicy, verifyConsoleSession, type ConsoleSession, type CookiePol
 import type { Outcome } from '../oauth2/authorize/flow.js';
 import type { AuthorizationRequest, Validation } from '../oauth2/authorize/request.js';
 import { responseUrl, type AuthorizationResponse } from '../oauth2/authorize/response.js';
-import type { FederatedLogin, PageForm, PageProvider, PageRealm, SignInView } from '../views/contract.js';
+import type { FederatedLogin, PageForm, PageProvider, PageRealm, SecondFactorView, SignInView } from '../views/contract.js';
+import { findRealmPasskeySettings } from '../storage/passkeys.js';
 import { listEnabledProviders } from '../storage/identity-providers.js';
 import { csrfToken, formTarget, sendErrorPage, sendPage } from './auth-pages.js';
 import type { AppDeps } from './deps.js';
@@ -107,9 +108,12 @@ export async function sendOutcome(
         const fields = { ...authorization.params, csrf };
         const choice = await providerChoice(context, authorization.client.realm.id, `${context.base}/authorize/federated`, fields);
         formTargets.push(...choice.formTargets);
+        const passkeys = await findRealmPasskeySettings(context.deps.db, authorization.client.realm.id);
         const html = views.renderSignIn({
             realm, client, form: { action: `${context.base}/authorize/sign-in`, fields },
             ...choice.view, ...forgotPasswordLink(context, realm),
+            // API.md §8 passkeysEnabled: the passkey button and autofill
+            ...(passkeys?.enabled ? { passkey: { optionsUrl: passkeyOptionsUrl(context), form: { action: `${context.base}/authorize/passkey`, fields } } } : {}),
             ...(username !== undefined ? { username } : {}), ...(signIn.error !== undefined ? { error: signIn.error } : {}),
         });
         return sendPage(reply, html, { status: signIn.status ?? 200, publicOrigin: context.cookies.origin, formTargets });
@@ -122,14 +126,27 @@ export async function sendOutcome(
     return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets });
 }
 
+/** Where the pages' script asks for a passkey ceremony's options (http/routes/passkey-forms.ts). */
+export const passkeyOptionsUrl = (context: BrowserContext): string => `${context.base}/authorize/passkey-options`;
+
+/**
+ * The second-factor page's choice (a code or a passkey, API.md §8): the code form unless the user holds no TOTP
+ * authenticator, and a passkey posting to the same form when it holds one.
+ */
+export function secondFactorChoice(context: BrowserContext, offer: { totp: boolean; passkey: boolean }, form: PageForm): Pick<SecondFactorView, 'passkey' | 'totp'> {
+    return { ...(offer.passkey ? { passkey: { optionsUrl: passkeyOptionsUrl(context), form } } : {}), ...(offer.totp ? {} : { totp: false }) };
+}
+
 /** The second sign-in page of an authorization request (issue 14 item 2): the request and the CSRF token in hidden fields. */
 export function sendSecondFactor(
-    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, page: { error?: string; status?: number } = {},
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest,
+    page: { error?: string; status?: number; offer?: { totp: boolean; passkey: boolean } } = {},
 ): FastifyReply {
     const csrf = csrfToken(request, reply, context.cookies);
+    const form = { action: `${context.base}/authorize/second-factor`, fields: { ...authorization.params, csrf } };
     const html = context.deps.views.renderSecondFactor({
         realm: pageRealm(authorization.client.realm), client: { name: authorization.client.name, displayName: authorization.client.displayName },
-        form: { action: `${context.base}/authorize/second-factor`, fields: { ...authorization.params, csrf } },
+        form, ...secondFactorChoice(context, page.offer ?? { totp: true, passkey: false }, form),
         ...(page.error !== undefined ? { error: page.error } : {}),
     });
     return sendPage(reply, html, { status: page.status ?? 200, publicOrigin: context.cookies.origin, formTargets: [formTarget(authorization.redirectUri)] });

@@ -15,6 +15,7 @@ import { findSignInUserById, type SignInUser } from '../storage/authorize-lookup
 import { STRINGS } from '../views/strings.js';
 import { setSessionCookie } from './auth-pages.js';
 import type { BrowserContext } from './authorize-render.js';
+import { passkeyOfferDue, passkeyResponseOf, secondFactorOffer, verifyTicketPasskey, type SecondFactorOffer } from './passkey-factor.js';
 
 /**
  * The browser sign-in in two steps, shared by the authorization endpoint and the `/device` page
@@ -32,17 +33,20 @@ export interface SignInPages {
     clientId?: string;
     /** the sign-in page (again, with a message) */
     signIn(error?: string, status?: number, username?: string): FastifyReply | Promise<FastifyReply>;
-    /** the second-factor page, with a message after a wrong code */
-    secondFactor(error?: string, status?: number): FastifyReply;
+    /** the second-factor page offering what the user holds (a code, a passkey), with a message after a wrong one */
+    secondFactor(offer: SecondFactorOffer, error?: string, status?: number): FastifyReply | Promise<FastifyReply>;
     /** the client's access policy (issue 13 item 12): a reply ends the sign-in without a session */
     admit(user: SignInUser): Promise<FastifyReply | null>;
 }
 
-/** Either the page the flow ends at for now, or the session the user just signed in to. */
-type SignInStep = { reply: FastifyReply } | { session: ConsoleSession };
+/**
+ * Either the page the flow ends at for now, or the session the user just signed in to;
+ * `offerPasskey`: the sign-in was a password's, and the realm offers to add a passkey (API.md §8 passkeyPrompt).
+ */
+export type SignInStep = { reply: FastifyReply } | { session: ConsoleSession; offerPasskey?: boolean };
 
 type Form = Record<string, unknown>;
-const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
+export const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
 
 /** Holds a login-gate slot for the account, or answers the page with the throttled message. */
 async function gate(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, account: string, page: (error: string, status: number) => FastifyReply | Promise<FastifyReply>): Promise<FastifyReply | null> {
@@ -56,17 +60,21 @@ async function gate(context: BrowserContext, request: FastifyRequest, reply: Fas
     }
 }
 
+/** How a browser sign-in happened: the form's password, an upstream provider, or a passkey (WebAuthn, API.md §8). */
+type SignInHow = { providerId?: string; passkey?: boolean };
+
 /** issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
-function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null, providerId?: string): void {
+function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null, how: SignInHow = {}): void {
+    const { providerId } = how;
     context.deps.events.record({
         name, scope: 'auth', refType: 'user', refId: userId, realmId: pages.realm.id, actorType: userId ? 'user' : null, actorId: userId,
         request: requestOfEvent(request),
-        data: { method: providerId ? 'federated' : 'form', ...(providerId ? { providerId } : {}), ...(pages.clientId ? { clientId: pages.clientId } : {}) },
+        data: { method: providerId ? 'federated' : how.passkey ? 'passkey' : 'form', ...(providerId ? { providerId } : {}), ...(pages.clientId ? { clientId: pages.clientId } : {}) },
     });
 }
 
 /** The new browser session (its cookie set), after the client's access policy admitted the user. */
-async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, acr: Acr, providerId?: string): Promise<SignInStep> {
+export async function signedIn(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, acr: Acr, how: SignInHow = {}): Promise<SignInStep> {
     const refused = await pages.admit(user);
     if (refused) return { reply: refused };
     const { deps } = context;
@@ -75,7 +83,7 @@ async function signedIn(context: BrowserContext, request: FastifyRequest, reply:
         maxAge: deps.config.tokenRefreshMaxAge, cookie: true, acr,
     });
     setSessionCookie(reply, context.cookies, created.cookie!, created.maxAge);
-    signInEvent(context, request, pages, AUTH_EVENT.signedIn, user.id, providerId);
+    signInEvent(context, request, pages, AUTH_EVENT.signedIn, user.id, how);
     return { session: { id: created.id, userId: user.id, userName: user.name, realmId: pages.realm.id, realmName: pages.realm.name, authTime: created.authTime, acr } };
 }
 
@@ -109,7 +117,9 @@ export async function passwordStep(context: BrowserContext, request: FastifyRequ
         }
         return { reply: await again(STRINGS.invalidCredentials, 401) };
     }
-    return firstFactorPassed(context, request, reply, pages, user, { username });
+    // the page's script says whether this browser has a platform authenticator (views/assets.ts PASSKEY_SCRIPT):
+    // only then is the passkey offered after the password (without JavaScript, never)
+    return firstFactorPassed(context, request, reply, pages, user, { username, passkeyCapable: textOf(form, 'passkey_capable') === '1' });
 }
 
 /**
@@ -118,18 +128,29 @@ export async function passwordStep(context: BrowserContext, request: FastifyRequ
  * refuses a user who has not enrolled: a first factor alone never signs in there.
  */
 export async function firstFactorPassed(
-    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser, how: { username?: string; providerId?: string },
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, user: SignInUser,
+    how: { username?: string; providerId?: string; passkeyCapable?: boolean },
 ): Promise<SignInStep> {
     const { deps } = context;
     const needed = await secondFactorNeeded(deps.db, pages.realm.id, user.id);
     if (needed === 'unverified') return { reply: await pages.signIn(STRINGS.emailNotVerified, 403, how.username) };
     if (needed === 'enrolment') return { reply: await pages.signIn(STRINGS.enrolmentRequired, 403, how.username) };
-    if (needed === 'none') return signedIn(context, request, reply, pages, user, ACR.PASSWORD, how.providerId);
+    if (needed === 'none') return withPasskeyOffer(context, await signedIn(context, request, reply, pages, user, ACR.PASSWORD, how), how.passkeyCapable === true);
     const secret = await startPendingSignIn(deps.db, deps.handle.dialect, { id: user.id, realmId: pages.realm.id });
     reply.setCookie(context.cookies.pendingName, secret, {
         httpOnly: true, sameSite: 'strict', secure: context.cookies.secure, path: '/', maxAge: PENDING_SIGN_IN_MAX_AGE,
     });
-    return { reply: pages.secondFactor() };
+    return { reply: await pages.secondFactor(await secondFactorOffer(deps.db, pages.realm.id, user.id)) };
+}
+
+/**
+ * A password sign-in's session, marked for the passkey offer when the browser can make one, the
+ * realm makes the offer and the user holds no passkey yet. Only a password-only sign-in is offered
+ * one: a user who just proved a second factor already holds one.
+ */
+async function withPasskeyOffer(context: BrowserContext, step: SignInStep, capable: boolean): Promise<SignInStep> {
+    if (!capable || !('session' in step)) return step;
+    return { ...step, offerPasskey: await passkeyOfferDue(context.deps.db, step.session.realmId, step.session.userId) };
 }
 
 /**
@@ -147,26 +168,33 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
         clearPending(context, reply);
         return { reply: await pages.signIn(STRINGS.secondFactorExpired, 401) };
     }
-    const throttled = await gate(context, request, reply, `mfa:${pending.userId}`, (error, status) => pages.secondFactor(error, status));
+    const offer = await secondFactorOffer(deps.db, pages.realm.id, pending.userId);
+    const again = (error: string, status: number) => pages.secondFactor(offer, error, status);
+    const throttled = await gate(context, request, reply, `mfa:${pending.userId}`, again);
     if (throttled) return { reply: throttled };
     const recoveryCode = textOf(form, 'recovery_code').trim();
     const otp = textOf(form, 'otp').trim();
-    if ((recoveryCode === '' && otp === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: pages.secondFactor(STRINGS.invalidSecondFactor, 400) };
-    const outcome = await verifyTicketFactor(
-        { dialect: deps.handle.dialect, secrets: deps.secrets, attempts: deps.limits.secondFactor, events: deps.events }, deps.db,
-        { id: pending.ticketId, userId: pending.userId, realmId: pending.realmId }, recoveryCode !== '' ? { recoveryCode } : { otp }, requestOfEvent(request),
-    );
+    const passkey = textOf(form, 'passkey_response');
+    if ((recoveryCode === '' && otp === '' && passkey === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: await again(STRINGS.invalidSecondFactor, 400) };
+    const ticket = { id: pending.ticketId, userId: pending.userId, realmId: pending.realmId };
+    // a passkey beside the code, the user's choice; both under the same limits (limits/second-factor-attempts.ts)
+    const outcome = passkey !== '' && recoveryCode === '' && otp === '' ?
+        await verifyTicketPasskey(context, ticket, offer.passkey ? passkeyResponseOf(passkey) : null, requestOfEvent(request)) :
+        await verifyTicketFactor(
+            { dialect: deps.handle.dialect, secrets: deps.secrets, attempts: deps.limits.secondFactor, events: deps.events }, deps.db,
+            ticket, recoveryCode !== '' ? { recoveryCode } : { otp }, requestOfEvent(request),
+        );
     if (!outcome.ok) {
         if (isFailedAuthentication(outcome.error)) await deps.limits.failed(request);
         if (outcome.reason === 'locked') {
             reply.header('retry-after', String(outcome.error.retryAfter ?? 1));
-            return { reply: pages.secondFactor(STRINGS.secondFactorLocked, 429) };
+            return { reply: await again(STRINGS.secondFactorLocked, 429) };
         }
         if (outcome.ticketSpent) {
             clearPending(context, reply);
             return { reply: await pages.signIn(STRINGS.secondFactorSpent, 401) };
         }
-        return { reply: pages.secondFactor(STRINGS.invalidSecondFactor, 401) };
+        return { reply: await again(passkey !== '' ? STRINGS.passkeyFailed : STRINGS.invalidSecondFactor, 401) };
     }
     const user = await findSignInUserById(deps.db, pages.realm.id, pending.userId);
     // single use: of two submissions of one pending sign-in only one goes on

@@ -1,4 +1,5 @@
 import type { Lifecycle } from '../runtime/lifecycle.js';
+import type { VerifyingKeyMemo } from '../authn/passkey-signature.js';
 import type { OutboundPolicy } from '../outbound/address-policy.js';
 import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 import type { CacheRegistry } from '../cache/registry.js';
@@ -85,6 +86,8 @@ export interface AppDeps {
     replayGuard: ReplayGuard;
     /** a client's public keys for a JWS it signed (client assertions, request objects): inline jwks or its jwksUri */
     clientKeys: ClientKeys;
+    /** passkeys' verifying keys, remembered (authn/passkey-signature.ts) */
+    passkeyKeys: VerifyingKeyMemo;
     /** DPoP proofs (RFC 9449) at /token, the API routes and /userinfo, and the server's nonces */
     dpop: DpopVerifier;
     /** issue 15 item 7: the Prometheus registry and the counters the routes feed */

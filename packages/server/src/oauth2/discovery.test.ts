@@ -70,6 +70,8 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             dpop_signing_alg_values_supported: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
             // the realm's admin-console client, created with the realm (storage/console-clients.ts)
             realmgate_console_client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+            // API.md §8 passkeysEnabled, on by default
+            realmgate_passkeys_enabled: true,
         });
         // nothing advertised that does not exist: no implicit flow, no registration, no device endpoint
         expect(document.registration_endpoint).toBeUndefined();

@@ -60,6 +60,11 @@ export interface DiscoveryDocument {
      * when the realm has none (no PUBLIC_URL at its creation). Client ids are public (RFC 6749 §2.2).
      */
     realmgate_console_client_id?: string;
+    /**
+     * Realmgate's own member: whether the realm's users may register and sign in with passkeys
+     * (API.md §8 `passkeysEnabled`), so the account console shows passkeys only where they work.
+     */
+    realmgate_passkeys_enabled: boolean;
     /** RFC 8414 §2 (RFC 7591 §3): present while the realm's dynamicRegistrationEnabled is true */
     registration_endpoint?: string;
 }
@@ -158,6 +163,7 @@ export async function discoveryDocument(
         // RFC 9449 §5.1: asymmetric algorithms only (authn/dpop-proof.ts)
         dpop_signing_alg_values_supported: admitted(DPOP_SIGNING_ALGORITHMS),
         ...(consoleClientId !== null ? { realmgate_console_client_id: consoleClientId } : {}),
+        realmgate_passkeys_enabled: flags?.passkeysEnabled ?? false,
         // the path of http/routes/client-registration.ts
         ...(flags?.dynamicRegistrationEnabled === true ? { registration_endpoint: `${base}/realms/${encodeURIComponent(realm.name)}/register-client` } : {}),
     };

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { fromDbBool, fromDbDate, toDbBool, toDbDate, type DialectName } from '../db/values.js';
+import { fromDbBool, fromDbDate, fromDbDateOrNull, toDbBool, toDbDate, type DialectName } from '../db/values.js';
 
 /** An authenticator row as the multi-factor core reads it (the seed still sealed). */
 export interface AuthenticatorRow {
@@ -13,18 +13,25 @@ export interface AuthenticatorRow {
     /** the sealed seed (enc:v1:<keyId>:…) */
     secret: string;
     lastStep: number | null;
+    /** a `webauthn` authenticator's transports, AAGUID and last use (migration 0023); empty and null for `totp` */
+    transports: string[];
+    aaguid: string | null;
+    lastUsedAt: Date | null;
     createdAt: Date;
     updatedAt: Date;
 }
 
 type Row = Database['auth_user_authenticators'];
-const COLUMNS = ['id', 'user_id', 'realm_id', 'type', 'name', 'confirmed', 'secret', 'last_step', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+    'id', 'user_id', 'realm_id', 'type', 'name', 'confirmed', 'secret', 'last_step', 'transports', 'aaguid', 'last_used_at', 'created_at', 'updated_at',
+] as const;
 
 function authenticatorOf(row: Pick<Row, (typeof COLUMNS)[number]>): AuthenticatorRow {
     return {
         id: row.id, userId: row.user_id, realmId: row.realm_id, type: row.type, name: row.name,
         confirmed: fromDbBool(row.confirmed), secret: row.secret,
         lastStep: row.last_step === null ? null : Number(row.last_step),
+        transports: row.transports ? row.transports.split(',') : [], aaguid: row.aaguid, lastUsedAt: fromDbDateOrNull(row.last_used_at),
         createdAt: fromDbDate(row.created_at), updatedAt: fromDbDate(row.updated_at),
     };
 }
@@ -106,13 +113,13 @@ export async function deleteRecoveryCodesOfUser(db: Kysely<Database>, userId: st
 
 /** The realm's sign-in settings (API.md §7): multi-factor, and whether an address must be verified first. */
 export async function findRealmMfaSettings(db: Kysely<Database>, realmId: string): Promise<{
-    enabled: boolean; required: boolean; emailVerificationRequired: boolean; displayName: string | null; name: string;
+    enabled: boolean; required: boolean; emailVerificationRequired: boolean; passkeysEnabled: boolean; displayName: string | null; name: string;
 } | undefined> {
-    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'email_verification_required', 'display_name', 'name'])
+    const row = await db.selectFrom('auth_realms').select(['mfa_enabled', 'mfa_required', 'email_verification_required', 'passkeys_enabled', 'display_name', 'name'])
         .where('id', '=', realmId).executeTakeFirst();
     return row ? {
         enabled: fromDbBool(row.mfa_enabled), required: fromDbBool(row.mfa_required), emailVerificationRequired: fromDbBool(row.email_verification_required),
-        displayName: row.display_name, name: row.name,
+        passkeysEnabled: fromDbBool(row.passkeys_enabled), displayName: row.display_name, name: row.name,
     } : undefined;
 }
 

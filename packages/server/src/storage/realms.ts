@@ -55,10 +55,12 @@ export interface RealmProtocolFlags {
     securityProfile: string | null;
     requirePushedAuthorizationRequests: boolean;
     dynamicRegistrationEnabled: boolean;
+    /** API.md §8 (migration 0023) */
+    passkeysEnabled: boolean;
 }
 
-const REALM_FLAGS = prepareQuery<{ security_profile: string | null; require_pushed_authorization_requests: unknown; dynamic_registration_enabled: unknown }>(
-    (db, param) => db.selectFrom('auth_realms').select(['security_profile', 'require_pushed_authorization_requests', 'dynamic_registration_enabled']).where('id', '=', param(0)),
+const REALM_FLAGS = prepareQuery<{ security_profile: string | null; require_pushed_authorization_requests: unknown; dynamic_registration_enabled: unknown; passkeys_enabled: unknown }>(
+    (db, param) => db.selectFrom('auth_realms').select(['security_profile', 'require_pushed_authorization_requests', 'dynamic_registration_enabled', 'passkeys_enabled']).where('id', '=', param(0)),
 );
 
 /** The protocol switches of the realm with this id (lower-case UUID); undefined when there is none. */
@@ -69,5 +71,6 @@ export async function findRealmProtocolFlags(db: Kysely<Database>, realmId: stri
         securityProfile: row.security_profile,
         requirePushedAuthorizationRequests: fromDbBool(row.require_pushed_authorization_requests as DbBool),
         dynamicRegistrationEnabled: fromDbBool(row.dynamic_registration_enabled as DbBool),
+        passkeysEnabled: fromDbBool(row.passkeys_enabled as DbBool),
     };
 }

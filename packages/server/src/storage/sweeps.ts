@@ -4,7 +4,7 @@ import { toDbDate, type DialectName } from '../db/values.js';
 
 /** Tables whose rows are dead once `expires_at` has passed, keyed by `id`. */
 export type ExpiringTable = 'auth_authorization_codes' | 'auth_device_codes' | 'auth_mfa_tickets' | 'auth_session_tokens' | 'auth_federated_logins' | 'auth_replay_guards'
-    | 'auth_initial_access_tokens' | 'auth_pushed_requests';
+    | 'auth_initial_access_tokens' | 'auth_pushed_requests' | 'auth_webauthn_challenges';
 
 /**
  * One bounded batch of the expired rows of a table: the ids first, then a DELETE by id, so a

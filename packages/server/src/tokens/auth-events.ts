@@ -12,6 +12,10 @@ export const AUTH_EVENT = {
     signInFailed: 'signInFailed',
     /** too many wrong second factors: the user's second factor is locked for a while (authn/ticket-factor.ts) */
     secondFactorLocked: 'secondFactorLocked',
+    /** a passkey signed in or proved a second factor (authn/passkey-assertion.ts): which authenticator, never key material */
+    passkeyUsed: 'passkeyUsed',
+    /** WebAuthn §7.2 step 21: a passkey's signature counter did not grow — possibly a cloned authenticator; refused */
+    passkeyCloneSuspected: 'passkeyCloneSuspected',
     tokenIssued: 'tokenIssued',
     /** a login opened a session: the `sessions` statistic counts these (`<entity>.created`) */
     sessionCreated: 'session.created',

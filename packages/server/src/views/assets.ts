@@ -19,7 +19,67 @@ summary{cursor:pointer;color:#1d4ed8}
 a{color:#1d4ed8}
 .user-code{font:600 1.25rem/1.5 ui-monospace,monospace;letter-spacing:.1em}
 code{font-size:.875em;color:#374151}
+form.passkey{margin-top:.5rem}
+[hidden]{display:none !important}
 `;
 
 /** Submits the form_post page's form once loaded (OAuth 2.0 Form Post Response Mode §2). */
 export const FORM_POST_SCRIPT = `document.getElementById('form-post')?.submit();\n`;
+
+/**
+ * The passkey ceremonies of the auth pages (views/passkey-pages.ts), on @simplewebauthn/browser
+ * (served as /assets/webauthn-browser.js, its global `SimpleWebAuthnBrowser`). Each form marked
+ * `data-passkey` posts its own fields with `ceremony` to its options URL, runs the ceremony, puts the
+ * answer in `passkey_response` and submits. Passkey autofill (WebAuthn §5.1.4.1 conditional
+ * mediation) starts on load where the browser offers it; pressing the button aborts it (the library
+ * allows one ceremony at a time) and starts a modal one with fresh options.
+ */
+export const PASSKEY_SCRIPT = `(function () {
+  'use strict';
+  var lib = window.SimpleWebAuthnBrowser;
+  if (!lib || !lib.browserSupportsWebAuthn()) return;
+  // the password form tells the server whether a passkey could be made here (the offer after a password sign-in)
+  lib.platformAuthenticatorIsAvailable().then(function (available) {
+    if (available) document.querySelectorAll('input[data-passkey-capable]').forEach(function (input) { input.value = '1'; });
+  });
+  document.querySelectorAll('form[data-passkey]').forEach(function (form) {
+    var ceremony = form.getAttribute('data-passkey');
+    var button = form.querySelector('[data-passkey-start]');
+    var field = form.querySelector('input[name="passkey_response"]');
+    var message = form.querySelector('[data-passkey-error]');
+    function fail(error) {
+      if (error && error.name === 'AbortError') return;
+      message.textContent = ${JSON.stringify('The passkey did not work. Try again.')};
+      message.hidden = false;
+    }
+    function options() {
+      var body = new URLSearchParams(new FormData(form));
+      body.delete('passkey_response');
+      body.set('ceremony', ceremony);
+      return fetch(form.getAttribute('data-passkey-options'), { method: 'POST', body: body, credentials: 'same-origin' }).then(function (answer) {
+        if (!answer.ok) return answer.json().then(function (error) { throw new Error(error.message || 'options'); });
+        return answer.json();
+      }).then(function (answer) { return answer.options; });
+    }
+    function run(autofill) {
+      return options().then(function (optionsJSON) {
+        return ceremony === 'registration' ?
+          lib.startRegistration({ optionsJSON: optionsJSON }) :
+          lib.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: autofill });
+      }).then(function (response) {
+        field.value = JSON.stringify(response);
+        form.submit();
+      });
+    }
+    if (button) {
+      button.hidden = false;
+      button.addEventListener('click', function () { message.hidden = true; run(false).catch(fail); });
+    }
+    if (form.hasAttribute('data-passkey-autofill')) {
+      lib.browserSupportsWebAuthnAutofill().then(function (supported) {
+        if (supported) run(true).catch(function () { /* aborted by the button, or dismissed */ });
+      });
+    }
+  });
+})();
+`;

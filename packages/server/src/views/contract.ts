@@ -38,6 +38,18 @@ export interface FederatedLogin {
     providerId: string;
 }
 
+/**
+ * A passkey ceremony on a page (WebAuthn; API.md §8), all optional additions of contract version 5:
+ * the page's script (`/assets/passkey.js` with `/assets/webauthn-browser.js`) posts `form`'s fields
+ * with `ceremony` to `optionsUrl` for the options, runs the ceremony, and posts `form` with the
+ * authenticator's answer as JSON in its `passkey_response` field. A page without JavaScript shows
+ * no passkey control, and every password form works as before.
+ */
+export interface PagePasskey {
+    optionsUrl: string;
+    form: PageForm;
+}
+
 export interface SignInView {
     realm: PageRealm;
     client: PageClient;
@@ -57,6 +69,11 @@ export interface SignInView {
      * (nothing could be mailed). Optional: a module that does not show it keeps this contract.
      */
     forgotPasswordUrl?: string;
+    /**
+     * the realm's passkeys are on: a "Sign in with a passkey" button (a discoverable credential)
+     * and passkey autofill in the username field (`autocomplete="username webauthn"`)
+     */
+    passkey?: PagePasskey;
 }
 
 export interface ConsentView {
@@ -104,6 +121,24 @@ export interface SecondFactorView {
     client: PageClient;
     form: PageForm;
     /** a wrong or replayed code, throttled */
+    error?: string;
+    /** the user holds a passkey of a realm with passkeys on: offered beside the code */
+    passkey?: PagePasskey;
+    /** false when the user holds no TOTP authenticator (the code field is not shown); true when absent */
+    totp?: boolean;
+}
+
+/**
+ * After a password sign-in, when the realm's `passkeyPrompt` is on and the user holds no passkey
+ * (API.md §8): "Add a passkey to sign in faster", with the passkey ceremony (a registration) and a
+ * "Skip" button posting `form` as it is. Both go on with the flow.
+ */
+export interface PasskeyPromptView {
+    realm: PageRealm;
+    client: PageClient;
+    form: PageForm;
+    passkey: PagePasskey;
+    /** a registration that failed */
     error?: string;
 }
 
@@ -154,6 +189,8 @@ export interface AuthConsole {
     renderDeviceCode(view: DeviceCodeView): string;
     renderDeviceConfirm(view: DeviceConfirmView): string;
     renderDeviceDone(view: DeviceDoneView): string;
+    /** optional (contract version 5): a module without it never shows the prompt */
+    renderPasskeyPrompt?(view: PasskeyPromptView): string;
     /** served at /assets/auth.css */
     stylesheet: string;
 }

@@ -19,8 +19,9 @@ export function hiddenFields(fields: Readonly<Record<string, string | undefined>
  * A whole document. No inline script or style (the pages' Content-Security-Policy allows neither):
  * the stylesheet is `/assets/auth.css` and the only script, the form_post auto-submit, is external.
  */
-export function page(options: { title: string; realm: string; body: string; script?: string }): string {
-    const script = options.script ? `\n<script src="${escapeHtml(options.script)}" defer></script>` : '';
+export function page(options: { title: string; realm: string; body: string; script?: string; scripts?: readonly string[] }): string {
+    const script = [...(options.script ? [options.script] : []), ...(options.scripts ?? [])]
+        .map((source) => `\n<script src="${escapeHtml(source)}" defer></script>`).join('');
     return `<!doctype html>
 <html lang="en">
 <head>

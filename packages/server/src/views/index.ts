@@ -8,4 +8,5 @@ export {
     renderConsent, renderDeviceCode, renderDeviceConfirm, renderDeviceDone, renderError, renderFormPost, renderLoggedOut, renderLogout,
     renderSecondFactor, renderSignIn,
 } from './pages.js';
+export { renderPasskeyPrompt } from './passkey-pages.js';
 export { STYLESHEET as stylesheet } from './assets.js';

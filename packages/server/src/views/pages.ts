@@ -4,6 +4,7 @@ import type {
 } from './contract.js';
 import { escapeHtml as e, hiddenFields, page } from './html.js';
 import { STRINGS } from './strings.js';
+import { PASSKEY_SCRIPTS, passkeyForm } from './passkey-pages.js';
 
 /** The script of the form_post page (no inline script: the pages' CSP is `script-src 'self'`). */
 const FORM_POST_SCRIPT_PATH = '/assets/form-post.js';
@@ -26,19 +27,22 @@ ${scopes.map((scope) => {
 export function renderSignIn(view: SignInView): string {
     const realm = realmName(view.realm);
     const error = errorLine(view.error);
+    // WebAuthn §5.1.4.1 conditional mediation: the browser offers passkeys in the username field's autofill
+    const usernameAutocomplete = view.passkey ? 'username webauthn' : 'username';
     return page({
         title: STRINGS.signInTitle,
         realm,
+        ...(view.passkey ? { scripts: PASSKEY_SCRIPTS } : {}),
         body: `<h1>${e(STRINGS.signInHeading(realm))}</h1>
 <p class="subtitle">${e(STRINGS.signInFor(clientName(view.client)))}</p>
 ${error}${formOpen(view.form.action)}
 ${hiddenFields(view.form.fields)}
 <label for="username">${e(STRINGS.usernameLabel)}</label>
-<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${e(view.username ?? '')}"${view.username ? '' : ' autofocus'}>
+<input id="username" name="username" type="text" autocomplete="${usernameAutocomplete}" autocapitalize="none" spellcheck="false" required value="${e(view.username ?? '')}"${view.username ? '' : ' autofocus'}>
 <label for="password">${e(STRINGS.passwordLabel)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? ' autofocus' : ''}>
-<button type="submit">${e(STRINGS.signInButton)}</button>
-</form>${forgotLink(view)}${providerButtons(view)}`,
+${view.passkey ? '<input type="hidden" name="passkey_capable" value="" data-passkey-capable>\n' : ''}<button type="submit">${e(STRINGS.signInButton)}</button>
+</form>${view.passkey ? `\n${passkeyForm(view.passkey, 'sign-in', STRINGS.passkeySignInButton, { autofill: true })}` : ''}${forgotLink(view)}${providerButtons(view)}`,
     });
 }
 
@@ -136,12 +140,21 @@ ${hiddenFields(view.form.fields)}
  */
 export function renderSecondFactor(view: SecondFactorView): string {
     const realm = realmName(view.realm);
+    // a passkey beside the code; the user chooses
+    const passkey = view.passkey ? `${passkeyForm(view.passkey, 'second-factor', STRINGS.passkeySecondFactorButton)}\n` : '';
     return page({
         title: STRINGS.secondFactorTitle,
         realm,
+        ...(view.passkey ? { scripts: PASSKEY_SCRIPTS } : {}),
         body: `<h1>${e(STRINGS.secondFactorTitle)}</h1>
 <p class="subtitle">${e(STRINGS.signInFor(clientName(view.client)))}</p>
-${errorLine(view.error)}${formOpen(view.form.action)}
+${errorLine(view.error)}${passkey}${view.totp === false ? '' : codeForm(view)}`,
+    });
+}
+
+/** The code form of the second-factor page: an authenticator app's code, or a recovery code. */
+function codeForm(view: SecondFactorView): string {
+    return `${formOpen(view.form.action)}
 ${hiddenFields(view.form.fields)}
 <label for="otp">${e(STRINGS.otpLabel)}</label>
 <p>${e(STRINGS.secondFactorPrompt)}</p>
@@ -152,8 +165,7 @@ ${hiddenFields(view.form.fields)}
 <input id="recovery_code" name="recovery_code" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="64">
 </details>
 <button type="submit">${e(STRINGS.verifyButton)}</button>
-</form>`,
-    });
+</form>`;
 }
 
 /** `GET /device` (RFC 8628 §3.3): the user code the device shows, typed here. */

@@ -61,6 +61,8 @@ export const SWEEPS: readonly Sweep[] = [
     expiredRows('expired-initial-access-tokens', 'auth_initial_access_tokens'),
     // RFC 9126 §2.2: pushed requests never redeemed within their lifetime
     expiredRows('expired-pushed-requests', 'auth_pushed_requests'),
+    // WebAuthn §13.4.3: challenges no ceremony spent within their lifetime
+    expiredRows('expired-webauthn-challenges', 'auth_webauthn_challenges'),
 ];
 
 /**

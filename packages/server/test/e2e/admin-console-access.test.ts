@@ -55,7 +55,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
             throw new Error(`no sign-in form at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)} ${problems.join('; ')}`, { cause: error });
         });
         await page.getByLabel('Password').fill(ADMIN.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('heading', { level: 1, name: 'Realms' }).waitFor();
     }, 180_000);
     afterAll(async () => {

@@ -54,7 +54,7 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
         await page.goto(`${publicUrl}/console/admin/?realm=master`);
         await page.getByLabel('Username or email').fill(ADMIN.name);
         await page.getByLabel('Password').fill(ADMIN.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('heading', { level: 1, name: 'Realms' }).waitFor();
     }, 180_000);
     afterAll(async () => {
@@ -336,7 +336,7 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
                 throw new Error(`no sign-in form at ${other.url()}: ${(await other.locator('body').innerText()).slice(0, 500)}`, { cause: error });
             });
             await other.getByLabel('Password').fill('secret-password');
-            await other.getByRole('button', { name: 'Sign in' }).click();
+            await other.getByRole('button', { name: 'Sign in', exact: true }).click();
             await other.getByRole('heading', { level: 1, name: 'Realms' }).waitFor();
 
             for (const section of ['sessions', 'keys']) {

@@ -77,7 +77,7 @@ describeEachDialect('end to end: browser sign-in with chromium and openid-client
         if (signIn) {
             await page.getByLabel('Username or email').fill('alice');
             await page.getByLabel('Password').fill('alice-password');
-            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         }
         if (consent) await page.getByRole('button', { name: 'Allow' }).click();
         // a page that stops short of the application says where and why in the failure

@@ -98,7 +98,7 @@ describe('end to end: the admin console with chromium', () => {
         expect(url.searchParams.get('code_challenge_method')).toBe('S256');
         await page.getByLabel('Username or email').fill(ADMIN.name);
         await page.getByLabel('Password').fill(ADMIN.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('heading', { name: 'Realms' }).waitFor();
         expect(new URL(page.url()).pathname).toBe('/console/admin/realms');
         // the code of the sign-in is not left in the address bar
@@ -209,7 +209,7 @@ describe('end to end: the admin console with chromium', () => {
             expect(new URL(page.url()).searchParams.get('client_id')).toBe(discovery.realmgate_console_client_id);
             await page.getByLabel('Username or email').fill('ra');
             await page.getByLabel('Password').fill('ra-password-1');
-            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.getByRole('button', { name: 'Sign in', exact: true }).click();
             await page.getByRole('heading', { name: 'Realms' }).waitFor();
 
             await page.goto(`${publicUrl}/console/admin/realms/${own.data.id}/users`);
@@ -255,7 +255,7 @@ describe('end to end: the admin console with chromium', () => {
             await page.goto(`${publicUrl}/console/admin/?realm=console-grant`);
             await page.getByLabel('Username or email').fill('gina');
             await page.getByLabel('Password').fill('gina-password-1');
-            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.getByRole('button', { name: 'Sign in', exact: true }).click();
             // the console's home is the realms list, which realm_read gates: not theirs, and no menu leads there
             await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
             expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count()).toBe(0);
@@ -303,7 +303,7 @@ describe('end to end: the admin console with chromium', () => {
             await page.goto(`${standaloneUrl}/?realm=master`);
             await page.getByLabel('Username or email').fill(ADMIN.name);
             await page.getByLabel('Password').fill(ADMIN.password);
-            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.getByRole('button', { name: 'Sign in', exact: true }).click();
             await page.getByRole('heading', { name: 'Realms' }).waitFor();
             expect(new URL(page.url()).origin).toBe(standaloneUrl);
             await page.getByRole('link', { name: 'console-a', exact: true }).waitFor();

@@ -133,7 +133,7 @@ describeEachDialect('end to end: openid-client device authorization grant', (dia
 async function signInAtDevicePage(page: Page, userCode: string): Promise<void> {
     await page.getByLabel('Username or email').fill('alice');
     await page.getByLabel('Password').fill('alice-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     // RFC 8628 §5.4: the page shows the code for the user to compare with the device's
     await page.getByText(`shows the code ${userCode}`).waitFor();
 }

@@ -67,7 +67,7 @@ describeEachDialect('end to end: resource indicators and token exchange with ope
             await page.goto(url.href);
             await page.getByLabel('Username or email').fill('alice');
             await page.getByLabel('Password').fill('alice-password');
-            await page.getByRole('button', { name: 'Sign in' }).click();
+            await page.getByRole('button', { name: 'Sign in', exact: true }).click();
             await page.waitForURL((landed) => landed.href.startsWith(rp.callback), { timeout: 10_000 });
             return await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state }, { resource: API });
         } finally {

@@ -152,7 +152,7 @@ describeEachDialect('FAPI 2.0: the openid-client example against a fapi2 realm',
         expect([...authorize.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
         await page.getByLabel('Username or email').fill('alice');
         await page.getByLabel('Password').fill('alice-password');
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('heading', { name: 'Signed in as alice' }).waitFor();
         expect(await next('signed-in')).toMatchObject({ token_type: 'dpop' });
 

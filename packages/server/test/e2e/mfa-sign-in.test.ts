@@ -60,7 +60,7 @@ describeEachDialect('end to end: two-factor browser sign-in with chromium and op
         await page.goto(url.href);
         await page.getByLabel('Username or email').fill('bob');
         await page.getByLabel('Password').fill('bob-password');
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByLabel('Authentication code').waitFor();
         await second(page);
         await page.waitForURL((current) => current.href.startsWith(rp.callback), { timeout: 10_000 }).catch(async (error: unknown) => {

@@ -68,7 +68,7 @@ describeEachDialect('the sign-in example application', (dialect) => {
         await page.getByRole('link', { name: 'Sign in' }).click();
         await page.getByLabel('Username or email').fill('admin');
         await page.getByLabel('Password').fill('start123');
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('button', { name: 'Allow' }).click();
         await page.getByRole('heading', { name: 'Signed in as admin' }).waitFor();
         expect(JSON.parse(await signedIn)).toMatchObject({ event: 'signed-in', userinfo: { preferred_username: 'admin' } });

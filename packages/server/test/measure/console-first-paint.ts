@@ -53,7 +53,7 @@ try {
     await signInPage.goto(`${publicUrl}/console/admin/?realm=master`);
     await signInPage.getByLabel('Username or email').fill(ADMIN.name);
     await signInPage.getByLabel('Password').fill(ADMIN.password);
-    await signInPage.getByRole('button', { name: 'Sign in' }).click();
+    await signInPage.getByRole('button', { name: 'Sign in', exact: true }).click();
     await signInPage.getByRole('heading', { name: 'Realms' }).waitFor();
     const storageState = await signIn.storageState();
     // the realm the tab signed in through lives in the tab's sessionStorage (apps/console/src/shared/realm.ts)

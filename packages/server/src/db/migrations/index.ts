@@ -16,6 +16,7 @@ import { migration as clientAuthentication } from './0018_client_authentication.
 import { migration as pushedAuthorizationRequests } from './0020_pushed_authorization_requests.js';
 import { migration as dynamicRegistration } from './0021_dynamic_registration.js';
 import { migration as resourceIndicators } from './0022_resource_indicators.js';
+import { migration as passkeys } from './0023_passkeys.js';
 import { migration as realmDefaultRoles } from './0024_realm_default_roles.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0020_pushed_authorization_requests': pushedAuthorizationRequests,
     '0021_dynamic_registration': dynamicRegistration,
     '0022_resource_indicators': resourceIndicators,
+    '0023_passkeys': passkeys,
     '0024_realm_default_roles': realmDefaultRoles,
 };
 

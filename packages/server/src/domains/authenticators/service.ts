@@ -24,6 +24,10 @@ export interface AuthenticatorRecord {
     realmId: string;
     createdAt: string;
     updatedAt: string;
+    /** a passkey's (type `webauthn`): the transports and AAGUID its authenticator reported, when it last signed in */
+    transports?: string[];
+    aaguid?: string | null;
+    lastUsedAt?: string | null;
 }
 
 export interface AuthenticatorDeps extends FreshProofDeps, WriteTransactionDeps {
@@ -33,24 +37,25 @@ export interface AuthenticatorDeps extends FreshProofDeps, WriteTransactionDeps 
 const ENTITY = 'user_authenticator';
 
 /** The `user_authenticator.created|updated|deleted` entry of a write, in its transaction (spec Events 4); never the seed. */
-function recordWrite(tx: Db, deps: AuthenticatorDeps, ctx: RequestContext, action: 'created' | 'updated' | 'deleted', record: AuthenticatorRecord): Promise<void> {
+export function recordWrite(tx: Db, deps: AuthenticatorDeps, ctx: RequestContext, action: 'created' | 'updated' | 'deleted', record: AuthenticatorRecord): Promise<void> {
     return recordEvent(tx, deps.dialect, ctx, { name: `${ENTITY}.${action}`, refType: ENTITY, refId: record.id, realmId: record.realmId, data: { ...record } });
 }
 
 /** A write under the administrative API's one transaction helper (row lock, constraint mapping). */
-function write<T>(deps: AuthenticatorDeps, ctx: RequestContext, work: (tx: Db) => Promise<T>): Promise<T> {
+export function write<T>(deps: AuthenticatorDeps, ctx: RequestContext, work: (tx: Db) => Promise<T>): Promise<T> {
     return writeTransaction(deps, { preload: () => ctx.authorizer() }, (tx) => work(tx));
 }
 
-function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
+export function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
     return {
         id: row.id, type: row.type, name: row.name, confirmed: row.confirmed, userId: row.userId, realmId: row.realmId,
         createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+        ...(row.type === 'webauthn' ? { transports: row.transports, aaguid: row.aaguid, lastUsedAt: row.lastUsedAt?.toISOString() ?? null } : {}),
     };
 }
 
 /** The user a request names (`userId`), or the calling user. */
-async function targetUser(deps: AuthenticatorDeps, ctx: RequestContext, userId: string | undefined) {
+export async function targetUser(deps: AuthenticatorDeps, ctx: RequestContext, userId: string | undefined) {
     const identity = ctx.actor.identity;
     const id = userId ?? (identity?.type === 'user' ? identity.id : undefined);
     if (!id) throw validationFailed([issue(['userId'], 'required', 'names the user (a client caller has no authenticators of its own)')]);
@@ -73,7 +78,7 @@ async function reachable(deps: AuthenticatorDeps, ctx: RequestContext, id: strin
  * another user's authenticators with `user_update` is not asked for that user's password (it has
  * none to give; Keycloak's administrator removes credentials the same way): its permission is the proof.
  */
-async function assertFreshProof(deps: AuthenticatorDeps, ctx: RequestContext, user: { userId: string; realmId: string }, proof: FreshProof): Promise<void> {
+export async function assertFreshProof(deps: AuthenticatorDeps, ctx: RequestContext, user: { userId: string; realmId: string }, proof: FreshProof): Promise<void> {
     const identity = ctx.actor.identity;
     if (identity?.type !== 'user' || identity.id !== user.userId) return;
     await verifyFreshProof(deps, deps.db, user, proof);

@@ -10,8 +10,10 @@ export function describeAuthenticators() {
         collection: 'user-authenticators',
         realm: 'required',
         fields: [
-            field('id', 'uuid'), field('type', 'enum', { values: ['totp'] }), field('name', 'string'), field('confirmed', 'boolean'),
+            field('id', 'uuid'), field('type', 'enum', { values: ['totp', 'webauthn'] }), field('name', 'string'), field('confirmed', 'boolean'),
             field('userId', 'uuid'), field('realmId', 'uuid'), field('createdAt', 'date'), field('updatedAt', 'date'),
+            // a passkey's (API.md §8 type `webauthn`)
+            field('transports', 'stringList'), field('aaguid', 'string'), field('lastUsedAt', 'date'),
         ],
         parameters: [{ name: 'userId', type: 'uuid', description: 'the user whose authenticators are listed; the caller by default' }],
         relations: [],

@@ -8,6 +8,7 @@ import { contract } from '../contracts/route-contract.js';
 import { formIsSameSite } from '../auth-pages.js';
 import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sendSecondFactor, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
+import { sendPasskeyPrompt } from '../passkey-sign-in.js';
 
 const FORM = ['application/x-www-form-urlencoded'] as const;
 const PAGE = Type.String({ description: 'An HTML page (sign-in again, consent, form_post or error).' });
@@ -36,7 +37,7 @@ export function authorizePages(context: BrowserContext, request: FastifyRequest,
         realm: authorization.client.realm,
         clientId: authorization.client.id,
         signIn: (error, status, username) => sendOutcome(context, request, reply, authorization, { kind: 'sign-in' }, { username, error, status }),
-        secondFactor: (error, status) => sendSecondFactor(context, request, reply, authorization, { error, status }),
+        secondFactor: (offer, error, status) => sendSecondFactor(context, request, reply, authorization, { error, status, offer }),
         admit: async (user) => (await accessAllows(deps.db, authorization, { id: user.id, realmName: authorization.client.realm.name }) ? null :
             deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."))),
     };
@@ -48,12 +49,14 @@ export function authorizePages(context: BrowserContext, request: FastifyRequest,
  * second page when a second factor is due — and, once the user is signed in, the flow goes on in
  * the new browser session (consent, or the code).
  */
-async function signInForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, step: typeof passwordStep): Promise<FastifyReply> {
+export async function signInForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, step: typeof passwordStep): Promise<FastifyReply> {
     const checked = await validatedForm(context, request, reply);
     if (!('authorization' in checked)) return checked;
     const { form, authorization } = checked;
     const result = await step(context, request, reply, authorizePages(context, request, reply, authorization), form);
     if ('reply' in result) return result.reply;
+    // API.md §8 passkeyPrompt: "Add a passkey to sign in faster" before the flow goes on (a console module without the page skips it)
+    if (result.offerPasskey && context.deps.views.renderPasskeyPrompt) return sendPasskeyPrompt(context, request, reply, authorization, result.session);
     const outcome = await decide({ db: context.deps.db, dialect: context.deps.handle.dialect }, authorization, result.session, { fresh: true });
     return sendOutcome(context, request, reply, authorization, outcome);
 }

@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { renderError } from '../error-handler.js';
 import { browserContext, sendErrorAsPage, sendInvalid, sendOutcome, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { registerAuthorizeFormRoutes } from './authorize-forms.js';
+import { registerPasskeyFormRoutes } from './passkey-forms.js';
 
 const PAGE = Type.String({ description: 'An HTML page (sign-in, consent, form_post or error).' });
 const REDIRECT = Type.Null({ description: 'See Other: the authorization response at the redirect URI.' });
@@ -82,5 +83,6 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: AppDeps): vo
             apiAuthorize(deps, request, reply) :
             browserAuthorize(context, request, reply, request.body)));
         registerAuthorizeFormRoutes(scope, context);
+        registerPasskeyFormRoutes(scope, context);
     });
 }

@@ -10,7 +10,7 @@ import type { PendingDeviceCode } from '../../storage/device-codes.js';
 import type { FederatedLogin, PageRealm } from '../../views/contract.js';
 import { STRINGS } from '../../views/strings.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
-import { browserContext, forgotPasswordLink, pageRealm, providerChoice, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
+import { browserContext, forgotPasswordLink, pageRealm, providerChoice, secondFactorChoice, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
@@ -99,9 +99,12 @@ export function devicePages(context: BrowserContext, request: FastifyRequest, re
                 ...(username ? { username } : {}), ...(error ? { error } : {}),
             }), status, choice.formTargets);
         },
-        secondFactor: (error, status) => send(context, reply, context.deps.views.renderSecondFactor({
-            realm, client, form: { action: `${context.base}/device/second-factor`, fields: fields() }, ...(error ? { error } : {}),
-        }), status),
+        secondFactor: (offer, error, status) => {
+            const form = { action: `${context.base}/device/second-factor`, fields: fields() };
+            return send(context, reply, context.deps.views.renderSecondFactor({
+                realm, client, form, ...secondFactorChoice(context, offer, form), ...(error ? { error } : {}),
+            }), status);
+        },
         // the client's access policy is checked when the user approves (oauth2/device/verification.ts)
         admit: () => Promise.resolve(null),
     };

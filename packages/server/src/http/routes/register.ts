@@ -27,6 +27,7 @@ import { registerAssetRoutes } from './assets.js';
 import { registerAuthorizeRoutes } from './authorize.js';
 import { registerLogoutRoutes } from './logout.js';
 import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
+import { registerPasskeyRegistrationRoutes } from './passkey-registration.js';
 import { registerInitialAccessTokenRoutes } from './initial-access-tokens.js';
 import { registerClientRegistrationRoutes } from './client-registration.js';
 import { registerOperationsRoutes } from './operations.js';
@@ -74,6 +75,7 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
     registerSelfIntrospectionRoute(app, deps);
     registerUserinfoRoutes(app, { userinfo: deps.userinfoEndpoint, limits: deps.limits });
     registerUserAuthenticatorRoutes(app, deps);
+    registerPasskeyRegistrationRoutes(app, deps);
     // issue 18 item 4: the account's consents and upstream links
     registerAccountLinkRoutes(app, deps);
     registerAuthorizationCheckRoutes(app, deps);

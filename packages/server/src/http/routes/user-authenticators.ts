@@ -7,13 +7,19 @@ import {
     confirmAuthenticator, enrolAuthenticator, listAuthenticators, readAuthenticator, removeAuthenticator, type AuthenticatorDeps,
 } from '../../domains/authenticators/service.js';
 
-const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const tags = ['user-authenticators'];
 
-/** API.md §7 `/user-authenticators`: type `totp`, name, confirmed, userId, realmId; never the seed. */
-const Authenticator = Type.Object({
-    id: Type.String(), type: Type.Literal('totp'), name: Type.String(), confirmed: Type.Boolean(),
+/**
+ * API.md §7 `/user-authenticators`: type `totp` or (§8) `webauthn`, name, confirmed, userId, realmId;
+ * never a seed or key material. A passkey also shows its transports, AAGUID and last use.
+ */
+export const Authenticator = Type.Object({
+    id: Type.String(), type: Type.Union([Type.Literal('totp'), Type.Literal('webauthn')]), name: Type.String(), confirmed: Type.Boolean(),
     userId: Type.String(), realmId: Type.String(), createdAt: Type.String(), updatedAt: Type.String(),
+    transports: Type.Optional(Type.Array(Type.String(), { description: 'webauthn: the transports the authenticator reported (WebAuthn §5.8.4).' })),
+    aaguid: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'webauthn: the authenticator model (AAGUID; zeros under attestation none).' })),
+    lastUsedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'webauthn: the last sign-in or second factor it proved.' })),
 }, { additionalProperties: false, title: 'user_authenticator' });
 const single = (description: string) => Type.Object({ data: Authenticator, meta: Type.Object({}) }, { additionalProperties: false, description });
 const IdParams = Type.Object({ id: Type.String({ pattern: UUID, description: 'The authenticator id.' }) });
@@ -23,7 +29,7 @@ const IdParams = Type.Object({ id: Type.String({ pattern: UUID, description: 'Th
  * administrator acting on another user sends none. Bounds of `POST /users/@me/password`'s current
  * password, and of a TOTP code.
  */
-const Proof = {
+export const Proof = {
     currentPassword: Type.Optional(Type.String({
         minLength: 1, maxLength: 512, description: 'Changing one\'s own authenticators: the current password (OWASP ASVS 5.0 §6.2.3); or currentCode.',
     })),
@@ -31,7 +37,7 @@ const Proof = {
         minLength: 1, maxLength: 16, description: 'Changing one\'s own authenticators: a current code of a confirmed authenticator, instead of currentPassword.',
     })),
 };
-const PROOF_NOTE = ' Changing one\'s own authenticators needs `currentPassword` or `currentCode` (a current code of a confirmed one): '
+export const PROOF_NOTE = ' Changing one\'s own authenticators needs `currentPassword` or `currentCode` (a current code of a confirmed one): '
     + 'missing answers 400, wrong answers 400 invalid_credentials and counts as a failed authentication. '
     + 'An administrator acting on another user\'s authenticators sends neither.';
 

@@ -1,6 +1,8 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { useTestApp } from '../../app.js';
+import { SoftwareAuthenticator } from '../../software-authenticator.js';
+import { relyingPartyOf } from '../../../src/authn/passkey-ceremonies.js';
 import { browser, browserWorld, createBrowserClient, enrolTotp, hiddenFields, nextTotpCode, setCookieLine, type BrowserWorld } from '../../browser.js';
 import { describeEachDialect } from '../../databases.js';
 import { adjustDeviceCode, authorizeDevice, DEVICE_GRANT, deviceCodeRow, poll, pollError } from '../../device-flow.js';
@@ -218,5 +220,28 @@ describeEachDialect('the device verification page', (dialect) => {
         const byRecovery = await other.submit(page, { recovery_code: recoveryCodes[0]! });
         expect((await decide(other, byRecovery, 'approve')).body).toContain('Device connected');
         expect((await poll(app, tv, next.device_code)).statusCode).toBe(200);
+    });
+    it('offers a passkey as the second factor on the way too (API.md §8)', async () => {
+        const { world, tv } = await deviceWorld();
+        await app.json({ method: 'POST', url: `/realms/${world.realmId}`, payload: { mfaEnabled: true } }, 200);
+        const rp = relyingPartyOf(app.deps.config.publicUrl);
+        const authenticator = new SoftwareAuthenticator(rp.id, rp.origin, world.user.id);
+        const options = await app.json<{ data: { challenge: string } }>({ method: 'POST', url: '/user-authenticators/webauthn/registration-options', payload: { userId: world.user.id } }, 200);
+        await app.json({
+            method: 'POST', url: '/user-authenticators/webauthn/registration', payload: { name: 'Phone', userId: world.user.id, response: authenticator.register(options.data.challenge) },
+        }, 201);
+        const started = await authorizeDevice(app, tv);
+        const client = newBrowser();
+        const second = await signIn(client, await client.get(pathOf(started.verification_uri_complete)), world);
+        expect(second.body).toContain('Use a passkey');
+        // a passkey-only user: no code field
+        expect(second.body).not.toContain('name="otp"');
+        const fields = hiddenFields(second.body);
+        const offered = await client.post('/authorize/passkey-options', { ...fields, ceremony: 'second-factor' });
+        const challenge = offered.json<{ options: { challenge: string } }>().options.challenge;
+        const confirm = await client.post('/device/second-factor', { ...fields, passkey_response: JSON.stringify(authenticator.assert(challenge)) });
+        expect(confirm.body).toContain('>Approve</button>');
+        expect((await decide(client, confirm, 'approve')).body).toContain('Device connected');
+        expect((await poll(app, tv, started.device_code)).statusCode).toBe(200);
     });
 });
