@@ -165,14 +165,15 @@ describe('end to end: the admin console with chromium', () => {
         await field.locator('option', { hasText: 'reader' }).waitFor({ state: 'attached' });
         // the selected options' labels, read in the page (the server's tests have no DOM typings)
         const chosen = () => field.evaluate((select) => Array.from((select as unknown as { selectedOptions: ArrayLike<{ text: string }> }).selectedOptions, (option) => option.text));
-        expect(await chosen()).toEqual(['default-roles']);
+        // the options and the realm's list arrive by separate reads: the selection follows the later one
+        await expect.poll(chosen, { timeout: 10_000 }).toEqual(['default-roles']);
         await expectAccessible();
         await field.selectOption([{ label: 'reader' }]);
         await page.getByRole('button', { name: 'Save realm' }).click();
         await page.getByText('Saved.').waitFor();
         const saved = await app.json<{ data: { defaultRoleIds: string[] } }>({ method: 'GET', url: `/realms/${realm.data.id}` }, 200);
         expect(saved.data.defaultRoleIds).toEqual([reader.data.id]);
-        expect(await chosen()).toEqual(['reader']);
+        await expect.poll(chosen, { timeout: 10_000 }).toEqual(['reader']);
         watched.assertClean();
         await app.json({ method: 'POST', url: `/realms/${realm.data.id}`, payload: { defaultRoleIds: realm.data.defaultRoleIds } }, 200);
     });
