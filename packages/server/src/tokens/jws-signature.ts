@@ -1,4 +1,6 @@
-import { constants, createHmac, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { constants, createHmac, timingSafeEqual, verify, type KeyObject, type VerifyKeyObjectInput } from 'node:crypto';
+
+type VerifyKeyWithOptions = VerifyKeyObjectInput & { padding?: number; saltLength?: number; dsaEncoding?: 'der' | 'ieee-p1363' };
 
 /**
  * The JWS signature check of the hot paths (client assertions, DPoP proofs) with node:crypto and a
@@ -16,7 +18,7 @@ const HMAC_DIGESTS: Record<string, string> = { HS256: 'sha256', HS384: 'sha384',
 /**
  * Whether `key` is the kind of key `alg` names (RFC 8725 §3.1: the algorithm is checked against the
  * key, never taken from the token alone): ES256 a P-256 key, RS256/PS256 an RSA key of at least
- * 2048 bits, EdDSA an Ed25519 key, an HMAC a secret key. A private key never verifies here.
+ * 2048 bits, EdDSA an Ed25519 or Ed448 key (Ed25519 only the former), an HMAC a secret key. A private key never verifies here.
  */
 export function keyFitsAlgorithm(alg: string, key: KeyObject): boolean {
     if (alg in HMAC_DIGESTS) return key.type === 'secret';
@@ -25,9 +27,20 @@ export function keyFitsAlgorithm(alg: string, key: KeyObject): boolean {
         case 'ES256': return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
         case 'RS256':
         case 'PS256': return key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= MIN_RSA_BITS;
-        case 'EdDSA':
+        // RFC 8037 §3.1: EdDSA over either curve; RFC 9864's Ed25519 names the one
+        case 'EdDSA': return key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448';
         case 'Ed25519': return key.asymmetricKeyType === 'ed25519';
         default: return false;
+    }
+}
+
+/** node:crypto's digest and key options for an asymmetric algorithm (RFC 7518 §3.3–3.5, RFC 8037 §3.1). */
+function asymmetric(alg: string, key: KeyObject): [digest: string | null, options: KeyObject | VerifyKeyWithOptions] {
+    switch (alg) {
+        case 'ES256': return ['sha256', { key, dsaEncoding: 'ieee-p1363' }];
+        case 'RS256': return ['sha256', { key, padding: constants.RSA_PKCS1_PADDING }];
+        case 'PS256': return ['sha256', { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }];
+        default: return [null, key];
     }
 }
 
@@ -40,17 +53,13 @@ export function keyFitsAlgorithm(alg: string, key: KeyObject): boolean {
 export function jwsSignatureHolds(alg: string, key: KeyObject, input: Buffer, signature: Buffer): boolean {
     if (!keyFitsAlgorithm(alg, key)) return false;
     try {
-        switch (alg) {
-            case 'ES256': return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
-            case 'RS256': return verify('sha256', input, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
-            case 'PS256': return verify('sha256', input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
-            case 'EdDSA':
-            case 'Ed25519': return verify(null, input, key, signature);
-            default: {
-                const expected = createHmac(HMAC_DIGESTS[alg]!, key).update(input).digest();
-                return expected.length === signature.length && timingSafeEqual(expected, signature);
-            }
+        const hmac = HMAC_DIGESTS[alg];
+        if (hmac !== undefined) {
+            const expected = createHmac(hmac, key).update(input).digest();
+            return expected.length === signature.length && timingSafeEqual(expected, signature);
         }
+        const [digest, options] = asymmetric(alg, key);
+        return verify(digest, input, options, signature);
     } catch {
         return false;
     }

@@ -43,6 +43,20 @@ export class AssertionRefusedError extends Error {
 }
 
 /**
+ * The last assertion decoded, by its text: a request's realm step (steps.ts presentedClientId) and
+ * its client authentication read the same one, in the same run of microtasks once the realm is
+ * remembered. The decoded parts are only ever read.
+ */
+let lastDecoded: { jwt: string; decoded: DecodedJws | null } | undefined;
+
+function decodeOnce(jwt: string): DecodedJws | null {
+    if (lastDecoded?.jwt === jwt) return lastDecoded.decoded;
+    const decoded = decodeJws(jwt);
+    lastDecoded = { jwt, decoded };
+    return decoded;
+}
+
+/**
  * The assertion a request carries, read but not verified: the method its `alg` names and the
  * client it names. Null when the request has none. `client_assertion_type` and
  * `client_assertion` come together (RFC 7521 §4.2).
@@ -53,7 +67,7 @@ export function presentedAssertion(body: { client_assertion?: string; client_ass
     if (jwt === undefined || type === undefined) throw new AssertionRefusedError('client_assertion and client_assertion_type come together (RFC 7521 §4.2).');
     if (type !== JWT_BEARER_ASSERTION_TYPE) throw new AssertionRefusedError(`The client_assertion_type ${type} is not supported; ${JWT_BEARER_ASSERTION_TYPE} is.`);
     // RFC 7519 §7.2: a JWS in compact serialization whose payload is a JSON object
-    const decoded = decodeJws(jwt);
+    const decoded = decodeOnce(jwt);
     if (!decoded) throw new AssertionRefusedError('The client assertion is not a JWT.');
     const { header: { alg }, payload } = decoded;
     const method = (CLIENT_SECRET_JWT_ALGORITHMS as readonly unknown[]).includes(alg) ? 'client_secret_jwt' :
