@@ -20,7 +20,7 @@ const HMAC_DIGESTS: Record<string, string> = { HS256: 'sha256', HS384: 'sha384',
  * key, never taken from the token alone): ES256 a P-256 key, RS256/PS256 an RSA key of at least
  * 2048 bits, EdDSA an Ed25519 or Ed448 key (Ed25519 only the former), an HMAC a secret key. A private key never verifies here.
  */
-export function keyFitsAlgorithm(alg: string, key: KeyObject): boolean {
+function keyFitsAlgorithm(alg: string, key: KeyObject): boolean {
     if (alg in HMAC_DIGESTS) return key.type === 'secret';
     if (key.type !== 'public') return false;
     switch (alg) {
