@@ -43,6 +43,7 @@ import type { ClientScopeBinding } from './storage/scopes.js';
 import { createProtocolLookups, type ProtocolLookups, type RememberedClient } from './oauth2/lookups.js';
 import { createClientKeys, type ClientKeySetEntry } from './oauth2/client-keys.js';
 import type { VerifyingKey } from './authn/passkey-signature.js';
+import type { AuthorizationClient } from './storage/authorize-lookups.js';
 import type { ActiveSigningKey } from './keys/store.js';
 import type { GrantRows } from './authz/grants.js';
 import type { RealmRef } from './storage/realms.js';
@@ -92,7 +93,7 @@ const SHARED_CATALOG_TTL_MS = 60_000;
  * The caches' bounds (issue 19 item 4: every cache bounded, reported in /metrics). Entries are a
  * few hundred bytes (a grant row list of 50 grants a few kB): together well under 10 MB.
  */
-const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000, clientKeys: 2_000, passkeyKeys: 2_000 } as const;
+const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000, clientKeys: 2_000, passkeyKeys: 2_000, authorizationClients: 5_000 } as const;
 /** with a shared bus, how long an entry serves at most: the net under a settle that timed out */
 const SHARED_CACHE_TTL_MS = 60_000;
 /**
@@ -102,11 +103,12 @@ const SHARED_CACHE_TTL_MS = 60_000;
 const LOCAL_CACHE_TTL_MS = CATALOG_TTL_MS;
 
 /** Which caches an entity's committed write empties: every replica hears it before the write answers. */
-const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients' | 'clientScopes' | 'clientKeys'>> = {
+const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'clients' | 'clientScopes' | 'clientKeys' | 'authorizationClients'>> = {
     key: ['activeKeys'],
-    realm: ['activeKeys', 'realms', 'clients', 'clientScopes', 'clientKeys'],
+    // the authorization endpoints' clients carry their realm's security profile and PAR requirement
+    realm: ['activeKeys', 'realms', 'clients', 'clientScopes', 'clientKeys', 'authorizationClients'],
     // a client's keys too: an administrator who saves a client has its jwksUri fetched again
-    client: ['realms', 'clients', 'clientScopes', 'clientKeys'],
+    client: ['realms', 'clients', 'clientScopes', 'clientKeys', 'authorizationClients'],
     // a scope renamed or deleted, a binding added, changed or removed: the bindings of a client
     scope: ['clientScopes'],
     client_scope: ['clientScopes'],
@@ -143,6 +145,8 @@ function createCaches(config: Config, dialect: string, bus: () => Bus | undefine
         realms: registry.create<RealmRef>('realms', CACHE_BOUNDS.realms),
         clients: registry.create<RememberedClient>('clients', CACHE_BOUNDS.clients),
         clientScopes: registry.create<ClientScopeBinding[]>('client_scopes', CACHE_BOUNDS.clientScopes),
+        // the clients /authorize and /par name (storage/authorize-lookups.ts), with their realm's rules
+        authorizationClients: registry.create<AuthorizationClient>('authorization_clients', CACHE_BOUNDS.authorizationClients),
         // a client's public keys (oauth2/client-keys.ts): a jwksUri's document is no database row the
         // bus vouches for, so these serve with the bus down too, for the module's own lifetime
         clientKeys: registry.create<ClientKeySetEntry>('client_keys', CACHE_BOUNDS.clientKeys, { independentOfBus: true, ttlMs: Infinity }),
@@ -281,7 +285,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         else process.emitWarning(`replay store (Redis) unreachable; the database records single-use identifiers until it answers: ${String(error)}`);
     });
     const authorizationRequests = createAuthorizationRequests({
-        db: handle.db, dialect: handle.dialect, publicUrl: config.publicUrl, secrets, clock: options.authorizationClock ?? Date.now, clientKeys,
+        db: handle.db, dialect: handle.dialect, publicUrl: config.publicUrl, secrets, clock: options.authorizationClock ?? Date.now, clientKeys, clients: caches.authorizationClients,
     });
     // client assertions (RFC 7523): each endpoint that authenticates clients answers to its own URLs
     const assertionsAt = (path: string) => ({ keys: clientKeys, replayGuard, publicUrl: config.publicUrl, endpointUrls: endpointUrlsOf(config, path) });

@@ -1,7 +1,8 @@
-import { checkDpopProof, DPOP_PROOF_WINDOW_SECONDS, jwkThumbprintInput, type DpopSigningAlgorithm } from '@realmgate/core';
-import { constants, createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { checkDpopProof, DPOP_PROOF_WINDOW_SECONDS, jwkThumbprintInput } from '@realmgate/core';
+import { createHash, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { ReplayGuard } from '../limits/replay-guard.js';
 import { decodeJws } from '../tokens/jws.js';
+import { jwsSignatureHolds } from '../tokens/jws-signature.js';
 import type { DpopNonces } from './dpop-nonce.js';
 
 /** What a request offers a DPoP verifier: its `DPoP` header (RFC 9449 §4.1), method and path. */
@@ -53,33 +54,19 @@ export interface DpopVerifierDeps {
 
 /** RFC 7518 §3.5 via RFC 8017: an RSA proof key shorter than this is refused (RFC 9449 §11.6 relies on a strong key). */
 const MIN_RSA_BITS = 2048;
-/** Parsed proof keys remembered by their thumbprint input: a client proves with one key request after request. */
+/** Parsed proof keys and their thumbprints, remembered by their thumbprint input: a client proves with one key request after request. */
 const REMEMBERED_KEYS = 10_000;
-
-/** node:crypto's parameters of each proof algorithm (RFC 7518 §3.3–3.5, RFC 8037 §3.1). */
-function signatureHolds(alg: DpopSigningAlgorithm, key: KeyObject, input: Buffer, signature: Buffer): boolean {
-    try {
-        switch (alg) {
-            case 'ES256': return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
-            case 'RS256': return verify('sha256', input, key, signature);
-            case 'PS256': return verify('sha256', input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
-            case 'EdDSA':
-            case 'Ed25519': return verify(null, input, key, signature);
-        }
-    } catch {
-        return false;
-    }
-}
 
 /** base64url SHA-256: the thumbprint of RFC 7638 §3.1 and the `ath` of RFC 9449 §4.2. */
 const sha256Base64url = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 export function createDpopVerifier(deps: DpopVerifierDeps): DpopVerifier {
     const clock = deps.clock ?? Date.now;
-    const keys = new Map<string, KeyObject>();
-    const keyOf = (thumbprintInput: string, jwk: Record<string, unknown>): KeyObject | null => {
-        let key = keys.get(thumbprintInput);
-        if (key) return key;
+    const keys = new Map<string, { key: KeyObject; jkt: string }>();
+    const keyOf = (thumbprintInput: string, jwk: Record<string, unknown>): { key: KeyObject; jkt: string } | null => {
+        const known = keys.get(thumbprintInput);
+        if (known) return known;
+        let key: KeyObject;
         try {
             key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
         } catch {
@@ -87,8 +74,9 @@ export function createDpopVerifier(deps: DpopVerifierDeps): DpopVerifier {
         }
         if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return null;
         if (keys.size >= REMEMBERED_KEYS) keys.delete(keys.keys().next().value!);
-        keys.set(thumbprintInput, key);
-        return key;
+        const entry = { key, jkt: sha256Base64url(thumbprintInput) };
+        keys.set(thumbprintInput, entry);
+        return entry;
     };
     const nonceFor = (realmId: string) => (deps.nonceRequired(realmId) ? deps.nonces.current() : null);
     const invalid = (message: string): DpopFailure => ({ ok: false, code: 'invalid_dpop_proof', message, nonce: null });
@@ -112,12 +100,12 @@ export function createDpopVerifier(deps: DpopVerifierDeps): DpopVerifier {
             });
             if (!checked.ok) return invalid(checked.reason);
             const thumbprintInput = jwkThumbprintInput(checked.jwk);
-            const key = thumbprintInput === null ? null : keyOf(thumbprintInput, checked.jwk);
+            const proofKey = thumbprintInput === null ? null : keyOf(thumbprintInput, checked.jwk);
             // §4.3 item 6: the signature verifies with the header's own key
-            if (key === null || !signatureHolds(checked.alg, key, Buffer.from(decoded.signingInput), decoded.signature)) {
+            if (proofKey === null || !jwsSignatureHolds(checked.alg, proofKey.key, Buffer.from(decoded.signingInput), decoded.signature)) {
                 return invalid('The DPoP proof\'s signature does not verify with its jwk.');
             }
-            const jkt = sha256Base64url(thumbprintInput!);
+            const { jkt } = proofKey;
             // §8, §9: a required nonce is the current window's or the previous one's
             const nonce = nonceFor(context.realmId);
             if (nonce !== null && (checked.nonce === null || !deps.nonces.accepts(checked.nonce))) {

@@ -91,6 +91,31 @@ describe('client key resolution (inline jwks, jwksUri through the outbound guard
             .rejects.toThrow();
     });
 
+    it('the native path (keyObjects) picks the keys jose would, made once, and re-fetches a rotated jwksUri as the getter does', async () => {
+        const { keys } = keysWith(['127.0.0.0/8']);
+        const client = { id: 'native', jwks: null, jwksUri: `${base}/jwks` };
+        const [key] = await keys.keyObjects(client, { alg: 'ES256', kid: 'k1' });
+        expect(key?.asymmetricKeyType).toBe('ec');
+        // made once: the same KeyObject for the next JWS, without a fetch
+        expect(await keys.keyObjects(client, { alg: 'ES256', kid: 'k1' })).toEqual([key]);
+        expect(await keys.keyObjects(client, { alg: 'ES256' })).toEqual([key]);
+        expect(state.fetches).toBe(1);
+        // another alg than the key's, or an HMAC, picks nothing
+        await expect(keys.keyObjects(client, { alg: 'PS256', kid: 'k1' })).rejects.toThrow(/no applicable key|matching/i);
+        await expect(keys.keyObjects(client, { alg: 'HS256', kid: 'k1' })).rejects.toThrow(/no applicable key|matching/i);
+        state.keys = [second.jwk];
+        now += 1_000;
+        await expect(keys.keyObjects(client, { alg: 'RS256', kid: 'k2' })).rejects.toThrow(/no applicable key|matching/i);
+        expect(state.fetches).toBe(1);
+        now += 60_000;
+        const [rotated] = await keys.keyObjects(client, { alg: 'RS256', kid: 'k2' });
+        expect(rotated?.asymmetricKeyType).toBe('rsa');
+        expect(state.fetches).toBe(2);
+        // a private key in a set never verifies
+        const leaked = { id: 'leaked', jwks: JSON.stringify({ keys: [{ ...first.jwk, d: 'AAAA' }] }), jwksUri: null };
+        await expect(keys.keyObjects(leaked, { alg: 'ES256', kid: 'k1' })).rejects.toThrow(/no applicable key|matching/i);
+    });
+
     it('a key rotated at the jwksUri: an unknown kid re-fetches, at most once per interval', async () => {
         const { keys } = keysWith(['127.0.0.0/8']);
         const client = { id: 'rotating', jwks: null, jwksUri: `${base}/jwks` };

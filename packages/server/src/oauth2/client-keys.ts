@@ -1,4 +1,5 @@
-import { createLocalJWKSet, errors, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters, type JWTVerifyGetKey } from 'jose';
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createLocalJWKSet, errors, type FlattenedJWSInput, type JSONWebKeySet, type JWK, type JWSHeaderParameters, type JWTVerifyGetKey } from 'jose';
 import type { BoundedCache } from '../cache/bounded-cache.js';
 import type { OutboundFetch } from '../outbound/guarded-fetch.js';
 
@@ -31,12 +32,27 @@ export class ClientKeysUnavailableError extends Error {
 export interface ClientKeySetEntry {
     source: string;
     keys: ReturnType<typeof createLocalJWKSet>;
+    /** the set's members, and each one's KeyObject once a JWS named it (null: it is no usable public key) */
+    members: readonly JWK[];
+    keyObjects: Map<number, KeyObject | null>;
     fetchedAt: number;
+}
+
+/** The members of a JWS protected header that pick a key (RFC 7515 §4.1.1, §4.1.4). */
+export interface KeySelector {
+    alg: string;
+    kid?: string | undefined;
 }
 
 export interface ClientKeys {
     /** jose's key getter (jwtVerify, compactVerify) for the client's keys: the protected header picks the key */
     verificationKeys(client: ClientKeySource): JWTVerifyGetKey;
+    /**
+     * The client's public keys a JWS with this header may be signed with, as KeyObjects made once
+     * per key and kept with the remembered set (the hot path: client assertions). Refused with
+     * jose's JWKSNoMatchingKey when none fits, after fetching a jwksUri again as the getter does.
+     */
+    keyObjects(client: ClientKeySource, selector: KeySelector): Promise<KeyObject[]>;
 }
 
 export interface ClientKeysOptions {
@@ -79,12 +95,56 @@ async function boundedText(response: Response, limit: number): Promise<string> {
 }
 
 /** A JWK Set from JSON text; jose refuses what is not one (RFC 7517 §5). */
-function keySetOf(text: string, where: string): ClientKeySetEntry['keys'] {
+function keySetOf(text: string, where: string, fetchedAt: number): Omit<ClientKeySetEntry, 'source'> {
     try {
-        return createLocalJWKSet(JSON.parse(text) as JSONWebKeySet);
+        const set = JSON.parse(text) as JSONWebKeySet;
+        return { keys: createLocalJWKSet(set), members: set.keys.map((jwk) => ({ ...jwk })), keyObjects: new Map(), fetchedAt };
     } catch (error) {
         throw new ClientKeysUnavailableError(`the ${where} is not a JWK Set`, { cause: error });
     }
+}
+
+/** The key type and curve each asymmetric JWS algorithm a client signs with takes (RFC 7518 §3.1, RFC 8037 §3.1). */
+const KEY_TYPES: Record<string, { kty: string; crv?: string }> = {
+    RS256: { kty: 'RSA' }, PS256: { kty: 'RSA' }, ES256: { kty: 'EC', crv: 'P-256' }, EdDSA: { kty: 'OKP', crv: 'Ed25519' }, Ed25519: { kty: 'OKP', crv: 'Ed25519' },
+};
+
+/** JWK members of a private or symmetric key (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2): such a member is never a verification key. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/**
+ * Whether a member of the set may verify a JWS with `selector`: jose's own rule for a local JWK
+ * Set (createLocalJWKSet), so both paths pick the same keys — `key_ops` (if any) unique strings
+ * with `verify`, the algorithm's key type and curve, the header's `kid` (if any), the member's
+ * `alg` (if any) the header's, `use` (if any) `sig`.
+ */
+function usable(jwk: JWK, selector: KeySelector): boolean {
+    const wanted = KEY_TYPES[selector.alg];
+    if (!wanted || jwk.kty !== wanted.kty || (wanted.crv !== undefined && jwk.crv !== wanted.crv)) return false;
+    const ops = jwk.key_ops;
+    if (ops !== undefined && !(Array.isArray(ops) && ops.every((op, index) => typeof op === 'string' && ops.indexOf(op) === index) && ops.includes('verify'))) return false;
+    if (jwk.ext !== undefined && typeof jwk.ext !== 'boolean') return false;
+    if (selector.kid !== undefined && jwk.kid !== selector.kid) return false;
+    return (jwk.alg === undefined || jwk.alg === selector.alg) && (jwk.use === undefined || jwk.use === 'sig');
+}
+
+/** The members `selector` picks, as public KeyObjects made once per member (a member that is none is skipped). */
+function pick(entry: ClientKeySetEntry, selector: KeySelector): KeyObject[] {
+    const picked: KeyObject[] = [];
+    entry.members.forEach((jwk, index) => {
+        if (!usable(jwk, selector)) return;
+        let key = entry.keyObjects.get(index);
+        if (key === undefined) {
+            try {
+                key = PRIVATE_MEMBERS.some((member) => member in jwk) ? null : createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+            } catch {
+                key = null;
+            }
+            entry.keyObjects.set(index, key);
+        }
+        if (key) picked.push(key);
+    });
+    return picked;
 }
 
 export function createClientKeys(options: ClientKeysOptions): ClientKeys {
@@ -109,7 +169,7 @@ export function createClientKeys(options: ClientKeysOptions): ClientKeys {
             await response.body?.cancel().catch(() => undefined);
             throw new ClientKeysUnavailableError(`the jwks_uri answered ${response.status}`);
         }
-        return { source: uri, keys: keySetOf(await boundedText(response, DOCUMENT_MAX_BYTES), 'jwks_uri document'), fetchedAt: clock() };
+        return { source: uri, ...keySetOf(await boundedText(response, DOCUMENT_MAX_BYTES), 'jwks_uri document', clock()) };
     };
 
     const fetchFor = (client: ClientKeySource, uri: string): Promise<ClientKeySetEntry> => {
@@ -129,7 +189,7 @@ export function createClientKeys(options: ClientKeysOptions): ClientKeys {
         const source = `inline:${jwks}`;
         const known = cache.get(client.id);
         if (known?.source === source) return known;
-        const entry = { source, keys: keySetOf(jwks, 'registered jwks'), fetchedAt: clock() };
+        const entry = { source, ...keySetOf(jwks, 'registered jwks', clock()) };
         cache.set(client.id, entry);
         return entry;
     };
@@ -141,6 +201,25 @@ export function createClientKeys(options: ClientKeysOptions): ClientKeys {
     };
 
     return {
+        async keyObjects(client, selector) {
+            if (client.jwks !== null) {
+                const picked = pick(inline(client, client.jwks), selector);
+                if (picked.length === 0) throw new errors.JWKSNoMatchingKey();
+                return picked;
+            }
+            const uri = client.jwksUri;
+            if (uri === null) throw new ClientKeysUnavailableError('the client registered no keys (jwks or jwksUri)');
+            const entry = await remote(client, uri);
+            const picked = pick(entry, selector);
+            if (picked.length > 0) return picked;
+            // a key the set lacks: the client may have rotated (OIDC Core §10.1.1) — fetched again
+            // unless the set was fetched within the interval, as for the getter below
+            if (clock() - entry.fetchedAt >= refetchInterval) {
+                const again = pick(await fetchFor(client, uri), selector);
+                if (again.length > 0) return again;
+            }
+            throw new errors.JWKSNoMatchingKey();
+        },
         verificationKeys(client) {
             return async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
                 if (client.jwks !== null) return inline(client, client.jwks).keys(header, token);

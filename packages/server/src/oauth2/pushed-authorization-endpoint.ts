@@ -1,7 +1,7 @@
 import { ErrorCode } from '@realmgate/core';
 import type { RealmRef } from '../storage/realms.js';
 import { pushRequest, type PushedRequestDeps } from './authorize/pushed-requests.js';
-import { findRequestClient, readAuthorizationParams } from './authorize/request.js';
+import { readAuthorizationParams } from './authorize/request.js';
 import type { AuthorizationRequests } from './authorize/request-source.js';
 import { assertProfileAdmitsClient, profileOf } from './security-profile.js';
 import { authenticateClient, type ClientAuthDeps, type RequestClient } from './client-auth/authenticate.js';
@@ -67,7 +67,7 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
     const parameters: Step<PushedRequestState> = step('authorization parameters', async (state) => {
         const clientId = required(state.client, 'client').row.id;
         if (state.params.request !== undefined) {
-            const client = await findRequestClient(deps.db, clientId);
+            const client = await deps.authorizationRequests.client(clientId);
             if (!client) throw invalidClient();
             const verified = await deps.authorizationRequests.requestObject(client, state.params.request);
             if (!verified.ok) throw oauthError(ErrorCode.INVALID_REQUEST_OBJECT, verified.message);
@@ -81,7 +81,7 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
 
     /** RFC 9126 §2.3: an invalid request is answered as the authorization endpoint would, with the token endpoint's error body */
     const validate: Step<PushedRequestState> = step('validate authorization parameters', async (state) => {
-        const client = await findRequestClient(deps.db, required(state.client, 'client').row.id);
+        const client = await deps.authorizationRequests.client(required(state.client, 'client').row.id);
         if (!client) throw invalidClient();
         const validation = await deps.authorizationRequests.validatePushed(client, required(state.pushed, 'pushed parameters'), state.signed);
         if (validation.ok) return;

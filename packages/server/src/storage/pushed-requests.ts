@@ -1,5 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, PushedRequestTable } from '../db/schema.js';
+import { createInsertBatcher } from './insert-batcher.js';
+import { prepareInsert } from './prepared-insert.js';
 import { fromDbDate, toDbDate, type DialectName } from '../db/values.js';
 
 /** A pushed authorization request as stored (migration 0020). */
@@ -11,10 +13,20 @@ export interface PushedRequest {
     expiresAt: Date;
 }
 
+/** One multi-row INSERT, its text compiled once per row count (prepared-insert.ts). */
+const insertRows = prepareInsert('auth_pushed_requests', ['id', 'realm_id', 'client_id', 'parameters', 'expires_at']);
+
+/**
+ * Concurrent pushes share one INSERT and so one commit (insert-batcher.ts), each push still
+ * answered with its own row's outcome. Committed synchronously before the push answers: the
+ * request_uri it hands out names a row every replica can redeem at once (RFC 9126 §2.2).
+ */
+const insertBatched = createInsertBatcher<Insertable<PushedRequestTable>>(insertRows);
+
 export async function insertPushedRequest(db: Kysely<Database>, dialect: DialectName, digest: string, request: PushedRequest): Promise<void> {
-    await db.insertInto('auth_pushed_requests').values({
+    await insertBatched(db, {
         id: digest, realm_id: request.realmId, client_id: request.clientId, parameters: request.parameters, expires_at: toDbDate(dialect, request.expiresAt),
-    }).execute();
+    });
 }
 
 /**

@@ -155,6 +155,52 @@ describeEachDialect('caches: served from memory, emptied by every write before i
         expect((await issue(app, renewed)).statusCode).toBe(401);
     });
 
+    it("a known client's pushed request (RFC 9126) is one statement, its INSERT; a client or realm change applies to the next push", async () => {
+        const redirectUri = 'https://app.cached.example/cb';
+        const client = await createClient(app, realmId, undefined, { redirectUri });
+        const push = (extra: Record<string, string> = {}) => app.request({
+            method: 'POST', url: '/par', as: null, headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.header },
+            payload: new URLSearchParams({
+                response_type: 'code', client_id: client.id, redirect_uri: redirectUri, scope: 'openid', state: 's',
+                code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...extra,
+            }).toString(),
+        });
+        expect((await push()).statusCode).toBe(201);
+        let status = 0;
+        const statements = await statementsOf(async () => {
+            status = (await push()).statusCode;
+        });
+        expect(status).toBe(201);
+        expect(statements).toHaveLength(1);
+        expect(statements[0]).toMatch(/^\s*insert into .auth_pushed_requests./i);
+        // a redirect URI withdrawn, the client deactivated, the realm requiring pushed requests: each on the next request
+        await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { redirectUri: 'https://app.cached.example/other' } }, 200);
+        expect((await push()).statusCode).toBe(400);
+        await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { redirectUri } }, 200);
+        expect((await push()).statusCode).toBe(201);
+        await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { active: false } }, 200);
+        expect((await push()).statusCode).toBe(401);
+        await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { active: true } }, 200);
+        expect((await push()).statusCode).toBe(201);
+        // the realm's own rule, remembered with the client: /authorize reads the same cache
+        const authorizeError = async () => {
+            const answer = await authorize();
+            return answer.statusCode === 303 ? new URL(String(answer.headers.location)).searchParams.get('error') : `${answer.statusCode}`;
+        };
+        const authorize = () => app.request({
+            method: 'GET', as: null,
+            url: `/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.id, redirect_uri: redirectUri, scope: 'openid', state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString()}`,
+        });
+        const before = await authorizeError();
+        expect(before).not.toBe('invalid_request');
+        await app.json({ method: 'POST', url: `/realms/${realmId}`, payload: { requirePushedAuthorizationRequests: true } }, 200);
+        // RFC 9126 §5: the request is refused to the redirect URI
+        expect(await authorizeError()).toBe('invalid_request');
+        expect((await push()).statusCode).toBe(201);
+        await app.json({ method: 'POST', url: `/realms/${realmId}`, payload: { requirePushedAuthorizationRequests: false } }, 200);
+        expect(await authorizeError()).toBe(before);
+    });
+
     it('a disabled or deleted signing key never signs the next token', async () => {
         const client = await createClient(app, realmId);
         const kidOf = async () => {

@@ -7,6 +7,7 @@ import { issuerOf } from '../../tokens/issuer.js';
 import type { ClientKeys } from '../client-keys.js';
 import { verifyRequestObject } from './request-object.js';
 import type { AuthorizationClient } from '../../storage/authorize-lookups.js';
+import type { BoundedCache } from '../../cache/bounded-cache.js';
 import { CARRIED_FIELD, openRequest, sealRequest } from './carried-request.js';
 import { PUSHED_REQUEST_URI_PREFIX, redeemPushedRequest } from './pushed-requests.js';
 import {
@@ -22,6 +23,8 @@ export interface AuthorizationRequestDeps {
     clock: () => number;
     /** the clients' public keys, for their request objects (RFC 9101 §6.2) */
     clientKeys: ClientKeys;
+    /** the clients requests name, remembered (wire.ts empties it with every client and realm write); absent: every lookup reads */
+    clients?: BoundedCache<AuthorizationClient>;
 }
 
 const PLAIN: RequestOrigin = { pushed: false, signed: false };
@@ -87,7 +90,7 @@ export function createAuthorizationRequests(deps: AuthorizationRequestDeps) {
             if (repeated.includes('client_id')) return pageError('client_id must be sent once.');
             const clientId = member(source, 'client_id');
             if (!clientId) return pageError('client_id is required.');
-            const client = await findRequestClient(deps.db, clientId);
+            const client = await findRequestClient(deps.db, clientId, deps.clients);
             if (!client) return pageError('The client is unknown or inactive.');
             const resolved = await resolve(source, client);
             if ('ok' in resolved) return resolved;
@@ -95,6 +98,8 @@ export function createAuthorizationRequests(deps: AuthorizationRequestDeps) {
             if ((resolved.origin.pushed || resolved.origin.signed) && resolved.params.client_id !== client.id) return pageError('client_id does not match the request.', client.realm);
             return validateAuthorizationParameters(deps.db, deps.publicUrl, client, resolved, resolved.origin, carriedAs(client, resolved.origin));
         },
+        /** The active client a request names by id (`POST /par`: the client that authenticated), through the remembered clients. */
+        client: (clientId: string) => findRequestClient(deps.db, clientId, deps.clients),
         /** `POST /par` with `request` (RFC 9126 §3): the object verified as at the authorization endpoint */
         requestObject,
         /** `POST /par`: the pushed parameters validated for the client that authenticated (their requirements met by pushing). */

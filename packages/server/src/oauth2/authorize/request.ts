@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
 import { findAuthorizationClient, type AuthorizationClient } from '../../storage/authorize-lookups.js';
+import type { BoundedCache } from '../../cache/bounded-cache.js';
 import { issuerOf } from '../../tokens/issuer.js';
 import { profileOf } from '../security-profile.js';
 import { resolveScope, scopeNames } from '../grants/scope.js';
@@ -123,9 +124,17 @@ function parsePrompt(value: string | undefined): Set<Prompt> | null {
     return prompts;
 }
 
-/** The active client an authorization request names by `client_id`, if any. */
-export async function findRequestClient(db: Kysely<Database>, clientId: string | undefined): Promise<AuthorizationClient | undefined> {
-    const client = clientId !== undefined && isUuid(clientId) ? await findAuthorizationClient(db, clientId.toLowerCase()) : undefined;
+/**
+ * The active client an authorization request names by `client_id`, if any: through `remembered`
+ * when given (wire.ts: emptied on every replica by the bus before a client or realm write answers,
+ * so a deactivated client or a realm switched to FAPI 2.0 applies to the next request).
+ */
+export async function findRequestClient(
+    db: Kysely<Database>, clientId: string | undefined, remembered?: BoundedCache<AuthorizationClient>,
+): Promise<AuthorizationClient | undefined> {
+    if (clientId === undefined || !isUuid(clientId)) return undefined;
+    const id = clientId.toLowerCase();
+    const client = remembered ? await remembered.through(id, () => findAuthorizationClient(db, id)) : await findAuthorizationClient(db, id);
     return client?.active ? client : undefined;
 }
 

@@ -196,7 +196,7 @@ async function authenticateByAssertion(deps: ClientAuthDeps, realmId: string, cl
     try {
         await verifyClientAssertion(deps.assertions, assertion, {
             realmId, clientId: row.id, issuer: await issuerOfRealm(deps, realmId), clientIdentifier: assertion.subject,
-            key: privateKey ? deps.assertions.keys.verificationKeys(row) : await hmacKeyOf(deps, realmId, row),
+            key: privateKey ? (selector) => deps.assertions.keys.keyObjects(row, selector) : await hmacKeyOf(deps, realmId, row),
             algorithms: privateKey ? PRIVATE_KEY_JWT_ALGORITHMS : CLIENT_SECRET_JWT_ALGORITHMS,
         });
     } catch (error) {
