@@ -32,13 +32,13 @@ export async function rolesOfRealm(db: Kysely<Database>, realmId: string, roleId
 }
 
 /** Adds one role to the realm's list unless it is there. */
-export async function addDefaultRole(db: Kysely<Database>, dialect: DialectName, realmId: string, roleId: string, now: Date): Promise<void> {
+async function addDefaultRole(db: Kysely<Database>, dialect: DialectName, realmId: string, roleId: string, now: Date): Promise<void> {
     const current = await defaultRoleIdsOf(db, realmId);
     if (!current.includes(roleId)) await replaceList(db, dialect, REALM_DEFAULT_ROLES, realmId, [...current, roleId], now);
 }
 
 /** The realm's built-in default role (DEFAULT_ROLES_ROLE_NAME), if it has one. */
-export async function findRealmDefaultRole(db: Kysely<Database>, realmId: string): Promise<string | undefined> {
+async function findRealmDefaultRole(db: Kysely<Database>, realmId: string): Promise<string | undefined> {
     const row = await db.selectFrom('auth_roles').select('id')
         .where('name', '=', DEFAULT_ROLES_ROLE_NAME).where('realm_id', '=', realmId).where('client_id', 'is', null).executeTakeFirst();
     return row?.id;

@@ -30,12 +30,6 @@ export async function withLists<R extends StoredRow>(db: Kysely<Database>, table
     return rows;
 }
 
-/** The list a row holds, as read (withLists), or none. */
-export function storedList(row: StoredRow, list: JunctionList): string[] {
-    const value = row[list.column];
-    return Array.isArray(value) ? value.map(String) : [];
-}
-
 /**
  * Makes the owner's list exactly these ids: the ones no longer named leave it, the new ones join it.
  * A named row that does not exist (or is deleted meanwhile) fails the insert on its foreign key.
