@@ -26,8 +26,9 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
     let withPolicy: string;
     let expected: Grant[];
     beforeAll(async () => {
+        // without default roles: the grants each answer lists are the ones set up here
         const createRealm = async (name: string) =>
-            (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name } }, 201)).data;
+            (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name, defaultRoleIds: [] } }, 201)).data;
         realm = await createRealm('introspect-realm');
         other = await createRealm('introspect-other');
         const createClient = async (payload: Record<string, unknown>, realmId = realm.id) =>

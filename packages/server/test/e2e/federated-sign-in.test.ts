@@ -38,7 +38,8 @@ describeEachDialect('end to end: sign-in through an upstream OpenID provider', (
         rp = await startRelyingParty();
         upstream = await startOidcUpstream(`${publicUrl}/authorize/federated/callback`);
         browser = await launchChromium();
-        realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: `e2e-federated-${dialect}` } }, 201)).data;
+        // without default roles: the roles a provisioned user holds are the mapped ones
+        realm = (await app.json<{ data: { id: string; name: string } }>({ method: 'POST', url: '/realms', payload: { name: `e2e-federated-${dialect}`, defaultRoleIds: [] } }, 201)).data;
         client = (await app.json<{ data: { id: string } }>({ method: 'POST', url: '/clients', payload: { realmId: realm.id, name: 'spa', redirectUri: rp.callback } }, 201)).data;
         provider = (await app.json<{ data: { id: string } }>({
             method: 'POST', url: '/identity-providers', payload: {
