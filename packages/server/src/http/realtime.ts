@@ -137,6 +137,8 @@ export function attachRealtime(app: FastifyInstance, deps: AppDeps, definitions:
         if (state.authorizer.allows(permissionFor(spec, 'read'), data)) socket.emit('event', payload);
     };
 
+    /** each socket's last delivery, which its next one waits for */
+    const deliveries = new WeakMap<Socket, Promise<void>>();
     const unsubscribe = deps.bus.subscribe((message) => {
         if (message.kind !== 'entity') {
             generation++;
@@ -151,7 +153,13 @@ export function attachRealtime(app: FastifyInstance, deps: AppDeps, definitions:
         const payload = { ...event, data: readable(definition, event.data) };
         for (const id of room) {
             const socket = io.sockets.sockets.get(id);
-            if (socket) deliver(socket, definition, event, payload).catch((error: unknown) => app.log.warn({ err: error }, 'realtime delivery failed'));
+            if (!socket) continue;
+            // a delivery awaits the credential's check, so each socket's deliveries run one after another:
+            // a subscriber hears an entity's events in the order they were committed (created, updated, deleted)
+            const delivered = (deliveries.get(socket) ?? Promise.resolve())
+                .then(() => deliver(socket, definition, event, payload))
+                .catch((error: unknown) => app.log.warn({ err: error }, 'realtime delivery failed'));
+            deliveries.set(socket, delivered);
         }
     });
 
