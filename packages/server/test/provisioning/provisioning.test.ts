@@ -80,7 +80,7 @@ describe('provisioning file format', () => {
         const schema = provisioningFileJsonSchema() as { properties: Record<string, unknown> };
         expect(Object.keys(schema.properties).sort()).toEqual(['permissions', 'policies', 'realms', 'roles', 'scopes']);
         expect(JSON.stringify(schema)).toContain('provisioning.client');
-        // the documented copy (README "Provisioning realms from files") is the schema the server validates with
+        // the documented copy (docs/operations/provisioning.md) is the schema the server validates with
         expect(JSON.parse(readFileSync(SCHEMA_DOC, 'utf8'))).toEqual(schema);
     });
 
