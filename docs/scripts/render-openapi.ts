@@ -5,7 +5,7 @@
  * component, so the page is plain static HTML that VitePress's dead-link check and search index see.
  */
 
-export interface OpenApiSchema {
+interface OpenApiSchema {
     type?: string | string[];
     format?: string;
     enum?: unknown[];
@@ -63,7 +63,7 @@ function cell(text: string | undefined): string {
 }
 
 /** A short type expression for a schema: `string (uuid)`, `string | null`, `array of object`, `"a" | "b"`. */
-export function describeType(schema: OpenApiSchema | undefined): string {
+function describeType(schema: OpenApiSchema | undefined): string {
     if (!schema) return 'any';
     if (schema.$ref) return schema.$ref.split('/').pop() ?? 'object';
     if (schema.const !== undefined) return JSON.stringify(schema.const);
