@@ -81,10 +81,11 @@ export type Validation =
 
 /** A parameter value longer than this is refused: no legitimate request carries one. */
 const MAX_VALUE_LENGTH = 4096;
-/** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 43 characters. */
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-/** RFC 9449 §10, RFC 7638 §3: a JWK SHA-256 thumbprint, base64url without padding, is 43 characters too. */
-const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * A base64url SHA-256 digest without padding is 43 characters: a PKCE S256 challenge (RFC 7636
+ * §4.2) and a `dpop_jkt` JWK thumbprint (RFC 9449 §10, RFC 7638 §3) alike.
+ */
+const BASE64URL_SHA256 = /^[A-Za-z0-9_-]{43}$/;
 
 /** The authorization parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names collected. */
 export function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[] } {
@@ -206,12 +207,12 @@ export async function validateAuthorizationParameters(
         if (profile.requirePkce) return fail(ErrorCode.INVALID_REQUEST, 'The realm\'s FAPI 2.0 profile requires a PKCE code_challenge (S256).');
     } else {
         if (method !== 'S256') return fail(ErrorCode.INVALID_REQUEST, 'code_challenge_method must be S256 (plain is not supported).');
-        if (!S256_CHALLENGE.test(challenge)) return fail(ErrorCode.INVALID_REQUEST, 'code_challenge must be 43 base64url characters.');
+        if (!BASE64URL_SHA256.test(challenge)) return fail(ErrorCode.INVALID_REQUEST, 'code_challenge must be 43 base64url characters.');
     }
 
     // RFC 9449 §10: the key the code is bound to, as its SHA-256 JWK thumbprint
     const dpopJkt = params.dpop_jkt ?? null;
-    if (dpopJkt !== null && !JWK_THUMBPRINT.test(dpopJkt)) return fail(ErrorCode.INVALID_REQUEST, 'dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters, RFC 9449 §10).');
+    if (dpopJkt !== null && !BASE64URL_SHA256.test(dpopJkt)) return fail(ErrorCode.INVALID_REQUEST, 'dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters, RFC 9449 §10).');
 
     const prompt = parsePrompt(params.prompt);
     if (prompt === null) return fail(ErrorCode.INVALID_REQUEST, 'prompt must be none, or login and/or consent.');
