@@ -41,11 +41,12 @@ export async function runClientAuth(options: { quick: boolean; source: boolean }
             method: 'POST', path: '/token', headers: { 'content-type': FORM, authorization: basic(plainId, secret) },
             body: new URLSearchParams({ grant_type: 'client_credentials', realm_name: realmName }).toString(),
         } as const;
+        const proofs = dpopProofPool('POST', `${service.url}/token`);
         const scenarios = await Promise.all([
             httpScenario('plain', service, plainRequest, c, { server: true }),
             assertionScenario('privateKeyJwt', service, assertions, c),
             // RFC 9449: the same request with a fresh proof, so the token is bound
-            dpopScenario('dpop', service, plainRequest, c, dpopProofPool('POST', `${service.url}/token`)),
+            dpopScenario('dpop', service, plainRequest, c, proofs),
             // RFC 9126: a confidential client pushes its authorization request
             httpScenario('par', service, {
                 method: 'POST', path: '/par', headers: { 'content-type': FORM, authorization: basic(pusherId, secret) },
@@ -58,6 +59,8 @@ export async function runClientAuth(options: { quick: boolean; source: boolean }
         const measured = await runRounds(scenarios, plan, log);
         const plain = measured.get('plain')!;
         if (assertions.state.dry > 0) notes.push(`${assertions.state.dry} requests found the assertion pool dry and replayed one`);
+        // a proof minted during a load costs the load generator what the pool exists to spare it
+        if (proofs.mintedDuringLoad() > 0) notes.push(`${proofs.mintedDuringLoad()} DPoP proofs were minted during a load: the pool ran dry`);
         return {
             sections: [{
                 title: `client authentication, DPoP and PAR (sqlite, ${c} connections, ${plan.rounds} rounds of ${plan.roundSeconds} s)`,

@@ -1,5 +1,5 @@
 import { createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { ErrorCode, isUuid } from '@realmgate/core';
+import { ErrorCode, isUuid, tokenTypeFitsKind } from '@realmgate/core';
 import { RealmgateError } from '@realmgate/client';
 
 /* Local verification of a Realmgate access token (spec Authentication 4, RFC 7515, RFC 7519). */
@@ -18,7 +18,10 @@ export interface AccessTokenClaims {
     jti?: string;
     iat?: number;
     exp: number;
-    /** RFC 8707 §2: the resource server the token is narrowed to; absent: any of its realm */
+    /**
+     * RFC 9068 §2.2: the resource server the token is for (RFC 8707 §2), or its realm's default
+     * audience; absent only on a token signed before RFC 9068
+     */
     aud?: string | string[];
     /** RFC 8693 §4.1: the actor of a delegated token */
     act?: Record<string, unknown>;
@@ -74,7 +77,8 @@ export async function verifyAccessToken(token: string, keyOf: (realmId: string, 
     if (alg !== header.alg) throw invalidToken('the token algorithm does not match its key');
     const valid = verifySignature(algorithm.hash, Buffer.from(signingInput), { key, ...(algorithm.dsaEncoding ? { dsaEncoding: algorithm.dsaEncoding } : {}) }, signature);
     if (!valid) throw invalidToken('invalid token signature');
-    if (claims.kind !== 'access_token') throw invalidToken('not an access token');
+    // RFC 9068 §4: typed `at+jwt` (or an untyped access token signed before RFC 9068), and of kind access_token
+    if (claims.kind !== 'access_token' || !tokenTypeFitsKind(header.typ, claims.kind)) throw invalidToken('not an access token');
     if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) throw invalidToken('the token has expired', ErrorCode.EXPIRED_TOKEN);
     if (typeof claims.nbf === 'number' && claims.nbf > nowSeconds) throw invalidToken('the token is not valid yet');
     if (typeof claims.sub !== 'string' || (claims.sub_kind !== 'user' && claims.sub_kind !== 'client') || typeof claims.realm_name !== 'string') {

@@ -27,8 +27,10 @@ export interface VerifierOptions {
     realms?: readonly string[];
     /**
      * this resource server's resource indicator — the `audience` its client registered (RFC 8707
-     * §2): a token narrowed to another resource server is refused; a token narrowed to none (no
-     * `aud`) is good at every resource server of its realm and is accepted
+     * §2; RFC 9068 §4): a token whose `aud` names another resource server is refused. A token
+     * narrowed to none is good at every resource server of its realm and is accepted: its `aud` is
+     * its realm's issuer (the default when the realm sets no `defaultAudience`), or it has none (an
+     * access token signed before RFC 9068)
      */
     audience?: string;
     /** scopes every token must carry; the server withholds identity data without `global` (consumer rule 12) */
@@ -54,8 +56,11 @@ export interface Introspection {
     client_id?: string;
     scope?: string;
     exp?: number;
-    /** RFC 8707 §2: the resource server the token is narrowed to */
+    /** RFC 9068 §2.2: the token's issuer and audience (the resource server it is for, RFC 8707 §2) */
+    iss?: string;
     aud?: string;
+    jti?: string;
+    iat?: number;
     /** RFC 9449 §6.2: the DPoP key a bound token is bound to */
     cnf?: { jkt?: unknown };
     permissions?: AuthorizationGrant[];
@@ -102,9 +107,15 @@ const unavailable = (message: string) => new RealmgateError({ statusCode: 503, c
 const denied = (message: string) => new RealmgateError({ statusCode: 403, code: ErrorCode.PERMISSION_DENIED, message });
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** RFC 7519 §4.1.3: `aud` is one string or an array of them; anything else names no audience we serve. */
-function audienceNames(aud: unknown): readonly unknown[] {
-    return Array.isArray(aud) ? aud : [aud];
+/**
+ * Whether a token is for the resource server `audience` (RFC 9068 §4, RFC 8707 §2): its `aud` — one
+ * string or an array of them (RFC 7519 §4.1.3) — names it, or names the token's own issuer (a
+ * token for every resource server of its realm), or is absent (a token signed before RFC 9068).
+ */
+function isForAudience(aud: unknown, iss: unknown, audience: string): boolean {
+    if (aud === undefined) return true;
+    const names: readonly unknown[] = Array.isArray(aud) ? aud : [aud];
+    return names.includes(audience) || (typeof iss === 'string' && names.includes(iss));
 }
 
 /** Fail closed on a malformed catalog (spec "Upgrade order" step 5): both members present and of their type. */
@@ -260,7 +271,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
         const scheme = match[1]!.toLowerCase();
         const token = match[2]!;
         let subject: {
-            sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined; aud?: unknown;
+            sub: string; sub_kind: 'user' | 'client'; realm_id: string; realm_name: string; client_id?: string | undefined; scope?: string | undefined; aud?: unknown; iss?: unknown;
             cnf?: { jkt?: unknown } | undefined;
         };
         let introspected: Introspection | undefined;
@@ -273,10 +284,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
                 throw invalidToken('the token names no subject');
             }
             if (kind !== undefined && kind !== 'access_token') throw invalidToken('not an access token');
-            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope, aud: introspected.aud, cnf: introspected.cnf };
+            subject = { sub, sub_kind, realm_id, realm_name, client_id: introspected.client_id, scope: introspected.scope, aud: introspected.aud, iss: introspected.iss, cnf: introspected.cnf };
         }
         // RFC 8707 §2, RFC 9068 §4: a token for another resource server is not for this one
-        if (options.audience !== undefined && subject.aud !== undefined && !audienceNames(subject.aud).includes(options.audience)) {
+        if (options.audience !== undefined && !isForAudience(subject.aud, subject.iss, options.audience)) {
             throw invalidToken('the token is for another resource server');
         }
         const dpopJkt = senderConstraint(token, scheme, subject.cnf?.jkt, request);

@@ -6,6 +6,8 @@ import { ADMIN, startTestApp, type TestApp } from '../../server/test/app.js';
 import { describeEachDialect } from '../../server/test/databases.js';
 import { freePort } from '../../server/test/network.js';
 import { createVerifier, type VerifierOptions } from '../src/index.js';
+import type { SigningAlgorithm } from '../../server/src/keys/material.js';
+import { signJws } from '../../server/src/tokens/jws.js';
 
 /*
  * The framework-free verify() against the real server listening on a free port: the key of the
@@ -143,6 +145,28 @@ describeEachDialect('adapter verify()', (dialect) => {
             // without the option every token of the realm is accepted, narrowed or not
             const unconfigured = createVerifier({ baseUrl: url, mode, credentials });
             expect((await unconfigured.verify(`Bearer ${await narrowed(elsewhere)}`)).identity.id).toBe(unprivileged.clientId);
+        }
+    });
+
+    it('RFC 9068: a refresh token, an ID token or a token whose typ and kind disagree is never an access token, in both modes; an untyped access token signed before still is', async () => {
+        const tokens = await login();
+        const key = (await app.deps.keys.activeSigningKey(app.deps.db, realm.id))!;
+        const privateKey = (await app.deps.keys.privateKeyFor(app.deps.db, realm.id, key.kid))!;
+        const forge = (claims: Record<string, unknown>, typ: string) => signJws(key.algorithm as SigningAlgorithm, key.kid, claims, privateKey, typ);
+        const access = decodeJwtPayload(tokens.access_token);
+        expect(JSON.parse(Buffer.from(tokens.access_token.split('.')[0]!, 'base64url').toString()).typ).toBe('at+jwt');
+        const idToken = forge({ ...access, kind: 'id_token', aud: 'some-client' }, 'JWT');
+        const refreshTyped = forge({ ...decodeJwtPayload(tokens.refresh_token!) }, 'at+jwt');
+        const accessUntyped = forge({ ...access }, 'jwt-of-another-kind');
+        const { aud: _aud, ...legacy } = access;
+        for (const mode of ['local', 'remote'] as const) {
+            const verifier = createVerifier({ baseUrl: url, mode, credentials, audience: 'https://rs.example.com/' });
+            expect((await verifier.verify(`Bearer ${tokens.access_token}`)).identity.id).toBe(user.id);
+            for (const presented of [tokens.refresh_token!, idToken, refreshTyped, accessUntyped]) {
+                expect(await refusal(verifier.verify(`Bearer ${presented}`)), mode).toMatchObject({ statusCode: 401 });
+            }
+            // typed JWT and naming no audience: signed before RFC 9068, good until it expires
+            expect((await verifier.verify(`Bearer ${forge(legacy, 'JWT')}`)).identity.id).toBe(user.id);
         }
     });
 

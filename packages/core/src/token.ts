@@ -11,6 +11,24 @@ export type TokenKind = typeof TokenKind[keyof typeof TokenKind];
 
 export const TOKEN_KINDS: readonly TokenKind[] = Object.freeze(Object.values(TokenKind));
 
+/** RFC 9068 §2.1: the `typ` header of a JWT access token (the media type application/at+jwt). */
+export const ACCESS_TOKEN_JWT_TYPE = 'at+jwt';
+/** the `typ` of every other token the server signs, and of access tokens signed before RFC 9068 */
+const GENERIC_JWT_TYPE = 'JWT';
+
+/**
+ * Whether a token's `typ` header fits its `kind` claim (RFC 9068 §2.1, §4): `at+jwt` (or its full
+ * media type, RFC 7515 §4.1.9) marks an access token and nothing else, so a refresh or ID token can
+ * never pass as an access token, nor an access token as them. An access token typed `JWT` was
+ * signed before access tokens were typed; it is accepted until it expires (TOKEN_ACCESS_MAX_AGE).
+ * The server and the adapter apply this one rule.
+ */
+export function tokenTypeFitsKind(typ: unknown, kind: unknown): boolean {
+    const accessTyped = typeof typ === 'string' && (typ.toLowerCase() === ACCESS_TOKEN_JWT_TYPE || typ.toLowerCase() === `application/${ACCESS_TOKEN_JWT_TYPE}`);
+    if (kind === TokenKind.ACCESS_TOKEN) return accessTyped || typ === GENERIC_JWT_TYPE;
+    return !accessTyped;
+}
+
 /**
  * Scope names provisioned globally (API.md §3), ensured at every boot so an existing deployment
  * gains a new one on its next start. `global` unlocks identity policy data (spec consumer rule 12);

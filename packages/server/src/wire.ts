@@ -343,7 +343,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         authorizationRequests,
         pushedAuthorizationEndpoint: createPushedAuthorizationEndpoint({
             db: handle.db, handle, dialect: handle.dialect, secrets, clientSecrets, passwords, outbound, lookups, authorizationRequests,
-            clock: options.authorizationClock ?? Date.now, assertions: assertionsAt('/par'),
+            clock: options.authorizationClock ?? Date.now, assertions: assertionsAt('/par'), dpop,
         }),
         tokenEndpoint: createTokenEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, grants, lookups, assertions: assertionsAt('/token'), dpop }),
         revocationEndpoint: createRevocationEndpoint({ db: handle.db, handle, secrets, clientSecrets, passwords, outbound, tokens, sessions, config, lookups, assertions: assertionsAt('/token/revoke') }),

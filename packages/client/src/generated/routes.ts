@@ -3571,6 +3571,7 @@ export interface Routes {
             "filter[securityProfile]"?: unknown;
             "filter[requirePushedAuthorizationRequests]"?: unknown;
             "filter[dynamicRegistrationEnabled]"?: unknown;
+            "filter[defaultAudience]"?: unknown;
             "filter[passkeysEnabled]"?: unknown;
             "filter[passkeyPrompt]"?: unknown;
             fields?: unknown;
@@ -3598,6 +3599,7 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                defaultAudience?: string | null;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
@@ -3626,6 +3628,7 @@ export interface Routes {
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
             defaultRoleIds?: Array<string>;
+            defaultAudience?: string | null;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
         };
@@ -3647,6 +3650,7 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                defaultAudience?: string | null;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
@@ -3717,6 +3721,7 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                defaultAudience?: string | null;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
@@ -3742,6 +3747,7 @@ export interface Routes {
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
             defaultRoleIds?: Array<string>;
+            defaultAudience?: string | null;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
         };
@@ -3763,6 +3769,7 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                defaultAudience?: string | null;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
@@ -3788,6 +3795,7 @@ export interface Routes {
             requirePushedAuthorizationRequests?: boolean;
             dynamicRegistrationEnabled?: boolean;
             defaultRoleIds?: Array<string>;
+            defaultAudience?: string | null;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
         };
@@ -3809,6 +3817,7 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                defaultAudience?: string | null;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
@@ -3844,6 +3853,7 @@ export interface Routes {
                 requirePushedAuthorizationRequests?: boolean | null;
                 dynamicRegistrationEnabled?: boolean | null;
                 defaultRoleIds?: Array<string>;
+                defaultAudience?: string | null;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
                 [member: string]: unknown;
@@ -9192,6 +9202,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             active: boolean;
+            iss?: string;
+            kind?: string;
+            aud?: string;
+            client_id?: string;
+            scope?: string;
+            jti?: string;
+            iat?: number;
+            exp?: number;
             [member: string]: unknown;
         };
     };
@@ -9314,6 +9332,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             active: boolean;
+            iss?: string;
+            kind?: string;
+            aud?: string;
+            client_id?: string;
+            scope?: string;
+            jti?: string;
+            iat?: number;
+            exp?: number;
             [member: string]: unknown;
         };
     };

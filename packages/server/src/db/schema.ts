@@ -37,6 +37,8 @@ export interface RealmTable extends Timestamps {
     /** API.md §8 (migration 0023): passkeys, and the offer to add one after a password sign-in; default true */
     passkeys_enabled: Generated<DbBool>;
     passkey_prompt: Generated<DbBool>;
+    /** RFC 9068 §2.2 (migration 0026): the `aud` of an access token whose request named no resource; null: the realm's issuer */
+    default_audience: string | null;
 }
 
 export interface PathTable extends Timestamps {
@@ -282,6 +284,8 @@ export interface AuthorizationCodeTable {
     acr: string | null;
     /** the resource indicator the authorization request named (RFC 8707 §2; migration 0022), null when none */
     resource: string | null;
+    /** RFC 9449 §10: the DPoP key thumbprint the authorization request bound the code to (migration 0026), null when none */
+    dpop_jkt: string | null;
     created_at: DbDate;
 }
 

@@ -8,6 +8,15 @@ import type { DialectName } from '../db/values.js';
 import { ensureConsoleClient } from '../storage/console-clients.js';
 import { createRealmDefaultRole, REALM_DEFAULT_ROLES } from '../storage/default-roles.js';
 import { assertDefaultRoles, refuseDefaultRolesOfNewRealm } from './realm-default-roles.js';
+import { issue, validationFailed } from '../errors/app-error.js';
+import { isResourceIndicator } from '../tokens/resource-indicator.js';
+
+/** RFC 8707 §2, RFC 9068 §2.2: the default audience names a resource server as a resource indicator does. */
+function assertDefaultAudience(input: Record<string, unknown>): void {
+    const value = input.defaultAudience;
+    if (typeof value !== 'string' || isResourceIndicator(value)) return;
+    throw validationFailed([issue(['defaultAudience'], 'invalid_uri', 'must be an absolute URI without a fragment (RFC 8707 §2)')]);
+}
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -41,6 +50,9 @@ spec.fields = [
     })),
     // API.md §8: the roles every new user of the realm receives (auth_realm_default_roles, migration 0024)
     { name: 'defaultRoleIds', column: REALM_DEFAULT_ROLES.column, type: 'idList', create: 'optional', update: true },
+    // RFC 9068 §2.2: the `aud` of an access token whose request named no resource (RFC 8707);
+    // null: the realm's issuer URL, which every resource server of the realm accepts (migration 0026)
+    { name: 'defaultAudience', column: 'default_audience', type: 'string', nullable: true, maxLength: 2048, create: 'optional', update: true, filter: true },
     // API.md §8: passkeys (WebAuthn) for the realm's users, and the offer to add one right after a
     // password sign-in; both on by default (migration 0023)
     ...(['passkeysEnabled', 'passkeyPrompt'] as const).map((name): FieldSpec => ({
@@ -62,9 +74,11 @@ export function realmsDefinition(secrets: SecretBox, keys: KeyStore, dialect: Di
         hooks: {
             prepareCreate(_ctx, input) {
                 refuseDefaultRolesOfNewRealm(input);
+                assertDefaultAudience(input);
                 return Promise.resolve({});
             },
             async prepareUpdate(ctx, row, input, tx) {
+                assertDefaultAudience(input);
                 await assertDefaultRoles(ctx, row.id, input, tx);
                 return {};
             },

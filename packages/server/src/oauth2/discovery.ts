@@ -86,7 +86,7 @@ const ID_TOKEN_CLAIMS = [
 ];
 
 /** The claims of an access token (API.md §4, oauth2/tokens/claims.ts). */
-const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp'];
+const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'realm_name', 'client_id', 'scope', 'session_id', 'jti', 'iat', 'exp', 'aud'];
 
 
 /** The realm's discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */

@@ -129,10 +129,14 @@ describeEachDialect('POST /token/introspect (RFC 7662)', (dialect) => {
         const tokens = await aliceViaWeb();
         const answer = await answerOf({ token: tokens.access_token });
         const { permissions, updated_at: updatedAt, ...rest } = answer;
+        const claims = decodeJwt(tokens.access_token);
         expect(rest).toEqual({
             active: true, sub: alice, sub_kind: 'user', realm_id: realm.id, realm_name: realm.name,
             email: 'alice@example.test', preferred_username: 'alice', given_name: 'Alice', family_name: 'Liddell', nickname: 'Al',
+            // RFC 7662 §2.2 with the RFC 9068 §2.2 claims: the realm's issuer is the default audience
+            iss: claims.iss, aud: claims.iss, kind: 'access_token', client_id: web.id, scope: claims.scope, jti: claims.jti, iat: claims.iat, exp: claims.exp,
         });
+        expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
         expect(Number.isInteger(updatedAt)).toBe(true);
         expect(Math.abs((updatedAt as number) - Date.now() / 1000)).toBeLessThan(600);
         expect(byName(permissions)).toEqual(byName(expected));

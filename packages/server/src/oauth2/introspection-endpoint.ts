@@ -90,8 +90,12 @@ export function createIntrospectionEndpoint(deps: IntrospectionEndpointDeps) {
         const { claims, failure, profile } = inspected;
         const subject = { id: claims.sub, kind: claims.sub_kind, realmId: claims.realm_id, realmName: await realmName(claims) };
         // spec grant rule 2: narrowed by the introspected token's own client, as its requests are
-        // an access token's audience, actor and DPoP key (RFC 7662 §2.2, RFC 8693 §4.1, RFC 9449 §6.2), so a resource server can check them
-        const narrowing = { ...(claims.aud ? { aud: claims.aud } : {}), ...(claims.act ? { act: claims.act } : {}) };
+        // RFC 7662 §2.2 with the RFC 9068 §2.2 claims, the token's kind (a resource server refuses a
+        // refresh token as a bearer), the actor (RFC 8693 §4.1) and the DPoP key (RFC 9449 §6.2); absent, never null
+        const narrowing = {
+            iss: claims.iss, kind: claims.kind, ...(claims.aud ? { aud: claims.aud } : {}), ...(claims.client_id ? { client_id: claims.client_id } : {}),
+            scope: claims.scope, jti: claims.jti, iat: claims.iat, exp: claims.exp, ...(claims.act ? { act: claims.act } : {}),
+        };
         return introspectionOf(deps, subject, { active: failure === null, narrowToClientId: claims.client_id ?? null, profile, narrowing, confirmation: claims.cnf });
     };
 

@@ -34,8 +34,16 @@ export interface IntrospectionResponse extends IntrospectedClaims {
     sub_kind?: SubjectKind;
     realm_id?: string;
     realm_name?: string;
-    /** RFC 7662 §2.2: the resource server an active token is narrowed to (RFC 8707), absent when none */
+    /** RFC 7662 §2.2, RFC 9068 §2.2: an active token's issuer, audience, client, scope, identifier and times */
+    iss?: string;
+    /** the token's kind (spec "token kind"): access_token or refresh_token */
+    kind?: string;
     aud?: string;
+    client_id?: string;
+    scope?: string;
+    jti?: string;
+    iat?: number;
+    exp?: number;
     /** RFC 8693 §4.1: an active delegated token's actor */
     act?: ActClaim;
     /** RFC 9449 §6.2: the DPoP key an active bound token is bound to */
@@ -134,7 +142,7 @@ async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, 
 export async function introspectionOf(
     deps: IntrospectionDeps,
     subject: IntrospectedSubject,
-    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined; narrowing?: Pick<IntrospectionResponse, 'aud' | 'act'>; confirmation?: { jkt: string } | undefined },
+    options: { active: boolean; narrowToClientId: string | null; profile?: UserProfile | undefined; narrowing?: Pick<IntrospectionResponse, 'iss' | 'kind' | 'aud' | 'client_id' | 'scope' | 'jti' | 'iat' | 'exp' | 'act'>; confirmation?: { jkt: string } | undefined },
 ): Promise<IntrospectionResponse> {
     const named = { sub: subject.id, sub_kind: subject.kind, realm_id: subject.realmId, realm_name: subject.realmName };
     if (!options.active) return { active: false, permissions: [], ...named };

@@ -7,11 +7,14 @@ import { assertProfileAdmitsClient, profileOf } from './security-profile.js';
 import { authenticateClient, type ClientAuthDeps, type RequestClient } from './client-auth/authenticate.js';
 import { invalidClient, invalidRequest, oauthError } from './errors.js';
 import { protocolEndpoint, required, step, type Step } from './pipeline.js';
-import { bodyCredentialsBesideBasic, parseParameters, presentedClientId, realmOfRequest } from './steps.js';
+import { bodyCredentialsBesideBasic, parseParameters, presentedClientId, proofKeyOf, realmOfRequest } from './steps.js';
+import type { DpopPresentation, DpopVerifier } from '../authn/dpop-proof.js';
 
 export interface PushedAuthorizationRequest {
     body: unknown;
     authorization: string | undefined;
+    /** the request's DPoP header, method and path (RFC 9449 §10.1) */
+    dpop: DpopPresentation;
 }
 
 /** RFC 9126 §2.2 */
@@ -22,6 +25,8 @@ export interface PushedAuthorizationResponse {
 
 export interface PushedAuthorizationDeps extends ClientAuthDeps, PushedRequestDeps {
     authorizationRequests: AuthorizationRequests;
+    /** DPoP proofs sent with a pushed request (RFC 9449 §10.1) */
+    dpop: DpopVerifier;
 }
 
 interface PushedRequestState {
@@ -79,6 +84,18 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
         state.pushed = { ...readAuthorizationParams(state.params).params, client_id: clientId };
     });
 
+    /**
+     * RFC 9449 §10.1: a DPoP proof sent with the push binds the code as `dpop_jkt` would; with both,
+     * the proof's key must be the one dpop_jkt names, else the request is refused
+     */
+    const proofKey: Step<PushedRequestState> = step('dpop proof', async (state) => {
+        const jkt = await proofKeyOf(deps.dpop, state.request.dpop, required(state.realm, 'realm'));
+        if (jkt === null) return;
+        const pushed = required(state.pushed, 'pushed parameters');
+        if (pushed.dpop_jkt === undefined) pushed.dpop_jkt = jkt;
+        else if (pushed.dpop_jkt !== jkt) throw oauthError(ErrorCode.INVALID_DPOP_PROOF, 'dpop_jkt does not name the key of the DPoP proof (RFC 9449 §10.1).');
+    });
+
     /** RFC 9126 §2.3: an invalid request is answered as the authorization endpoint would, with the token endpoint's error body */
     const validate: Step<PushedRequestState> = step('validate authorization parameters', async (state) => {
         const client = await deps.authorizationRequests.client(required(state.client, 'client').row.id);
@@ -100,7 +117,7 @@ export function createPushedAuthorizationEndpoint(deps: PushedAuthorizationDeps)
         authenticate: [parseParameters, resolveRealm, authenticate],
         // spec Limits: the client that proved its secret is charged, else the address
         charge: (state) => (state.client?.authenticated ? { kind: 'client', id: state.client.row.id } : 'address'),
-        handle: [noRequestUri, parameters, validate, store],
+        handle: [noRequestUri, parameters, proofKey, validate, store],
         answer: (state) => required(state.response, 'response'),
     });
 }

@@ -30,3 +30,12 @@ export async function narrowedAudience(db: Kysely<Database>, realmId: string, re
     if (allowed !== null && requested !== allowed) throw invalidTarget('The resource is not one the grant allowed.');
     return registeredResource(db, realmId, requested);
 }
+
+/**
+ * The resource server an access token was narrowed to (RFC 8707 §2), from its `aud`: none when it
+ * carries the realm's default audience (RFC 9068 §2.2: what a token narrowed to nothing names) or
+ * no `aud` at all (a token signed before access tokens always named one).
+ */
+export function narrowedResourceOf(aud: string | undefined, defaultAudience: string): string | null {
+    return aud === undefined || aud === defaultAudience ? null : aud;
+}

@@ -1,4 +1,4 @@
-import { isUuid, MASTER_REALM } from '@realmgate/core';
+import { ErrorCode, isUuid, MASTER_REALM } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { decodeBasicRfc6749, isBasicScheme } from '../authn/basic-credentials.js';
@@ -8,6 +8,29 @@ import { invalidRequest } from './errors.js';
 import { step, type Step } from './pipeline.js';
 import { assertionSubject } from './client-auth/assertion.js';
 import type { ClientAuthBody } from './client-auth/authenticate.js';
+import type { DpopPresentation, DpopVerifier } from '../authn/dpop-proof.js';
+import { AppError } from '../errors/app-error.js';
+import { profileAdmitsAlgorithm, profileOf } from './security-profile.js';
+
+/**
+ * The thumbprint of the key a request's DPoP proof holds (RFC 9449 §4.3), null without a `DPoP`
+ * header; a proof that does not hold is invalid_dpop_proof (use_dpop_nonce with a fresh
+ * `DPoP-Nonce` when a required nonce is missing, §8), as is an algorithm the realm's FAPI 2.0
+ * profile does not accept (FAPI 2.0 Security Profile §5.4.1). The token and the pushed
+ * authorization request endpoints share it.
+ */
+export async function proofKeyOf(dpop: DpopVerifier, presentation: DpopPresentation, realm: RealmRef): Promise<string | null> {
+    if (presentation.proof === undefined) return null;
+    const proof = await dpop.verify(presentation, { realmId: realm.id });
+    if (!proof.ok) {
+        const code = proof.code === 'use_dpop_nonce' ? ErrorCode.USE_DPOP_NONCE : ErrorCode.INVALID_DPOP_PROOF;
+        throw new AppError(code, proof.message, proof.nonce !== null ? { headers: { 'DPoP-Nonce': proof.nonce } } : {});
+    }
+    if (!profileAdmitsAlgorithm(profileOf(realm), proof.algorithm)) {
+        throw new AppError(ErrorCode.INVALID_DPOP_PROOF, 'The realm\'s FAPI 2.0 profile does not accept the DPoP proof\'s algorithm.');
+    }
+    return proof.jkt;
+}
 
 /**
  * The steps token, revocation and introspection share (oauth2/pipeline.ts), and the functions

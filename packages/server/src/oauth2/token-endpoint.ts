@@ -6,8 +6,8 @@ import { AppError } from '../errors/app-error.js';
 import { invalidClient, invalidRequest, oauthError } from './errors.js';
 import type { GrantHandler, TokenResponse } from './grants/contract.js';
 import { protocolEndpoint, required, step, type Step } from './pipeline.js';
-import { assertProfileAdmitsClient, profileAdmitsAlgorithm, profileOf } from './security-profile.js';
-import { bodyClientCredentials, parseParameters, presentedClientId, realmOfRequest } from './steps.js';
+import { assertProfileAdmitsClient, profileOf } from './security-profile.js';
+import { bodyClientCredentials, parseParameters, presentedClientId, proofKeyOf, realmOfRequest } from './steps.js';
 
 export interface TokenEndpointRequest {
     body: unknown;
@@ -98,24 +98,13 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
      * required nonce is missing, §8). Without the header the tokens are bearer tokens.
      */
     const dpopProof: Step<TokenRequestState> = step('dpop proof', async (state) => {
-        const realmId = required(state.realm, 'realm').id;
-        state.dpopNonce = deps.dpop.nonceFor(realmId);
-        const profile = profileOf(required(state.realm, 'realm'));
-        if (state.request.dpop.proof === undefined) {
-            // FAPI 2.0 Security Profile §5.3.2.1 item 2: sender-constrained tokens, DPoP being the one we offer
-            if (profile.requireDpop) throw new AppError(ErrorCode.INVALID_DPOP_PROOF, 'The realm\'s FAPI 2.0 profile requires a DPoP proof (RFC 9449).');
-            return;
+        const realm = required(state.realm, 'realm');
+        state.dpopNonce = deps.dpop.nonceFor(realm.id);
+        // FAPI 2.0 Security Profile §5.3.2.1 item 2: sender-constrained tokens, DPoP being the one we offer
+        if (state.request.dpop.proof === undefined && profileOf(realm).requireDpop) {
+            throw new AppError(ErrorCode.INVALID_DPOP_PROOF, 'The realm\'s FAPI 2.0 profile requires a DPoP proof (RFC 9449).');
         }
-        const proof = await deps.dpop.verify(state.request.dpop, { realmId });
-        if (!proof.ok) {
-            const code = proof.code === 'use_dpop_nonce' ? ErrorCode.USE_DPOP_NONCE : ErrorCode.INVALID_DPOP_PROOF;
-            throw new AppError(code, proof.message, proof.nonce !== null ? { headers: { 'DPoP-Nonce': proof.nonce } } : {});
-        }
-        // FAPI 2.0 Security Profile §5.4.1: the profile's algorithms only
-        if (!profileAdmitsAlgorithm(profile, proof.algorithm)) {
-            throw new AppError(ErrorCode.INVALID_DPOP_PROOF, 'The realm\'s FAPI 2.0 profile does not accept the DPoP proof\'s algorithm.');
-        }
-        state.dpopJkt = proof.jkt;
+        state.dpopJkt = await proofKeyOf(deps.dpop, state.request.dpop, realm);
     });
 
     const runGrant: Step<TokenRequestState> = step('run grant', async (state) => {

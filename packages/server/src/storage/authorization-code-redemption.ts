@@ -32,7 +32,7 @@ const CODE_BY_DIGEST = prepareQuery((db, param) => db.selectFrom('auth_authoriza
     .select([
         'code.id', 'code.realm_id', 'code.client_id', 'code.user_id', 'code.session_id', 'code.redirect_uri', 'code.scope',
         'code.nonce', 'code.code_challenge', 'code.code_challenge_method', 'code.auth_time', 'code.expires_at', 'code.used_at',
-        'code.issued_session_id', 'code.acr', 'code.resource', 'session.revoked_at as session_revoked_at', 'session.expires_at as session_expires_at',
+        'code.issued_session_id', 'code.acr', 'code.resource', 'code.dpop_jkt', 'session.revoked_at as session_revoked_at', 'session.expires_at as session_expires_at',
         'code_user.active as user_active', 'code_user.realm_id as user_realm_id',
         'code_user.name as user_name', 'code_user.email as user_email', 'code_user.email_verified as user_email_verified',
         'code_user.first_name as user_first_name', 'code_user.last_name as user_last_name',
@@ -47,7 +47,7 @@ export async function findAuthorizationCodeByDigest(db: Kysely<Database>, digest
         id: row.id, realmId: row.realm_id, clientId: row.client_id, userId: row.user_id, sessionId: row.session_id,
         redirectUri: row.redirect_uri, scope: row.scope, nonce: row.nonce, codeChallenge: row.code_challenge,
         codeChallengeMethod: row.code_challenge_method, authTime: fromDbDate(row.auth_time), expiresAt: fromDbDate(row.expires_at),
-        usedAt: fromDbDateOrNull(row.used_at), issuedSessionId: row.issued_session_id, acr: row.acr, resource: row.resource,
+        usedAt: fromDbDateOrNull(row.used_at), issuedSessionId: row.issued_session_id, acr: row.acr, resource: row.resource, dpopJkt: row.dpop_jkt,
         sessionRevoked: row.session_revoked_at !== null, sessionExpiresAt: fromDbDateOrNull(row.session_expires_at),
         userActive: row.user_active === null ? null : fromDbBool(row.user_active), userRealmId: row.user_realm_id,
         profile: row.user_name === null ? null : {

@@ -21,6 +21,8 @@ export interface NewAuthorizationCode {
     acr?: string | null;
     /** the resource indicator the request named (RFC 8707 §2); null (or absent) when none */
     resource?: string | null;
+    /** the DPoP key thumbprint the request bound the code to (RFC 9449 §10); null (or absent) when none */
+    dpopJkt?: string | null;
 }
 
 export async function insertAuthorizationCode(db: Kysely<Database>, dialect: DialectName, code: NewAuthorizationCode): Promise<void> {
@@ -29,6 +31,6 @@ export async function insertAuthorizationCode(db: Kysely<Database>, dialect: Dia
         session_id: code.sessionId, redirect_uri: code.redirectUri, scope: code.scope, nonce: code.nonce,
         code_challenge: code.codeChallenge, code_challenge_method: code.codeChallengeMethod,
         auth_time: toDbDate(dialect, code.authTime), expires_at: toDbDate(dialect, code.expiresAt),
-        used_at: null, issued_session_id: null, acr: code.acr ?? null, resource: code.resource ?? null, created_at: toDbDate(dialect, new Date()),
+        used_at: null, issued_session_id: null, acr: code.acr ?? null, resource: code.resource ?? null, dpop_jkt: code.dpopJkt ?? null, created_at: toDbDate(dialect, new Date()),
     }).execute();
 }

@@ -10,9 +10,11 @@ export interface RealmRef {
     name: string;
     /** API.md §8: null, or 'fapi2' (oauth2/security-profile.ts); read by the protocol lookups, absent elsewhere */
     securityProfile?: string | null;
+    /** RFC 9068 §2.2 (migration 0026): the `aud` of an access token that names no resource; null: the realm's issuer. Read by the protocol lookups */
+    defaultAudience?: string | null;
 }
 
-const realmBy = (column: 'id' | 'name') => prepareQuery<RealmRef>((db, param) => db.selectFrom('auth_realms').select(['id', 'name', 'security_profile as securityProfile']).where(column, '=', param(0)));
+const realmBy = (column: 'id' | 'name') => prepareQuery<RealmRef>((db, param) => db.selectFrom('auth_realms').select(['id', 'name', 'security_profile as securityProfile', 'default_audience as defaultAudience']).where(column, '=', param(0)));
 const REALM_BY_ID = realmBy('id');
 const REALM_BY_NAME = realmBy('name');
 
@@ -36,7 +38,7 @@ export function findRealmByIdOrName(db: Kysely<Database>, value: string): Promis
 
 const realmOfOwner = (table: 'auth_clients' | 'auth_users') => prepareQuery<RealmRef>((db, param) => db.selectFrom(`${table as 'auth_clients'} as owner`)
     .innerJoin('auth_realms', 'auth_realms.id', 'owner.realm_id')
-    .select(['auth_realms.id', 'auth_realms.name', 'auth_realms.security_profile as securityProfile']).where('owner.id', '=', param(0)));
+    .select(['auth_realms.id', 'auth_realms.name', 'auth_realms.security_profile as securityProfile', 'auth_realms.default_audience as defaultAudience']).where('owner.id', '=', param(0)));
 const REALM_OF_CLIENT = realmOfOwner('auth_clients');
 const REALM_OF_USER = realmOfOwner('auth_users');
 

@@ -65,7 +65,10 @@ export interface TokenClaims {
     jti: string;
     iat: number;
     exp: number;
-    /** RFC 8707 §2, RFC 9068 §2.2: the resource server an access token is narrowed to; absent: any of the realm */
+    /**
+     * RFC 9068 §2.2: an access token's audience — the resource server it was narrowed to (RFC 8707
+     * §2), else its realm's default audience; absent only on an access token signed before RFC 9068
+     */
     aud?: string;
     /** on a refresh token: the resource server its grant was narrowed to (RFC 8707 §2.2), absent when none */
     resource?: string;

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { ACCESS_TOKEN_JWT_TYPE } from '@realmgate/core';
 import { timeOrderedId } from '../db/time-ordered-id.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -28,8 +29,13 @@ export interface IssueRequest {
     sessionId: string;
     /** also issue a refresh token (stored as an auth_session_tokens row) */
     refresh: boolean;
-    /** RFC 8707 §2: the resource server the access token is narrowed to (its `aud`); none: any of the realm */
+    /** RFC 8707 §2: the resource server the access token is narrowed to (its `aud`); none: the realm's default audience */
     audience?: string | null;
+    /**
+     * RFC 9068 §2.2: the realm's `defaultAudience`, the `aud` of an access token narrowed to no
+     * resource; null: the realm's issuer URL, which stands for every resource server of the realm
+     */
+    defaultAudience: string | null;
     /** RFC 8707 §2.2: the resource the grant was narrowed to, carried by the refresh token for its next uses */
     grantResource?: string | null;
     /** RFC 8693 §4.1: the actor of a delegated token */
@@ -133,8 +139,9 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
     const signTokens = async (db: Kysely<Database>, request: Omit<IssueRequest, 'refresh'>, refresh: boolean) => {
         const { kid, algorithm, key } = await signer(db, request.subject.realmId);
         const iat = Math.floor(Date.now() / 1000);
+        const iss = issuerOf(settings.publicUrl, request.subject.realmName);
         const base = {
-            iss: issuerOf(settings.publicUrl, request.subject.realmName),
+            iss,
             sub: request.subject.id,
             sub_kind: request.subject.kind,
             realm_id: request.subject.realmId,
@@ -146,14 +153,15 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
         };
         const accessJkt = request.accessJkt ?? null;
         const accessExp = Math.min(iat + settings.accessMaxAge, request.notAfter ?? Number.POSITIVE_INFINITY);
+        // RFC 9068 §2.2: iss, exp, aud, sub, client_id (when a client is involved), iat and jti
         const access = {
             ...base, kind: TOKEN_KIND.ACCESS, jti: randomUUID(), exp: accessExp,
-            ...(request.audience ? { aud: request.audience } : {}),
+            aud: request.audience || request.defaultAudience || iss,
             ...(request.act ? { act: request.act } : {}),
             ...confirmation(accessJkt),
         };
         const issued: IssuedTokens = {
-            accessToken: signJws(algorithm, kid, access, key), tokenType: accessJkt === null ? 'Bearer' : 'DPoP', expiresIn: accessExp - iat,
+            accessToken: signJws(algorithm, kid, access, key, ACCESS_TOKEN_JWT_TYPE), tokenType: accessJkt === null ? 'Bearer' : 'DPoP', expiresIn: accessExp - iat,
         };
         if (!refresh) return { issued, row: null };
         const jti = timeOrderedId();

@@ -1,4 +1,4 @@
-import { isCanonicalUuid } from '@realmgate/core';
+import { isCanonicalUuid, tokenTypeFitsKind } from '@realmgate/core';
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -121,6 +121,8 @@ export function createTokenVerifier(): TokenVerifier {
         if (!decoded || typeof kid !== 'string' || !isCanonicalUuid(kid)) return unsigned('The token is malformed.');
         const claims = claimsOf(decoded.payload);
         if (!claims) return unsigned('The token is malformed.');
+        // RFC 9068 §4: a token typed as an access token is one, and only one (never signed otherwise here)
+        if (!tokenTypeFitsKind(decoded.header.typ, claims.kind)) return unsigned('The token type does not match its kind.');
         // spec Authentication rule 2: only a key of the realm the token names may vouch for it
         const vouches = (material: { realmId: string; algorithm: SigningAlgorithm; publicKey: KeyObject }) =>
             material.realmId === claims.realm_id && verifyJws(material.algorithm, material.publicKey, decoded);

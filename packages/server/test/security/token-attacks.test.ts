@@ -55,7 +55,8 @@ describeEachDialect('token attacks (issue 12)', (dialect) => {
     const signedByRealm = async (realmId: string, claims: JWTPayload) => {
         const active = await app.deps.keys.activeSigningKey(app.deps.db, realmId);
         const key = await app.deps.keys.privateKeyFor(app.deps.db, realmId, active!.kid);
-        return new SignJWT(claims).setProtectedHeader({ alg: active!.algorithm, kid: active!.kid }).sign(key!);
+        // typed as the server types what it signs (RFC 9068 §2.1: an access token is at+jwt)
+        return new SignJWT(claims).setProtectedHeader({ alg: active!.algorithm, kid: active!.kid, typ: claims.kind === 'access_token' ? 'at+jwt' : 'JWT' }).sign(key!);
     };
 
     beforeAll(async () => {

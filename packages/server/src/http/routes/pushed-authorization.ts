@@ -4,6 +4,7 @@ import type { RequestLimits } from '../../limits/request-limits.js';
 import type { PushedAuthorizationEndpoint } from '../../oauth2/pushed-authorization-endpoint.js';
 import { contract, ProtocolObject } from '../contracts/route-contract.js';
 import { CHARGED_BY_ROUTE } from '../limits-plugin.js';
+import { dpopPresentationOf } from '../dpop-request.js';
 import { oauthErrorHandler, runProtocolEndpoint } from './token.js';
 
 export interface PushedAuthorizationRouteDeps {
@@ -30,7 +31,7 @@ export function registerPushedAuthorizationRoutes(app: FastifyInstance, deps: Pu
             },
         }), async (request, reply) => {
             // spec Limits: the client that proved its secret is charged, else the address
-            const answer = await runProtocolEndpoint(deps.endpoint, deps.limits, request, { body: request.body, authorization: request.headers.authorization });
+            const answer = await runProtocolEndpoint(deps.endpoint, deps.limits, request, { body: request.body, authorization: request.headers.authorization, dpop: dpopPresentationOf(request) });
             // RFC 9126 §2.2 (as RFC 6749 §5.1): never cached
             return reply.status(201).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(answer);
         });

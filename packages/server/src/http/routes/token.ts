@@ -12,6 +12,7 @@ import type { Charge, ProtocolEndpoint } from '../../oauth2/pipeline.js';
 import { protocolMembersOf } from '../../oauth2/errors.js';
 import { introspectionJson } from '../../oauth2/introspection.js';
 import { dpopPresentationOf } from '../dpop-request.js';
+import { INTROSPECTION_RESPONSE } from './introspection.js';
 
 /**
  * The codes RFC 6749 §5.2 and RFC 8628 §3.5 define, with the RFC `error` each carries (spec
@@ -132,7 +133,7 @@ export function registerTokenRoutes(app: FastifyInstance, endpoints: TokenRouteE
         });
         // RFC 7662 §2.2: the introspection response, unenveloped
         scope.post('/token/introspect', declared('Token introspection (RFC 7662)', '`token` and optional `token_type_hint`.', {
-            200: ProtocolObject('The introspection response (RFC 7662 §2.2).', { active: Type.Boolean() }),
+            200: INTROSPECTION_RESPONSE,
         }), async (request, reply) => {
             const authenticated = await endpoints.introspect.authenticate({
                 body: request.body, query: request.query, authorization: request.headers.authorization, dpop: dpopPresentationOf(request),

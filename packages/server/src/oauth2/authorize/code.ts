@@ -20,8 +20,8 @@ export interface CodeSubject {
 /**
  * Spec Authentication 12: a 256-bit random code (base64url), stored only as its SHA-256 digest,
  * bound to the client, the redirect URI, the PKCE challenge and method (RFC 7636 §4.4), the nonce
- * (OIDC Core §3.1.2.1), the scope, the session, the authentication time and, when acr_values was
- * sent, the `acr` its ID token states. Returns the code.
+ * (OIDC Core §3.1.2.1), the scope, the session, the authentication time, the DPoP key of `dpop_jkt`
+ * (RFC 9449 §10) and, when acr_values was sent, the `acr` its ID token states. Returns the code.
  */
 export async function mintCode(db: Kysely<Database>, dialect: DialectName, request: AuthorizationRequest, subject: CodeSubject): Promise<string> {
     const code = randomToken();
@@ -43,6 +43,8 @@ export async function mintCode(db: Kysely<Database>, dialect: DialectName, reque
         acr: request.acrValues ? subject.acr ?? ACR.PASSWORD : null,
         // RFC 8707 §2.2: the token request may narrow to this resource, and to no other
         resource: request.resource,
+        // RFC 9449 §10: redeemable only with a DPoP proof of this key
+        dpopJkt: request.dpopJkt,
         expiresAt: new Date(Date.now() + profileOf(request.client.realm).authorizationCodeLifetimeMs),
     });
     return code;

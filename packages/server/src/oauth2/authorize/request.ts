@@ -16,6 +16,8 @@ export const AUTHORIZATION_PARAMETERS = [
     'prompt', 'max_age', 'login_hint', 'response_mode', 'acr_values',
     // RFC 8707 §2.1
     'resource',
+    // RFC 9449 §10
+    'dpop_jkt',
 ] as const;
 
 /** OIDC Core §5.4 and §11: the scopes every client may ask for, whatever its scope bindings. */
@@ -42,6 +44,8 @@ export interface AuthorizationRequest {
     acrValues: readonly string[] | null;
     /** RFC 8707 §2.1: the resource server the tokens are for, kept on the code; null when none was named */
     resource: string | null;
+    /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to; null when none was sent */
+    dpopJkt: string | null;
     /** RFC 9207: the issuer of the client's realm, sent as `iss` with every response */
     issuer: string;
     /**
@@ -77,8 +81,11 @@ export type Validation =
 
 /** A parameter value longer than this is refused: no legitimate request carries one. */
 const MAX_VALUE_LENGTH = 4096;
-/** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 43 characters. */
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * A base64url SHA-256 digest without padding is 43 characters: a PKCE S256 challenge (RFC 7636
+ * §4.2) and a `dpop_jkt` JWK thumbprint (RFC 9449 §10, RFC 7638 §3) alike.
+ */
+const BASE64URL_SHA256 = /^[A-Za-z0-9_-]{43}$/;
 
 /** The authorization parameters of a query string or form body: strings, each once (RFC 6749 §3.1); repeated names collected. */
 export function readAuthorizationParams(source: unknown): { params: Record<string, string>; repeated: string[] } {
@@ -200,8 +207,12 @@ export async function validateAuthorizationParameters(
         if (profile.requirePkce) return fail(ErrorCode.INVALID_REQUEST, 'The realm\'s FAPI 2.0 profile requires a PKCE code_challenge (S256).');
     } else {
         if (method !== 'S256') return fail(ErrorCode.INVALID_REQUEST, 'code_challenge_method must be S256 (plain is not supported).');
-        if (!S256_CHALLENGE.test(challenge)) return fail(ErrorCode.INVALID_REQUEST, 'code_challenge must be 43 base64url characters.');
+        if (!BASE64URL_SHA256.test(challenge)) return fail(ErrorCode.INVALID_REQUEST, 'code_challenge must be 43 base64url characters.');
     }
+
+    // RFC 9449 §10: the key the code is bound to, as its SHA-256 JWK thumbprint
+    const dpopJkt = params.dpop_jkt ?? null;
+    if (dpopJkt !== null && !BASE64URL_SHA256.test(dpopJkt)) return fail(ErrorCode.INVALID_REQUEST, 'dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters, RFC 9449 §10).');
 
     const prompt = parsePrompt(params.prompt);
     if (prompt === null) return fail(ErrorCode.INVALID_REQUEST, 'prompt must be none, or login and/or consent.');
@@ -226,7 +237,7 @@ export async function validateAuthorizationParameters(
         request: {
             client, redirectUri, responseMode, state: params.state, scope, scopes: scope.split(' ').filter(Boolean),
             nonce: params.nonce ?? null, codeChallenge: challenge ?? null, codeChallengeMethod: challenge === undefined ? null : 'S256',
-            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, issuer,
+            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, dpopJkt, issuer,
             params: await carried(params),
         },
     };

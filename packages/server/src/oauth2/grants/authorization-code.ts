@@ -6,7 +6,7 @@ import {
 } from '../../storage/authorization-code-redemption.js';
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
-import { senderConstraintOf, tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
+import { realmAudienceOf, senderConstraintOf, tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
 import { narrowedAudience } from '../resource-indicators.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved (ALPHA / DIGIT / "-" / "." / "_" / "~"). */
@@ -58,6 +58,10 @@ function assertRedeemable(code: StoredAuthorizationCode, request: GrantRequest, 
         throw invalidGrant('The session the code was issued in has ended.');
     }
     if (code.userActive !== true || code.userRealmId !== request.realm.id) throw invalidGrant('The user is inactive.');
+    // RFC 9449 §10: a code bound to a DPoP key by dpop_jkt is redeemed only with a proof of that key
+    if (code.dpopJkt != null && request.dpopJkt !== code.dpopJkt) {
+        throw invalidGrant(request.dpopJkt === null ? 'The authorization code is bound to a DPoP key: send a DPoP proof of it.' : 'The DPoP proof\'s key is not the one the authorization code is bound to.');
+    }
 }
 
 /**
@@ -109,7 +113,7 @@ export const authorizationCodeGrant: Grant = {
                     return replayed(deps, request, code.id, null);
                 }
                 const grant = { subject, clientId: client.row.id, scope: code.scope, sessionId };
-                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true, audience, grantResource: code.resource ?? null, ...senderConstraintOf(request) });
+                const issued = await deps.tokens.issue(request.db, { ...grant, refresh: true, audience, grantResource: code.resource ?? null, ...realmAudienceOf(request), ...senderConstraintOf(request) });
                 return tokenResponse(deps, request, { ...grant, authTime: code.authTime, nonce: code.nonce, acr: code.acr ?? null, profile: code.profile }, issued);
             },
         }),

@@ -40,7 +40,7 @@ export interface GrantRequest {
     db: Kysely<Database>;
     /** the `grant_type` being run (the event log's tokenIssued entry, issue 15) */
     grantType: string;
-    realm: { id: string; name: string; securityProfile?: string | null | undefined };
+    realm: { id: string; name: string; securityProfile?: string | null | undefined; defaultAudience?: string | null | undefined };
     client: RequestClient | null;
     params: Readonly<Record<string, string>>;
     ipAddress: string | null;
@@ -57,6 +57,11 @@ export interface GrantRequest {
  */
 export function senderConstraintOf(request: GrantRequest): { accessJkt: string | null; refreshJkt: string | null } {
     return { accessJkt: request.dpopJkt, refreshJkt: request.client?.authenticated ? null : request.dpopJkt };
+}
+
+/** RFC 9068 §2.2: the realm's default audience, the `aud` of an access token the request narrows to no resource. */
+export function realmAudienceOf(request: GrantRequest): { defaultAudience: string | null } {
+    return { defaultAudience: request.realm.defaultAudience ?? null };
 }
 
 export interface GrantDeps {
@@ -132,7 +137,7 @@ export async function issueForLogin(
         subject, clientId, ipAddress: request.ipAddress, userAgent: request.userAgent,
         expiresAt: new Date(Date.now() + 1000 * (refresh ? Math.max(refreshMaxAge, accessMaxAge) : accessMaxAge)),
     });
-    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh, audience, ...senderConstraintOf(request) });
+    const issued = await deps.tokens.issue(request.db, { subject, clientId, scope, sessionId, refresh, audience, ...realmAudienceOf(request), ...senderConstraintOf(request) });
     // a login is a sign-in with a secret: a user's password (and second factor), a client's secret
     return tokenResponse(deps, request, { subject, clientId, scope, sessionId, authTime: new Date() }, issued, subject.kind === 'user' ? 'password' : 'client');
 }

@@ -7,7 +7,7 @@ import { findSubjectState } from '../../storage/subjects.js';
 import { sha256Hex } from '../../secrets/digests.js';
 import { invalidClient, invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
-import { senderConstraintOf, tokenResponse, type Grant, type GrantRequest } from './contract.js';
+import { realmAudienceOf, senderConstraintOf, tokenResponse, type Grant, type GrantRequest } from './contract.js';
 
 /** RFC 8628 §3.5: each slow_down adds 5 seconds to the interval for every later poll. */
 const SLOW_DOWN_STEP_SECONDS = 5;
@@ -70,7 +70,7 @@ export const deviceCodeGrant: Grant = {
                 subject, clientId, ipAddress: request.ipAddress, userAgent: request.userAgent, parentId: code.sessionId,
                 expiresAt: new Date(Date.now() + 1000 * Math.max(refreshMaxAge, accessMaxAge)),
             });
-            const issued = await deps.tokens.issue(request.db, { subject, clientId, scope: code.scope, sessionId, refresh: true, ...senderConstraintOf(request) });
+            const issued = await deps.tokens.issue(request.db, { subject, clientId, scope: code.scope, sessionId, refresh: true, ...realmAudienceOf(request), ...senderConstraintOf(request) });
             // OpenID Connect Core §2 auth_time: when the user authenticated, i.e. the approving session's start
             return tokenResponse(deps, request, { subject, clientId, scope: code.scope, sessionId, authTime: session?.createdAt ?? new Date() }, issued);
         },

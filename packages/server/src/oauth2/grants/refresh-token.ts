@@ -2,7 +2,7 @@ import { ErrorCode } from '@realmgate/core';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { unverifiedRealmOf } from '../../tokens/jws.js';
 import { assertClientAdmits } from './access-policy.js';
-import { tokenResponse, type Grant } from './contract.js';
+import { realmAudienceOf, tokenResponse, type Grant } from './contract.js';
 import { narrowedScope } from './scope.js';
 import { narrowedAudience } from '../resource-indicators.js';
 
@@ -61,7 +61,7 @@ export const refreshTokenGrant: Grant = {
                 scope,
                 sessionId: claims.session_id,
             };
-            const narrowing = { audience, grantResource };
+            const narrowing = { audience, grantResource, ...realmAudienceOf(request) };
             // spent last: a request refused above leaves the token usable, so its honest retry is
             // no replay (issue 12). The spent token's row becomes its successor's and the session is
             // extended to its expiry, in one commit (storage/session-tokens.ts rotateRefreshToken)

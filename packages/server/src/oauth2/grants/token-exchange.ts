@@ -3,9 +3,10 @@ import { clientHoldsPermission } from '../../authz/client-permission.js';
 import type { ActClaim, TokenClaims } from '../../tokens/claims.js';
 import { invalidGrant, invalidRequest, oauthError } from '../errors.js';
 import { required } from '../pipeline.js';
-import { narrowedAudience } from '../resource-indicators.js';
+import { narrowedAudience, narrowedResourceOf } from '../resource-indicators.js';
+import { defaultAudienceOf } from '../../tokens/issuer.js';
 import { assertClientAdmits } from './access-policy.js';
-import { tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
+import { realmAudienceOf, tokenResponse, type Grant, type GrantDeps, type GrantRequest } from './contract.js';
 import { narrowedScope } from './scope.js';
 
 /** RFC 8693 §3: the one token type exchanged here, in and out. */
@@ -89,7 +90,7 @@ export const tokenExchangeGrant: Grant = {
             if (params.resource !== undefined && params.audience !== undefined && params.resource !== params.audience) {
                 throw oauthError(ErrorCode.INVALID_TARGET, 'resource and audience name different targets.');
             }
-            const audience = await narrowedAudience(request.db, realm.id, params.resource ?? params.audience, subjectClaims.aud ?? null);
+            const audience = await narrowedAudience(request.db, realm.id, params.resource ?? params.audience, narrowedResourceOf(subjectClaims.aud, defaultAudienceOf(deps.tokens.settings.publicUrl, realm)));
             const subject = { id: subjectClaims.sub, kind: subjectClaims.sub_kind, realmId: realm.id, realmName: realm.name };
             await assertClientAdmits(request, subject);
             const act = actOf(subjectClaims, actorClaims);
@@ -99,7 +100,7 @@ export const tokenExchangeGrant: Grant = {
                 expiresAt: new Date(notAfter * 1000), parentId: subjectClaims.session_id,
             });
             const grant = { subject, clientId: client.row.id, scope, sessionId };
-            const issued = await deps.tokens.issue(request.db, { ...grant, refresh: false, audience, act, notAfter });
+            const issued = await deps.tokens.issue(request.db, { ...grant, refresh: false, audience, act, notAfter, ...realmAudienceOf(request) });
             const response = await tokenResponse(deps, request, { ...grant, authTime: new Date(), idToken: false }, issued);
             // §2.2.1
             return { ...response, issued_token_type: ACCESS_TOKEN_TYPE };
