@@ -9,8 +9,8 @@ export const ROLE_FIELDS: Field[] = [
 
 /** A grant's realm scope (API.md §3 junction rows; spec realm reach). */
 export const REACHES = [
-    { value: 'own', label: 'own (the holder\'s realm)' },
-    { value: 'ownOrNull', label: 'ownOrNull (own realm and global rows)' },
-    { value: 'any', label: 'any (every realm)' },
-    { value: 'none', label: 'none' },
+    { value: 'own', label: t('reach.own') },
+    { value: 'ownOrNull', label: t('reach.ownOrNull') },
+    { value: 'any', label: t('reach.any') },
+    { value: t('reach.none'), label: t('reach.none') },
 ];
