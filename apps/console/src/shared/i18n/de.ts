@@ -611,4 +611,9 @@ export const DE: Record<MessageKey, string> = {
     'chart.numbers': 'Die Zahlen, Tag für Tag',
     'chart.day': 'Tag (UTC)',
     'chart.count': 'Anzahl',
+    'api.sessionEnded': 'Ihre Sitzung ist beendet. Laden Sie die Seite neu, um sich erneut anzumelden.',
+    'api.unreachable': 'Der Server war nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+    'api.forbidden': 'Das dürfen Sie nicht: {reason}',
+    'api.notFound': 'Nicht gefunden: {reason}',
+    'policy.generatedName': 'aus dem Namen der Wurzel erzeugt',
 };

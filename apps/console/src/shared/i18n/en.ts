@@ -612,6 +612,11 @@ export const EN = {
     'chart.numbers': 'The numbers, day by day',
     'chart.day': 'Day (UTC)',
     'chart.count': 'Count',
+    'api.sessionEnded': 'Your session has ended. Reload the page to sign in again.',
+    'api.unreachable': 'The server could not be reached. Check your connection and try again.',
+    'api.forbidden': 'You are not allowed to do this: {reason}',
+    'api.notFound': 'Not found: {reason}',
+    'policy.generatedName': 'generated from the root\'s name',
 } as const;
 
 export type MessageKey = keyof typeof EN;
