@@ -5,7 +5,8 @@ import { EN, type MessageKey } from './en.js';
  * The consoles' strings (admin and account): one typed catalogue per locale, English the source
  * and the fallback. The locale is the first of the browser's preferred languages
  * (`navigator.languages`, HTML Living Standard §8.9.1.5) the consoles speak, chosen once at boot;
- * a page reads `t('key', { name })`. The German catalogue is typed against the English keys, so a
+ * a page reads `t('key', { name })`. Module-level field tables call `t` when their page's chunk
+ * loads, which is after boot has chosen the locale. The German catalogue is typed against the English keys, so a
  * string missing from it fails the type check.
  */
 export type { MessageKey } from './en.js';
@@ -14,7 +15,7 @@ export type Locale = 'en' | 'de';
 const CATALOGUES: Record<Locale, Record<MessageKey, string>> = { en: EN, de: DE };
 
 /** The first supported language of `languages` (BCP 47 tags, primary subtag compared), else English. */
-export function chooseLocale(languages: readonly string[]): Locale {
+function chooseLocale(languages: readonly string[]): Locale {
     for (const tag of languages) {
         const primary = tag.toLowerCase().split('-')[0];
         if (primary === 'de' || primary === 'en') return primary;
@@ -30,8 +31,6 @@ export function useLocaleOf(languages: readonly string[]): Locale {
     document.documentElement.lang = current;
     return current;
 }
-
-export const locale = (): Locale => current;
 
 /** The message `key` in the page's locale, `{name}` placeholders replaced by `params`. */
 export function t(key: MessageKey, params: Record<string, string | number | null | undefined> = {}): string {
