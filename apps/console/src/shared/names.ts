@@ -51,19 +51,25 @@ export function createNames(api: RealmgateClient, gate: Gate): Names {
         return api.request(path as 'GET /realms/{realmId}/users', { params: { realmId }, query }) as Promise<Page>;
     }
 
-    async function resolve(kind: NamedKind, realmId: string | null, ids: string[]): Promise<void> {
+    /** the names of `ids` one read finds; none when the gate denies the read or the read fails */
+    async function readNames(kind: NamedKind, realmId: string | null, ids: string[], found: Map<string, string | null>): Promise<void> {
         // GET /realms answers the realms the caller may read; the others' reads are gated in the realm
-        const allowed = await gate.check(READ_PERMISSION[kind], kind === 'realm' ? 'own' : realmId ?? 'ownOrNull');
+        if (ids.length === 0 || !(await gate.check(READ_PERMISSION[kind], kind === 'realm' ? 'own' : realmId ?? 'ownOrNull'))) return;
+        try {
+            for (const row of (await read(kind, realmId, ids)).data) if (row.id) found.set(row.id, nameOfRow(kind, row));
+        } catch {
+            // unreadable: the ids stay what the page shows
+        }
+    }
+
+    async function resolve(kind: NamedKind, realmId: string | null, ids: string[]): Promise<void> {
         for (let start = 0; start < ids.length; start += MAX_IDS) {
             const chunk = ids.slice(start, start + MAX_IDS);
             const found = new Map<string, string | null>();
-            if (allowed) {
-                try {
-                    for (const row of (await read(kind, realmId, chunk)).data) if (row.id) found.set(row.id, nameOfRow(kind, row));
-                } catch {
-                    // unreadable: the ids stay what the page shows
-                }
-            }
+            await readNames(kind, realmId, chunk, found);
+            // an id of another realm (the master realm's administrator acting here, a global role):
+            // one more read of the whole collection, for those alone
+            if (realmId !== null && kind !== 'realm') await readNames(kind, null, chunk.filter((id) => !found.has(id)), found);
             for (const id of chunk) entries.get(keyOf(kind, id))!.name = found.get(id) ?? null;
         }
     }
