@@ -15,6 +15,8 @@ export type NamedKind = 'user' | 'client' | 'role' | 'realm';
 export interface NameEntry {
     /** undefined while unknown, null when the entity could not be read (deleted or out of reach) */
     name: string | null | undefined;
+    /** the realm the entity belongs to, as read (its page lives there) */
+    realmId?: string | null;
 }
 
 export interface Names {
@@ -22,7 +24,7 @@ export interface Names {
     of(kind: NamedKind, id: string, realmId?: string | null): NameEntry;
 }
 
-interface Row { id?: string | null; name?: string | null; displayName?: string | null }
+interface Row { id?: string | null; name?: string | null; displayName?: string | null; realmId?: string | null }
 type Page = { data: Row[] };
 
 const READ_PERMISSION: Record<NamedKind, string> = { user: 'user_read', client: 'client_read', role: 'role_read', realm: 'realm_read' };
@@ -52,11 +54,11 @@ export function createNames(api: RealmgateClient, gate: Gate): Names {
     }
 
     /** the names of `ids` one read finds; none when the gate denies the read or the read fails */
-    async function readNames(kind: NamedKind, realmId: string | null, ids: string[], found: Map<string, string | null>): Promise<void> {
+    async function readNames(kind: NamedKind, realmId: string | null, ids: string[], found: Map<string, Row>): Promise<void> {
         // GET /realms answers the realms the caller may read; the others' reads are gated in the realm
         if (ids.length === 0 || !(await gate.check(READ_PERMISSION[kind], kind === 'realm' ? 'own' : realmId ?? 'ownOrNull'))) return;
         try {
-            for (const row of (await read(kind, realmId, ids)).data) if (row.id) found.set(row.id, nameOfRow(kind, row));
+            for (const row of (await read(kind, realmId, ids)).data) if (row.id) found.set(row.id, row);
         } catch {
             // unreadable: the ids stay what the page shows
         }
@@ -65,12 +67,15 @@ export function createNames(api: RealmgateClient, gate: Gate): Names {
     async function resolve(kind: NamedKind, realmId: string | null, ids: string[]): Promise<void> {
         for (let start = 0; start < ids.length; start += MAX_IDS) {
             const chunk = ids.slice(start, start + MAX_IDS);
-            const found = new Map<string, string | null>();
+            const found = new Map<string, Row>();
             await readNames(kind, realmId, chunk, found);
             // an id of another realm (the master realm's administrator acting here, a global role):
             // one more read of the whole collection, for those alone
             if (realmId !== null && kind !== 'realm') await readNames(kind, null, chunk.filter((id) => !found.has(id)), found);
-            for (const id of chunk) entries.get(keyOf(kind, id))!.name = found.get(id) ?? null;
+            for (const id of chunk) {
+                const row = found.get(id);
+                Object.assign(entries.get(keyOf(kind, id))!, { name: row ? nameOfRow(kind, row) : null, realmId: row?.realmId ?? null });
+            }
         }
     }
 

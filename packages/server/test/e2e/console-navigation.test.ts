@@ -151,8 +151,11 @@ describe('end to end: the admin console\'s navigation, names and locales with ch
         // one read per entity type on the page: the users and clients the events point at, the realm's
         // name; then the ids the realm lacks (the master administrator, the deleted user) once more in /users
         expect(events).toEqual(['/realms', `/realms/${realm.id}/clients`, `/realms/${realm.id}/users`, '/users']);
-        // the master realm's administrator who created the users, by name
-        await page.locator('main table').last().getByRole('link', { name: ADMIN.name, exact: true }).first().waitFor();
+        // the master realm's administrator who created the users, by name, linking into the master realm
+        const admin = page.locator('main table').last().getByRole('link', { name: ADMIN.name, exact: true }).first();
+        await admin.waitFor();
+        const master = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/master' }, 200);
+        expect(await admin.getAttribute('href')).toMatch(new RegExp(`^/console/admin/realms/${master.data.id}/users/`));
         await expectAccessible(page, 'events');
 
         const sessions = await nameReads(page, async () => {
