@@ -12,8 +12,8 @@ import { launchChromium } from './relying-party.js';
  * realm reached from the side menu with no serious axe violation at 1280 and 360 px (where the menu
  * folds behind its button); the realm's display name in the title and the breadcrumb; names for
  * the ids of events and sessions, read in one request per entity type, a deleted user shown by its
- * id; the overview; keyboard movement through a list; the German catalogue chosen from the
- * browser's language.
+ * id; the overview; the dark colour scheme; keyboard movement through a list; the German catalogue
+ * chosen from the browser's language.
  */
 /** 26 pages, each scanned by axe: more than the default test time on a shared machine */
 const TIMEOUT = 120_000;
@@ -193,6 +193,25 @@ describe('end to end: the admin console\'s navigation, names and locales with ch
         await settled(page);
         await expectAccessible(page, 'overview');
         await screenshot(page, 'admin-overview', { fullPage: true });
+        watched.assertClean();
+    });
+
+    it('follows a dark colour scheme, its pages accessible (contrast included)', async () => {
+        const { page } = watched;
+        await page.emulateMedia({ colorScheme: 'dark' });
+        try {
+            for (const path of ['', '/users', '/events']) {
+                await page.goto(`${publicUrl}/console/admin/realms/${realm.id}${path}`);
+                await page.locator('main h1').first().waitFor();
+                await settled(page);
+                // the dark palette's background (base.css --bg) is what the page shows
+                expect(await page.evaluate(() => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string }; document: { documentElement: unknown } })
+                    .getComputedStyle((globalThis as unknown as { document: { documentElement: unknown } }).document.documentElement).backgroundColor)).toBe('rgb(20, 23, 27)');
+                await expectAccessible(page, `dark ${path || 'overview'}`);
+            }
+        } finally {
+            await page.emulateMedia({ colorScheme: 'light' });
+        }
         watched.assertClean();
     });
 
