@@ -1,4 +1,5 @@
 import { describeError, isForbidden, isUnauthenticated } from '../shared/api.js';
+import { t } from '../shared/i18n/i18n.js';
 
 /**
  * What the account pages share (issue 18 item 4). Every call they make is one a signed-in user may
@@ -27,10 +28,10 @@ export interface Me {
 export function describeFailure(error: unknown): string {
     if (isUnauthenticated(error)) {
         setTimeout(() => location.reload(), 1500);
-        return 'Your session has ended. Taking you to the sign-in page…';
+        return t('account.sessionEnded');
     }
     if (isForbidden(error)) {
-        return `${describeError(error)} Your account may not change this itself; ask an administrator for the permission “user_self_manage”.`;
+        return `${describeError(error)} ${t('account.mayNotChange')}`;
     }
     return describeError(error);
 }

@@ -16,10 +16,10 @@ export const ACCOUNT_ROUTES: RouteRecordRaw[] = [
 ];
 
 export const ACCOUNT_NAV: NavItem[] = [
-    { label: 'Profile', to: '/' },
-    { label: 'Password', to: '/password' },
-    { label: 'Sessions', to: '/sessions' },
-    { label: 'Two-factor authentication', to: '/two-factor' },
-    { label: 'Linked accounts', to: '/linked-accounts' },
-    { label: 'Applications', to: '/applications' },
+    { label: 'account.nav.profile', to: '/' },
+    { label: 'account.nav.password', to: '/password' },
+    { label: 'account.nav.sessions', to: '/sessions' },
+    { label: 'account.nav.twoFactor', to: '/two-factor' },
+    { label: 'account.nav.linkedAccounts', to: '/linked-accounts' },
+    { label: 'account.nav.applications', to: '/applications' },
 ];

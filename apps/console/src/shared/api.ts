@@ -1,6 +1,7 @@
 import { createClient, isRealmgateError, type Auth, type RealmgateClient, type RealmgateErrorIssue } from '@realmgate/client';
 import { inject, type InjectionKey } from 'vue';
 import type { ConsoleConfig } from './config.js';
+import { t } from './i18n/i18n.js';
 
 /**
  * The consoles talk to the API only through packages/client (issue 18 item 1). Served by the API,
@@ -28,10 +29,10 @@ export function useApi(): RealmgateClient {
 /** A sentence for any failure of a call, the 403 of the server's decision made plain. */
 export function describeError(error: unknown): string {
     if (!isRealmgateError(error)) return error instanceof Error ? error.message : String(error);
-    if (error.statusCode === 401) return 'Your session has ended. Reload the page to sign in again.';
-    if (error.statusCode === 403) return `You are not allowed to do this: ${error.message}`;
-    if (error.statusCode === 404) return `Not found: ${error.message}`;
-    if (error.statusCode === 0) return 'The server could not be reached. Check your connection and try again.';
+    if (error.statusCode === 401) return t('api.sessionEnded');
+    if (error.statusCode === 403) return t('api.forbidden', { reason: error.message });
+    if (error.statusCode === 404) return t('api.notFound', { reason: error.message });
+    if (error.statusCode === 0) return t('api.unreachable');
     return error.message;
 }
 

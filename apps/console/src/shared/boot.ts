@@ -1,8 +1,10 @@
-import { createApp, h } from 'vue';
+import { createApp, h, type Component } from 'vue';
 import { createRouter, createWebHistory, type RouteLocationRaw, type RouteRecordRaw } from 'vue-router';
 import { API, createApi } from './api.js';
 import { loadConsoleConfig, type ConsoleConfig, type ConsoleName } from './config.js';
 import { createGate, GATE } from './gate.js';
+import { t, useLocaleOf, type MessageKey } from './i18n/i18n.js';
+import { createNames, NAMES } from './names.js';
 import { createRealtime, REALTIME } from './realtime.js';
 import { chosenRealm, DEFAULT_REALM, discoverRealm, forgetRealm, REALM, rememberRealm, type RealmEndpoints } from './realm.js';
 import { completeSignIn, currentSignIn, signOut, startSignIn } from './session.js';
@@ -11,16 +13,18 @@ import './styles/base.css';
 
 /** A menu entry; hidden unless POST /authorization/check allows `permission` in some realm. */
 export interface NavItem {
-    label: string;
+    label: MessageKey;
     to: RouteLocationRaw;
     permission?: string;
 }
 
 export interface ConsoleDefinition {
     name: ConsoleName;
-    title: string;
+    title: MessageKey;
     routes: RouteRecordRaw[];
     nav: NavItem[];
+    /** what the side menu shows below the console's menu (the admin console's realm switcher and sections) */
+    aside?: Component;
 }
 
 function fail(message: string): void {
@@ -29,13 +33,13 @@ function fail(message: string): void {
     const box = document.createElement('main');
     box.className = 'boot-error';
     const heading = document.createElement('h1');
-    heading.textContent = 'The console cannot start';
+    heading.textContent = t('boot.cannotStart');
     const text = document.createElement('p');
     text.setAttribute('role', 'alert');
     text.textContent = message;
     const again = document.createElement('a');
     again.href = location.pathname;
-    again.textContent = 'Try again';
+    again.textContent = t('boot.tryAgain');
     box.append(heading, text, again);
     root.append(box);
 }
@@ -51,19 +55,19 @@ function askRealm(title: string, value: string, problem: string | null): Promise
     const box = document.createElement('main');
     box.className = 'boot';
     const heading = document.createElement('h1');
-    heading.textContent = `Sign in to the ${title}`;
+    heading.textContent = t('boot.signInTo', { title });
     const form = document.createElement('form');
     form.noValidate = true;
     const field = document.createElement('div');
     field.className = 'field';
     const label = document.createElement('label');
     label.htmlFor = 'sign-in-realm';
-    label.textContent = 'Realm';
+    label.textContent = t('boot.realm');
     const input = document.createElement('input');
     Object.assign(input, { id: 'sign-in-realm', name: 'realm', value, required: true, autocomplete: 'organization', spellcheck: false });
     const hint = document.createElement('p');
     hint.id = 'sign-in-realm-hint';
-    hint.textContent = 'The realm your account belongs to; master for the server\'s own administrators.';
+    hint.textContent = t('boot.realmHint');
     input.setAttribute('aria-describedby', hint.id);
     field.append(label, input, hint);
     if (problem) {
@@ -79,7 +83,7 @@ function askRealm(title: string, value: string, problem: string | null): Promise
     const submit = document.createElement('button');
     submit.type = 'submit';
     submit.className = 'button primary';
-    submit.textContent = 'Continue';
+    submit.textContent = t('boot.continue');
     form.append(field, submit);
     box.append(heading, form);
     root.append(box);
@@ -119,10 +123,13 @@ async function realmOfTab(config: ConsoleConfig, title: string): Promise<RealmEn
  */
 export async function bootConsole(definition: ConsoleDefinition): Promise<void> {
     let config: ConsoleConfig;
+    useLocaleOf(navigator.languages?.length ? navigator.languages : [navigator.language]);
+    const title = t(definition.title);
+    document.title = title;
     try {
         config = await loadConsoleConfig(definition.name);
         await completeSignIn(config);
-        const realm = await realmOfTab(config, `${definition.name} console`);
+        const realm = await realmOfTab(config, title);
         const signedIn = await currentSignIn(config, realm);
         if (!signedIn) {
             await startSignIn(config, realm);
@@ -132,10 +139,12 @@ export async function bootConsole(definition: ConsoleDefinition): Promise<void> 
         const router = createRouter({ history: createWebHistory(`${import.meta.env.BASE_URL}${definition.name}/`), routes: definition.routes });
         // the page's own heading is focused after a navigation, so a screen reader hears where it is
         router.afterEach(() => { setTimeout(() => document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: false }), 0); });
-        const app = createApp({ render: () => h(ConsoleShell, { title: definition.title, nav: definition.nav, signOut: () => signOut(config, realm) }) });
+        const app = createApp({ render: () => h(ConsoleShell, { title, nav: definition.nav, signOut: () => signOut(config, realm), aside: definition.aside }) });
+        const gate = createGate(api);
         app.provide(API, api);
         app.provide(REALM, realm);
-        app.provide(GATE, createGate(api));
+        app.provide(GATE, gate);
+        app.provide(NAMES, createNames(api, gate));
         app.provide(REALTIME, createRealtime(config.apiUrl, signedIn.auth));
         app.use(router);
         await router.isReady().catch(() => undefined);

@@ -1,3 +1,5 @@
+import { t } from './i18n/i18n.js';
+
 /**
  * What the server tells a console at start (`console-config.json` beside its index.html, see
  * packages/server/src/http/consoles.ts): read with a request instead of an inline script, which the
@@ -19,6 +21,6 @@ export interface ConsoleConfig {
 
 export async function loadConsoleConfig(name: ConsoleName): Promise<ConsoleConfig> {
     const response = await fetch(`${import.meta.env.BASE_URL}${name}/console-config.json`, { cache: 'no-cache', headers: { accept: 'application/json' } });
-    if (!response.ok) throw new Error(`The console configuration could not be read (${response.status}).`);
+    if (!response.ok) throw new Error(t('boot.configUnreadable', { status: response.status }));
     return (await response.json()) as ConsoleConfig;
 }

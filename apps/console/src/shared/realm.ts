@@ -1,5 +1,6 @@
 import { inject, type InjectionKey } from 'vue';
 import type { ConsoleConfig } from './config.js';
+import { t } from './i18n/i18n.js';
 
 /**
  * The realm a console tab signs in through. /authorize signs in only users of the client's realm
@@ -70,13 +71,13 @@ interface Discovery {
  */
 export async function discoverRealm(config: ConsoleConfig, realm: string): Promise<RealmEndpoints> {
     const response = await fetch(`${config.apiUrl}/realms/${encodeURIComponent(realm)}/.well-known/openid-configuration`, { headers: { accept: 'application/json' } });
-    if (response.status === 404) throw new Error(`There is no realm named “${realm}”.`);
-    if (!response.ok) throw new Error(`The realm “${realm}” could not be read (${response.status}).`);
+    if (response.status === 404) throw new Error(t('boot.noSuchRealm', { realm }));
+    if (!response.ok) throw new Error(t('boot.realmUnreadable', { realm, status: response.status }));
     const document = (await response.json()) as Discovery;
-    if (!document.authorization_endpoint || !document.end_session_endpoint) throw new Error(`The realm “${realm}” publishes no sign-in endpoint.`);
+    if (!document.authorization_endpoint || !document.end_session_endpoint) throw new Error(t('boot.realmNoEndpoint', { realm }));
     // the master realm's client has a fixed id the server names in console-config.json
     const clientId = document.realmgate_console_client_id ?? (realm === DEFAULT_REALM ? config.clientId : undefined);
-    if (!clientId) throw new Error(`The realm “${realm}” has no console client; restart the server to create it.`);
+    if (!clientId) throw new Error(t('boot.realmNoClient', { realm }));
     return {
         realm, authorizationEndpoint: document.authorization_endpoint, endSessionEndpoint: document.end_session_endpoint, clientId,
         passkeysEnabled: document.realmgate_passkeys_enabled === true,

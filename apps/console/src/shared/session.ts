@@ -4,6 +4,7 @@ import {
 } from '@realmgate/client';
 import type { ConsoleConfig } from './config.js';
 import { forgetSignedIn, markSignedIn, signedInRealm, type RealmEndpoints } from './realm.js';
+import { t } from './i18n/i18n.js';
 
 /**
  * Signing in (issue 18 item 2, spec beta.66 items 1 and 4). Both ways go through the realm's
@@ -85,7 +86,7 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
     const pending = takePending();
     if (!pending || pending.state !== parameters.get('state')) {
         history.replaceState(null, '', config.redirectUri);
-        throw new Error('This sign-in was not started here or has expired; sign in again.');
+        throw new Error(t('boot.signInExpired'));
     }
     history.replaceState(null, '', pending.returnTo);
     const error = parameters.get('error');

@@ -101,6 +101,9 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
     }
 
     const open = async (target: Page, nav: string, heading: string) => {
+        // a narrow screen folds the menu behind its button
+        const menu = target.getByRole('button', { name: 'Menu' });
+        if (await menu.isVisible() && await menu.getAttribute('aria-expanded') === 'false') await menu.click();
         await target.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: nav, exact: true }).click();
         await target.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
         await target.locator('.state-loading').waitFor({ state: 'detached' });

@@ -122,12 +122,16 @@ describe('end to end: the admin console with chromium', () => {
         await page.getByRole('textbox', { name: 'Name', exact: true }).fill('console-a');
         await page.getByRole('textbox', { name: 'Display name', exact: true }).fill('Console A');
         await page.getByRole('button', { name: 'Create realm' }).click();
-        await page.getByRole('heading', { name: 'Realm console-a' }).waitFor();
+        // the new realm's overview, titled with its display name
+        await page.getByRole('heading', { level: 1, name: 'Console A' }).waitFor();
         await expectAccessible();
 
-        await page.getByRole('link', { name: 'Users' }).first().click();
+        const sections = page.getByRole('navigation', { name: 'Realm sections' });
+        await sections.getByRole('link', { name: 'Users', exact: true }).click();
         await page.getByRole('heading', { name: 'Users' }).waitFor();
         await page.getByText('No users yet.').waitFor();
+        // the empty list offers the create action
+        await page.getByRole('link', { name: 'Create the first user' }).waitFor();
         await expectAccessible();
         await page.getByRole('link', { name: 'New user' }).click();
         await page.getByRole('textbox', { name: 'Username', exact: true }).fill('carol');
@@ -138,13 +142,13 @@ describe('end to end: the admin console with chromium', () => {
         await expectAccessible();
         await screenshot(page, 'admin-user');
         for (const tab of ['Roles', 'Permissions', 'Sessions']) {
-            await page.getByRole('link', { name: tab, exact: true }).click();
+            await page.getByRole('navigation', { name: 'User' }).getByRole('link', { name: tab, exact: true }).click();
             await page.getByRole('heading', { name: tab, level: 2 }).waitFor();
             await page.locator('.state-loading').waitFor({ state: 'detached' });
             await expectAccessible();
         }
 
-        await page.getByRole('link', { name: 'Users', exact: true }).click();
+        await sections.getByRole('link', { name: 'Users', exact: true }).click();
         await page.getByRole('link', { name: 'carol', exact: true }).waitFor();
         await page.locator('html[data-realtime-subscribed~="users"]').waitFor({ state: 'attached' });
         const realm = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
@@ -159,8 +163,8 @@ describe('end to end: the admin console with chromium', () => {
         const { page } = watched;
         const realm = await app.json<{ data: { id: string; defaultRoleIds: string[] } }>({ method: 'GET', url: '/realms/console-a' }, 200);
         const reader = await app.json<{ data: { id: string } }>({ method: 'POST', url: '/roles', payload: { name: 'reader', realmId: realm.data.id } }, 201);
-        await page.goto(`${publicUrl}/console/admin/realms/${realm.data.id}`);
-        await page.getByRole('heading', { name: 'Realm console-a' }).waitFor();
+        await page.goto(`${publicUrl}/console/admin/realms/${realm.data.id}/settings`);
+        await page.getByRole('heading', { name: 'Settings of realm console-a' }).waitFor();
         const field = page.getByLabel('Default roles');
         await field.locator('option', { hasText: 'reader' }).waitFor({ state: 'attached' });
         // the selected options' labels, read in the page (the server's tests have no DOM typings)

@@ -1,26 +1,27 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /** The client fields an administrator edits (API.md §3 and §7; spec client rules). */
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:device_code'];
 
 export const CLIENT_FIELDS: Field[] = [
-    { name: 'displayName', label: 'Display name' },
-    { name: 'description', label: 'Description', type: 'textarea' },
-    { name: 'active', label: 'Active', type: 'checkbox' },
-    { name: 'firstParty', label: 'First party (consent is not asked)', type: 'checkbox' },
-    { name: 'redirectUri', label: 'Redirect URIs', type: 'textarea', help: 'One exact URI per line.' },
-    { name: 'postLogoutRedirectUri', label: 'Post-logout redirect URIs', type: 'textarea', help: 'One exact URI per line.' },
+    { name: 'displayName', label: t('common.displayName') },
+    { name: 'description', label: t('common.description'), type: 'textarea' },
+    { name: 'active', label: t('common.active'), type: 'checkbox' },
+    { name: 'firstParty', label: t('client.firstParty'), type: 'checkbox' },
+    { name: 'redirectUri', label: t('client.redirectUris'), type: 'textarea', help: t('client.uriPerLine') },
+    { name: 'postLogoutRedirectUri', label: t('client.postLogout'), type: 'textarea', help: t('client.uriPerLine') },
     {
-        name: 'grantTypes', label: 'Grant types', type: 'select', multiple: true,
-        help: 'None selected: every grant but the device code grant.',
+        name: 'grantTypes', label: t('client.grantTypes'), type: 'select', multiple: true,
+        help: t('client.grantTypesHelp'),
         options: GRANT_TYPES.map((grant) => ({ value: grant, label: grant })),
     },
     {
-        name: 'idTokenSignedResponseAlg', label: 'ID token signing algorithm', type: 'select',
-        options: [{ value: '', label: 'Realm default (RS256)' }, { value: 'RS256', label: 'RS256' }, { value: 'ES256', label: 'ES256' }],
+        name: 'idTokenSignedResponseAlg', label: t('client.idTokenAlg'), type: 'select',
+        options: [{ value: '', label: t('client.realmDefaultAlg') }, { value: 'RS256', label: 'RS256' }, { value: 'ES256', label: 'ES256' }],
     },
-    { name: 'baseUrl', label: 'Base URL', type: 'url' },
-    { name: 'backchannelLogoutUri', label: 'Back-channel logout URI', type: 'url', help: 'OpenID Connect Back-Channel Logout 1.0: receives a logout token when a session ends.' },
+    { name: 'baseUrl', label: t('client.baseUrl'), type: 'url' },
+    { name: 'backchannelLogoutUri', label: t('client.backchannel'), type: 'url', help: t('client.backchannelHelp') },
 ];
 
 const URI_LISTS = ['redirectUri', 'postLogoutRedirectUri'];

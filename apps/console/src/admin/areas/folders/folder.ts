@@ -1,6 +1,7 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
 import type { RealmgateClient } from '@realmgate/client';
 import { allRows } from '../../all-rows.js';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /**
  * Folders (/paths; spec: organization only — a folder grants nothing and withholds nothing).
@@ -38,10 +39,10 @@ function within(folders: Folder[], id: string | null | undefined, ancestor: stri
 export function folderFields(folders: Folder[], self?: string): Field[] {
     const parents = folders.filter((folder) => !self || !within(folders, folder.id, self));
     return [
-        { name: 'name', label: 'Name', required: true, help: 'No slash: the full path is the parents\' names joined by /.' },
+        { name: 'name', label: t('common.name'), required: true, help: t('folder.nameHelp') },
         {
-            name: 'parentId', label: 'Parent folder', type: 'select',
-            options: [{ value: '', label: '(top level)' }, ...parents.map((folder) => ({ value: String(folder.id), label: pathOf(folders, folder.id) })).sort((a, b) => a.label.localeCompare(b.label))],
+            name: 'parentId', label: t('folder.parent'), type: 'select',
+            options: [{ value: '', label: t('folder.top') }, ...parents.map((folder) => ({ value: String(folder.id), label: pathOf(folders, folder.id) })).sort((a, b) => a.label.localeCompare(b.label))],
         },
     ];
 }

@@ -1,4 +1,5 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /**
  * The settings of each protocol the server supports (domains/identity-providers/definition.ts:
@@ -8,29 +9,29 @@ import type { Field } from '../../../shared/components/EntityForm.vue';
 export type Protocol = 'oidc' | 'oauth2' | 'ldap';
 
 export const PROTOCOLS: { value: Protocol; label: string }[] = [
-    { value: 'oidc', label: 'OpenID Connect (discovery from the issuer)' },
-    { value: 'oauth2', label: 'OAuth 2.0 (endpoints given)' },
-    { value: 'ldap', label: 'LDAP directory' },
+    { value: 'oidc', label: t('idp.oidc') },
+    { value: 'oauth2', label: t('idp.oauth2') },
+    { value: 'ldap', label: t('account.ldap') },
 ];
 
 const COMMON: Field[] = [
-    { name: 'displayName', label: 'Display name', help: 'Shown on the sign-in page.' },
-    { name: 'enabled', label: 'Enabled', type: 'checkbox' },
-    { name: 'timeout', label: 'Timeout (ms)', help: 'For each upstream request, 100 to 60000; 5000 when empty.' },
+    { name: 'displayName', label: t('common.displayName'), help: t('idp.displayHelp') },
+    { name: 'enabled', label: t('list.enabled'), type: 'checkbox' },
+    { name: 'timeout', label: t('idp.timeout'), help: t('idp.timeoutHelp') },
 ];
 
-const secret = (name: string, label: string): Field => ({ name, label, type: 'password', autocomplete: 'new-password', help: 'Write-only: never shown; leave empty to keep the stored one.' });
+const secret = (name: string, label: string): Field => ({ name, label, type: 'password', autocomplete: 'new-password', help: t('idp.secretHelp') });
 
 const OAUTH: Field[] = [
-    { name: 'clientId', label: 'Client id', required: true },
-    secret('clientSecret', 'Client secret'),
-    { name: 'scope', label: 'Scope', help: 'Space-separated (RFC 6749 §3.3).' },
-    { name: 'linkVerifiedEmail', label: 'Link an existing account by verified email', type: 'checkbox', help: 'Only when the upstream and the account both verified the address.' },
+    { name: 'clientId', label: t('client.id'), required: true },
+    secret('clientSecret', t('client.secretTitle')),
+    { name: 'scope', label: t('client.scope'), help: t('idp.scopeHelp') },
+    { name: 'linkVerifiedEmail', label: t('idp.linkEmail'), type: 'checkbox', help: t('idp.linkEmailHelp') },
     {
-        name: 'tokenEndpointAuthMethod', label: 'Token endpoint authentication', type: 'select',
+        name: 'tokenEndpointAuthMethod', label: t('idp.tokenAuth'), type: 'select',
         help: 'private_key_jwt signs with the realm\'s key: register the realm\'s JWKS (/realms/<realm>/jwks) at the upstream.',
         options: [
-            { value: '', label: 'From discovery (client_secret_basic first)' },
+            { value: '', label: t('idp.fromDiscovery') },
             { value: 'client_secret_basic', label: 'client_secret_basic' },
             { value: 'client_secret_post', label: 'client_secret_post' },
             { value: 'private_key_jwt', label: 'private_key_jwt' },
@@ -40,30 +41,30 @@ const OAUTH: Field[] = [
 
 export const PROTOCOL_FIELDS: Record<Protocol, Field[]> = {
     oidc: [
-        { name: 'issuer', label: 'Issuer', type: 'url', required: true, help: 'Its /.well-known/openid-configuration names the endpoints.' },
+        { name: 'issuer', label: t('idp.issuer'), type: 'url', required: true, help: t('idp.issuerHelp') },
         ...OAUTH,
         ...COMMON,
     ],
     oauth2: [
-        { name: 'authorizationUrl', label: 'Authorization URL', type: 'url', required: true },
-        { name: 'tokenUrl', label: 'Token URL', type: 'url', required: true },
-        { name: 'userinfoUrl', label: 'Userinfo URL', type: 'url', required: true },
+        { name: 'authorizationUrl', label: t('idp.authorizationUrl'), type: 'url', required: true },
+        { name: 'tokenUrl', label: t('idp.tokenUrl'), type: 'url', required: true },
+        { name: 'userinfoUrl', label: t('idp.userinfoUrl'), type: 'url', required: true },
         ...OAUTH,
         ...COMMON,
     ],
     ldap: [
         { name: 'url', label: 'URL', required: true, help: 'ldap:// or ldaps://' },
         { name: 'bindDn', label: 'Bind DN' },
-        secret('bindPassword', 'Bind password'),
+        secret('bindPassword', t('idp.bindPassword')),
         { name: 'baseDn', label: 'Base DN', required: true },
-        { name: 'userFilter', label: 'User filter', help: 'A parenthesised filter; {{username}} is inserted escaped (RFC 4515).' },
-        { name: 'usernameAttribute', label: 'Username attribute' },
-        { name: 'emailAttribute', label: 'Email attribute' },
-        { name: 'groupBaseDn', label: 'Group base DN' },
-        { name: 'groupFilter', label: 'Group filter', help: '{{username}} and {{dn}} are inserted escaped.' },
-        { name: 'groupNameAttribute', label: 'Group name attribute' },
+        { name: 'userFilter', label: t('idp.userFilter'), help: t('idp.userFilterHelp') },
+        { name: 'usernameAttribute', label: t('idp.usernameAttribute') },
+        { name: 'emailAttribute', label: t('idp.emailAttribute') },
+        { name: 'groupBaseDn', label: t('idp.groupBaseDn') },
+        { name: 'groupFilter', label: t('idp.groupFilter'), help: t('idp.groupFilterHelp') },
+        { name: 'groupNameAttribute', label: t('idp.groupNameAttribute') },
         { name: 'startTls', label: 'StartTLS', type: 'checkbox' },
-        { name: 'tlsRejectUnauthorized', label: 'Reject an untrusted certificate', type: 'checkbox' },
+        { name: 'tlsRejectUnauthorized', label: t('idp.rejectUntrusted'), type: 'checkbox' },
         ...COMMON,
     ],
 };
@@ -77,7 +78,7 @@ export function providerBody(values: Record<string, unknown>): Record<string, un
 }
 
 export const ATTRIBUTE_TARGETS = [
-    { value: 'field', label: 'a user field (email, firstName, lastName, displayName)' },
-    { value: 'attribute', label: 'a user attribute' },
-    { value: 'folder', label: 'the user\'s folder' },
+    { value: 'field', label: t('idp.targetField') },
+    { value: 'attribute', label: t('idp.targetAttribute') },
+    { value: 'folder', label: t('idp.targetFolder') },
 ];

@@ -1,4 +1,5 @@
 import { isRealmgateError } from '@realmgate/client';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /**
  * Why a key cannot be deleted, in words an administrator can act on. The server answers 409
@@ -11,15 +12,14 @@ export interface KeyConflict { reason: string; instead: string }
 export function keyConflictOf(error: unknown): KeyConflict | null {
     if (!isRealmgateError(error) || error.statusCode !== 409) return null;
     return {
-        reason: `This key is still in use: ${error.message}`,
-        instead: 'Disable the key instead (reversible: the secrets stop working until it is enabled again), or rotate the client secrets and identity-provider secrets '
-            + 'so they are sealed under another key, then delete it. Deleting anyway destroys those secrets and multi-factor enrolments for good.',
+        reason: t('keys.inUse', { reason: error.message }),
+        instead: t('keys.instead'),
     };
 }
 
 /** The signing algorithms the server generates (keys/material.ts SIGNING_ALGORITHMS) and the encryption one. */
-export const KEY_KINDS = [
-    { value: 'sig:ES256', label: 'Signing, ES256 (ECDSA P-256; the default)' },
-    { value: 'sig:RS256', label: 'Signing, RS256 (RSA 2048)' },
-    { value: 'enc:A256GCM', label: 'Encryption, A256GCM (seals secrets at rest)' },
+export const keyKinds = () => [
+    { value: 'sig:ES256', label: t('keys.es256') },
+    { value: 'sig:RS256', label: t('keys.rs256') },
+    { value: 'enc:A256GCM', label: t('keys.a256gcm') },
 ];

@@ -1,6 +1,7 @@
 import type { RealmgateClient } from '@realmgate/client';
 import { describeError, issuesByField } from '../../../shared/api.js';
 import { typeOf } from './policy-types.js';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /**
  * The tree editor's model. A policy tree is stored as rows (API.md §3: a composite's children are
@@ -133,7 +134,7 @@ export async function saveTree(api: RealmgateClient, realmId: string, root: Poli
         try {
             await api.request('DELETE /realms/{realmId}/policies/{id}', { params: { realmId, id } });
         } catch (failure) {
-            throw new TreeSaveError(`A removed node could not be deleted: ${describeError(failure)}`);
+            throw new TreeSaveError(t('policy.nodeNotDeleted', { reason: describeError(failure) }));
         }
     }
     const write = async (node: PolicyNode, parentId: string | null, path: string): Promise<void> => {
@@ -143,7 +144,7 @@ export async function saveTree(api: RealmgateClient, realmId: string, root: Poli
             body = { type: node.type, name: node.name.trim(), displayName: node.displayName.trim() || null, invert: node.invert, ...configBody(node) };
         } catch (failure) {
             if (failure instanceof FieldError) node.errors = { [failure.field]: failure.message };
-            throw new TreeSaveError('Check the fields marked in the tree.');
+            throw new TreeSaveError(t('policy.checkTree'));
         }
         try {
             if (node.id) {
@@ -156,7 +157,7 @@ export async function saveTree(api: RealmgateClient, realmId: string, root: Poli
             const byField = issuesByField(failure);
             if (Object.keys(byField).length === 0) throw new TreeSaveError(describeError(failure));
             node.errors = byField;
-            throw new TreeSaveError('Check the fields marked in the tree.');
+            throw new TreeSaveError(t('policy.checkTree'));
         }
         if (node.type === 'composite') {
             for (const [index, child] of node.children.entries()) await write(child, node.id ?? null, path ? `${path}.${index + 1}` : String(index + 1));

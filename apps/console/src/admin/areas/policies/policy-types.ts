@@ -1,3 +1,4 @@
+import { t } from '../../../shared/i18n/i18n.js';
 /**
  * The policy types the server's access library registers (packages/access/src/policy/registry.ts)
  * and the configuration keys each one validates (packages/access/src/policy/types/*), as form
@@ -19,7 +20,7 @@ export interface ConfigField {
 export interface PolicyType { type: string; label: string; fields: ConfigField[] }
 
 const REALM_SCOPES = [
-    { value: '', label: 'Same realm (no reach)' },
+    { value: '', label: t('pt.sameRealm') },
     { value: 'own', label: 'own' },
     { value: 'ownOrNull', label: 'ownOrNull' },
     { value: 'any', label: 'any' },
@@ -28,59 +29,59 @@ const REALM_SCOPES = [
 
 export const POLICY_TYPES: PolicyType[] = [
     {
-        type: 'composite', label: 'Composite (all / any / majority of its children)',
+        type: 'composite', label: t('pt.composite'),
         fields: [{
-            key: 'decisionStrategy', label: 'Decision strategy', kind: 'select', empty: 'unanimous',
+            key: 'decisionStrategy', label: t('list.decisionStrategy'), kind: 'select', empty: 'unanimous',
             options: [
-                { value: 'unanimous', label: 'unanimous (all children pass)' },
-                { value: 'affirmative', label: 'affirmative (any child passes)' },
-                { value: 'consensus', label: 'consensus (more pass than fail)' },
+                { value: 'unanimous', label: t('pt.unanimous') },
+                { value: 'affirmative', label: t('pt.affirmative') },
+                { value: 'consensus', label: t('perm.consensus') },
             ],
         }],
     },
     {
-        type: 'attributes', label: 'Attributes (query over the resource)',
-        fields: [{ key: 'query', label: 'Query (JSON)', kind: 'json', empty: '{}', help: 'A MongoDB-style query over the attributes, e.g. {"name": {"$in": ["a", "b"]}}; {} matches all.' }],
+        type: 'attributes', label: t('pt.attributes'),
+        fields: [{ key: 'query', label: t('pt.query'), kind: 'json', empty: '{}', help: t('pt.queryHelp') }],
     },
     {
-        type: 'attributeNames', label: 'Attribute names (which attributes may be written)',
-        fields: [{ key: 'names', label: 'Attribute names', kind: 'list', help: 'Comma-separated. Without invert an allow-list, with invert a deny-list.' }],
+        type: 'attributeNames', label: t('pt.attributeNamesType'),
+        fields: [{ key: 'names', label: t('pt.attributeNames'), kind: 'list', help: t('pt.namesHelp') }],
     },
     {
-        type: 'date', label: 'Date (a window of calendar dates or instants)',
+        type: 'date', label: t('pt.date'),
         fields: [
-            { key: 'start', label: 'Start', kind: 'text', placeholder: '2026-01-01 or 2026-01-01T08:00:00Z', help: 'A date (whole UTC day) or an ISO 8601 date-time.' },
-            { key: 'end', label: 'End (inclusive)', kind: 'text', placeholder: '2026-12-31' },
+            { key: 'start', label: t('pt.start'), kind: 'text', placeholder: '2026-01-01 or 2026-01-01T08:00:00Z', help: t('pt.startHelp') },
+            { key: 'end', label: t('pt.end'), kind: 'text', placeholder: '2026-12-31' },
         ],
     },
     {
-        type: 'time', label: 'Time (a daily, weekly, monthly or yearly UTC window)',
+        type: 'time', label: t('pt.time'),
         fields: [
             {
-                key: 'interval', label: 'Interval', kind: 'select', empty: 'daily',
+                key: 'interval', label: t('pt.interval'), kind: 'select', empty: 'daily',
                 options: ['daily', 'weekly', 'monthly', 'yearly'].map((value) => ({ value, label: value })),
             },
-            { key: 'start', label: 'Start (UTC)', kind: 'text', placeholder: 'HH:MM', help: 'Absent: 00:00.' },
-            { key: 'end', label: 'End (UTC, inclusive)', kind: 'text', placeholder: 'HH:MM', help: 'Absent: 23:59:59.' },
-            { key: 'dayOfWeek', label: 'Day of the week (0 = Sunday)', kind: 'number', when: (config) => config.interval === 'weekly' },
-            { key: 'dayOfMonth', label: 'Day of the month (1–31)', kind: 'number', when: (config) => config.interval === 'monthly' },
-            { key: 'dayOfYear', label: 'Day of the year (1–366)', kind: 'number', when: (config) => config.interval === 'yearly' },
+            { key: 'start', label: t('pt.startUtc'), kind: 'text', placeholder: 'HH:MM', help: t('pt.absentStart') },
+            { key: 'end', label: t('pt.endUtc'), kind: 'text', placeholder: 'HH:MM', help: t('pt.absentEnd') },
+            { key: 'dayOfWeek', label: t('pt.dayOfWeek'), kind: 'number', when: (config) => config.interval === 'weekly' },
+            { key: 'dayOfMonth', label: t('pt.dayOfMonth'), kind: 'number', when: (config) => config.interval === 'monthly' },
+            { key: 'dayOfYear', label: t('pt.dayOfYear'), kind: 'number', when: (config) => config.interval === 'yearly' },
         ],
     },
     {
-        type: 'identity', label: 'Identity (the caller is signed in)',
-        fields: [{ key: 'types', label: 'Identity types', kind: 'checks', options: [{ value: 'user', label: 'User' }, { value: 'client', label: 'Client' }], help: 'None checked: any identity.' }],
+        type: 'identity', label: t('pt.identity'),
+        fields: [{ key: 'types', label: t('pt.identityTypes'), kind: 'checks', options: [{ value: 'user', label: t('sessions.user') }, { value: 'client', label: t('sessions.client') }], help: t('pt.anyIdentity') }],
     },
     {
-        type: 'realmMatch', label: 'Realm match (the resource is in the caller\'s realm)',
+        type: 'realmMatch', label: t('pt.realmMatch'),
         fields: [
-            { key: 'attributeName', label: 'Attribute names', kind: 'list', placeholder: 'realmId', help: 'Comma-separated; empty: realmId.' },
-            { key: 'attributeNameStrict', label: 'Every named attribute must match', kind: 'checkbox', empty: true },
-            { key: 'attributeNullMatchAll', label: 'A null attribute matches every realm', kind: 'checkbox', empty: false },
-            { key: 'scope', label: 'Realm reach', kind: 'select', empty: '', options: REALM_SCOPES },
+            { key: 'attributeName', label: t('pt.attributeNames'), kind: 'list', placeholder: 'realmId', help: t('pt.realmIdHelp') },
+            { key: 'attributeNameStrict', label: t('pt.strict'), kind: 'checkbox', empty: true },
+            { key: 'attributeNullMatchAll', label: t('pt.nullMatch'), kind: 'checkbox', empty: false },
+            { key: 'scope', label: t('pt.reach'), kind: 'select', empty: '', options: REALM_SCOPES },
         ],
     },
-    { type: 'permissionBinding', label: 'Permission binding (the caller holds a grant)', fields: [] },
+    { type: 'permissionBinding', label: t('pt.binding'), fields: [] },
 ];
 
 export const typeOf = (type: string): PolicyType | undefined => POLICY_TYPES.find((entry) => entry.type === type);

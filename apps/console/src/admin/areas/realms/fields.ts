@@ -1,13 +1,14 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /** The realm fields an administrator edits (API.md §3 and §7 realm settings). */
 export const REALM_FIELDS: Field[] = [
-    { name: 'displayName', label: 'Display name' },
-    { name: 'description', label: 'Description', type: 'textarea' },
-    { name: 'registrationEnabled', label: 'Self-registration enabled', type: 'checkbox' },
-    { name: 'emailVerificationRequired', label: 'Email verification required', type: 'checkbox' },
-    { name: 'mfaEnabled', label: 'Multi-factor authentication enabled', type: 'checkbox' },
-    { name: 'mfaRequired', label: 'Multi-factor authentication required', type: 'checkbox' },
+    { name: 'displayName', label: t('common.displayName') },
+    { name: 'description', label: t('common.description'), type: 'textarea' },
+    { name: 'registrationEnabled', label: t('realm.registration'), type: 'checkbox' },
+    { name: 'emailVerificationRequired', label: t('realm.emailVerification'), type: 'checkbox' },
+    { name: 'mfaEnabled', label: t('realm.mfaEnabled'), type: 'checkbox' },
+    { name: 'mfaRequired', label: t('realm.mfaRequired'), type: 'checkbox' },
 ];
 
 /** A role a realm's default roles may name: one of the realm's own (API.md §8). */
@@ -20,10 +21,10 @@ export interface RoleOption { id?: string | null; name?: string | null; clientId
 export function defaultRolesField(roles: readonly RoleOption[]): Field {
     return {
         name: 'defaultRoleIds',
-        label: 'Default roles',
+        label: t('realm.defaultRoles'),
         type: 'select',
         multiple: true,
-        options: roles.filter((role) => role.id).map((role) => ({ value: String(role.id), label: `${role.name ?? role.id}${role.clientId ? ' (client role)' : ''}` })),
-        help: 'Every new user of this realm receives these roles: created by an administrator, by registration or by an identity provider\'s first login. Users created earlier keep what they have.',
+        options: roles.filter((role) => role.id).map((role) => ({ value: String(role.id), label: `${role.name ?? role.id}${role.clientId ? ` ${t('realm.clientRole')}` : ''}` })),
+        help: t('realm.defaultRolesHelp'),
     };
 }

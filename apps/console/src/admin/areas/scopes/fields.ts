@@ -1,7 +1,8 @@
 import type { Field } from '../../../shared/components/EntityForm.vue';
+import { t } from '../../../shared/i18n/i18n.js';
 
 /** The scope fields an administrator edits (API.md §3). */
 export const SCOPE_FIELDS: Field[] = [
-    { name: 'displayName', label: 'Display name', help: 'Shown on the consent page.' },
-    { name: 'description', label: 'Description', type: 'textarea' },
+    { name: 'displayName', label: t('common.displayName'), help: t('scope.displayHelp') },
+    { name: 'description', label: t('common.description'), type: 'textarea' },
 ];
