@@ -211,13 +211,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -241,13 +241,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -277,13 +277,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -302,13 +302,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -329,13 +329,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -354,13 +354,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -385,11 +385,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -411,11 +411,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -445,11 +445,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -465,11 +465,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -488,11 +488,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -511,11 +511,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -541,12 +541,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -569,12 +569,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -604,12 +604,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -627,12 +627,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -652,12 +652,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -676,12 +676,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -725,33 +725,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -794,33 +794,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -837,33 +837,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -880,33 +880,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -964,33 +964,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1029,33 +1029,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1095,33 +1095,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1140,33 +1140,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1185,33 +1185,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -1390,16 +1390,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1458,16 +1458,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1523,14 +1523,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1555,14 +1555,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1592,14 +1592,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1619,14 +1619,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1648,14 +1648,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1674,14 +1674,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1709,14 +1709,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1741,14 +1741,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1778,14 +1778,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1805,14 +1805,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1834,14 +1834,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1860,14 +1860,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1915,36 +1915,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1991,36 +1991,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2050,36 +2050,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2121,36 +2121,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2194,36 +2194,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2242,36 +2242,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2298,13 +2298,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2327,13 +2327,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 token: string;
                 [member: string]: unknown;
             };
@@ -2364,13 +2364,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2389,13 +2389,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2424,16 +2424,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2459,16 +2459,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2522,16 +2522,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2551,16 +2551,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2583,16 +2583,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2611,16 +2611,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2719,12 +2719,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2747,12 +2747,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2806,12 +2806,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2830,12 +2830,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2855,12 +2855,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2879,12 +2879,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2909,11 +2909,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2935,11 +2935,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2969,11 +2969,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2989,11 +2989,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3012,11 +3012,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3035,11 +3035,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3069,16 +3069,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3104,16 +3104,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3167,16 +3167,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3197,16 +3197,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3229,16 +3229,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3257,16 +3257,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3310,17 +3310,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3348,17 +3348,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3412,17 +3412,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3447,17 +3447,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3482,17 +3482,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3511,17 +3511,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3583,23 +3583,23 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3632,23 +3632,23 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3702,23 +3702,23 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3748,23 +3748,23 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3794,23 +3794,23 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3829,23 +3829,23 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3913,33 +3913,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3984,33 +3984,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4029,33 +4029,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4074,33 +4074,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -4163,33 +4163,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4229,33 +4229,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4296,33 +4296,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4342,33 +4342,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4388,33 +4388,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -4449,16 +4449,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -4522,16 +4522,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4581,14 +4581,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -4615,14 +4615,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4655,14 +4655,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4683,14 +4683,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4713,14 +4713,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4740,14 +4740,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4777,14 +4777,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -4811,14 +4811,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4851,14 +4851,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4879,14 +4879,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4909,14 +4909,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4936,14 +4936,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4993,36 +4993,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5071,36 +5071,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5133,36 +5133,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5205,36 +5205,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5279,36 +5279,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5328,36 +5328,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5386,13 +5386,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5417,13 +5417,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 token: string;
                 [member: string]: unknown;
             };
@@ -5457,13 +5457,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5483,13 +5483,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5547,16 +5547,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5584,16 +5584,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5652,16 +5652,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5682,16 +5682,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5715,16 +5715,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5744,16 +5744,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5811,12 +5811,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5841,12 +5841,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5905,12 +5905,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5930,12 +5930,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5956,12 +5956,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5981,12 +5981,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6018,16 +6018,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6055,16 +6055,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6123,16 +6123,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6154,16 +6154,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6187,16 +6187,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6216,16 +6216,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6258,17 +6258,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6298,17 +6298,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6367,17 +6367,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6403,17 +6403,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6439,17 +6439,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6469,17 +6469,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6634,13 +6634,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6666,13 +6666,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6731,13 +6731,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6757,13 +6757,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6785,13 +6785,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6811,13 +6811,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6848,15 +6848,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6883,15 +6883,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6950,15 +6950,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6979,15 +6979,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7010,15 +7010,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7038,15 +7038,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7076,14 +7076,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7109,14 +7109,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7175,14 +7175,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7203,14 +7203,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7232,14 +7232,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7259,14 +7259,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7301,19 +7301,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7373,19 +7373,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7444,19 +7444,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7473,19 +7473,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7513,13 +7513,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7545,13 +7545,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7610,13 +7610,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7636,13 +7636,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7664,13 +7664,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7690,13 +7690,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7732,21 +7732,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7782,21 +7782,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7815,21 +7815,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7848,21 +7848,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7959,21 +7959,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8004,21 +8004,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8050,21 +8050,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8084,21 +8084,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8159,13 +8159,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8189,13 +8189,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8249,13 +8249,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8274,13 +8274,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8301,13 +8301,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8326,13 +8326,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8359,13 +8359,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8389,13 +8389,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8425,13 +8425,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8450,13 +8450,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8477,13 +8477,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8502,13 +8502,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8537,15 +8537,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8570,15 +8570,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8632,15 +8632,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8660,15 +8660,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8690,15 +8690,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8717,15 +8717,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8768,14 +8768,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8799,14 +8799,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8860,14 +8860,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8887,14 +8887,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8915,14 +8915,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8941,14 +8941,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8973,11 +8973,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                kind?: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
-                sessionId?: string | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                kind: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
+                sessionId: string | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9038,11 +9038,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                kind?: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
-                sessionId?: string | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                kind: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
+                sessionId: string | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9061,11 +9061,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                kind?: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
-                sessionId?: string | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                kind: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
+                sessionId: string | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9098,19 +9098,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9166,19 +9166,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9243,19 +9243,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9271,19 +9271,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9345,13 +9345,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9375,13 +9375,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9435,13 +9435,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9460,13 +9460,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9487,13 +9487,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9512,13 +9512,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9869,13 +9869,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9899,13 +9899,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9935,13 +9935,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9960,13 +9960,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9987,13 +9987,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10012,13 +10012,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10043,11 +10043,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -10069,11 +10069,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10103,11 +10103,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10123,11 +10123,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10146,11 +10146,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10169,11 +10169,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10245,21 +10245,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -10293,21 +10293,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10324,21 +10324,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10355,21 +10355,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10457,21 +10457,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10501,21 +10501,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10546,21 +10546,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10579,21 +10579,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;

@@ -3,31 +3,47 @@ import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { FieldSpec } from '../../domains/resource/spec.js';
 import { describeResource } from '../../domains/resource/describe.js';
 
-/** How a field reads back (domains/resource/records.ts readValue): its JSON type, or null. */
+/**
+ * Whether a read can answer null for a field: never for the identity and the timestamps every row
+ * is written with, nor for a field declared non-nullable (`nullable: false`), nor for one a create
+ * must carry or that has a non-null default (writes refuse null for a non-nullable field, see
+ * domains/resource/body-schema.ts), nor for an id list (read as [] when empty).
+ */
+function readsNull(field: FieldSpec): boolean {
+    if (field.type === 'idList' || ALWAYS_WRITTEN.has(field.name) || field.nullable === false) return false;
+    if (field.nullable) return true;
+    return !(field.create === 'required' || (field.default !== undefined && field.default !== null));
+}
+const ALWAYS_WRITTEN = new Set(['id', 'createdAt', 'updatedAt']);
+
+/** How a field reads back (domains/resource/records.ts readValue): its JSON type, or null when it may be. */
 function readSchema(field: FieldSpec): TSchema {
-    const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+    const value = (schema: TSchema) => (readsNull(field) ? Type.Union([schema, Type.Null()]) : schema);
     switch (field.type) {
-        case 'boolean': return nullable(Type.Boolean());
-        case 'integer': return nullable(Type.Integer());
-        case 'date': return nullable(Type.String({ format: 'date-time' }));
-        case 'stringList': return nullable(Type.Array(Type.String()));
+        case 'boolean': return value(Type.Boolean());
+        case 'integer': return value(Type.Integer());
+        case 'date': return value(Type.String({ format: 'date-time' }));
+        case 'stringList': return value(Type.Array(Type.String()));
         case 'idList': return Type.Array(Type.String({ format: 'uuid' }));
         case 'json': return Type.Unknown();
-        case 'enum': return nullable(Type.String({ enum: [...(field.values ?? [])] }));
-        case 'uuid': return nullable(Type.String({ format: 'uuid' }));
-        default: return nullable(Type.String());
+        case 'enum': return value(Type.String({ enum: [...(field.values ?? [])] }));
+        case 'uuid': return value(Type.String({ format: 'uuid' }));
+        default: return value(Type.String());
     }
 }
 
 /**
- * A resource's record as reads answer it, generated from its field specs: every readable field
- * (none required: `fields=` narrows the projection) and room for what a resource adds (included
- * relations, a policy's configuration, a composite's children).
+ * A resource's record as reads answer it, generated from its field specs: every default-read field
+ * is required (a read without `fields=` always carries it, domains/resource/records.ts toRecord), a
+ * withheld one optional (only `fields=+name` adds it); room is left for what a resource adds
+ * (included relations, a policy's configuration, a composite's children). `fields=` narrows the
+ * projection to the members it names — the `fields` parameter says so, and the client kit types a
+ * projected read by the names it asked for.
  */
 export function recordSchema(definition: ResourceDefinition): TSchema {
     const properties = Object.fromEntries(definition.fields
         .filter((field) => (field.read ?? 'default') !== 'never')
-        .map((field) => [field.name, Type.Optional(readSchema(field))]));
+        .map((field) => [field.name, (field.read ?? 'default') === 'default' ? readSchema(field) : Type.Optional(readSchema(field))]));
     return Type.Object(properties, { additionalProperties: true, title: definition.spec.entity });
 }
 
