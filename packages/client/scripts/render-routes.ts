@@ -98,6 +98,19 @@ function bodyOf(operation: Operation): string {
     return schemaType(schema, 3);
 }
 
+const camel = (text: string) => text.replace(/[^A-Za-z0-9]+([A-Za-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * The administered collections: a top-level `/<collection>` listed with GET whose rows are read at
+ * `/<collection>/{id}` — the resource routes (API.md §1), each a namespace of the client by its
+ * camelCase name. Which writes a collection has is read from the route table by the client.
+ */
+function collectionsOf(document: OpenApiDocument): string[] {
+    return Object.keys(document.paths).sort()
+        .filter((path) => /^\/[a-z][a-z0-9-]*$/.test(path) && document.paths[path]!.get && document.paths[`${path}/{id}`]?.get)
+        .map((path) => `    ${key(camel(path.slice(1)))}: ${JSON.stringify(path)},`);
+}
+
 /** The whole generated module: the route table (types) and the method names (values). */
 export function renderRoutes(document: OpenApiDocument): string {
     const schemas = Object.entries(document.components?.schemas ?? {})
@@ -144,6 +157,11 @@ export function renderRoutes(document: OpenApiDocument): string {
         '/** The client method of each route. */',
         'export const ROUTE_METHODS = {',
         ...methods,
+        '} as const;',
+        '',
+        '/** The administered collections: the client namespace of each, and its path. */',
+        'export const COLLECTIONS = {',
+        ...collectionsOf(document),
         '} as const;',
         '',
     ].join('\n');

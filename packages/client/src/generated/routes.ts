@@ -10990,3 +10990,33 @@ export const ROUTE_METHODS = {
     putUsersById: "PUT /users/{id}",
     deleteUsersById: "DELETE /users/{id}",
 } as const;
+
+/** The administered collections: the client namespace of each, and its path. */
+export const COLLECTIONS = {
+    clientPermissions: "/client-permissions",
+    clientRoles: "/client-roles",
+    clientScopes: "/client-scopes",
+    clients: "/clients",
+    events: "/events",
+    identityProviderAttributeMappings: "/identity-provider-attribute-mappings",
+    identityProviderRoleMappings: "/identity-provider-role-mappings",
+    identityProviders: "/identity-providers",
+    initialAccessTokens: "/initial-access-tokens",
+    keys: "/keys",
+    paths: "/paths",
+    permissionPolicies: "/permission-policies",
+    permissions: "/permissions",
+    policies: "/policies",
+    realms: "/realms",
+    roleAttributes: "/role-attributes",
+    rolePermissions: "/role-permissions",
+    roles: "/roles",
+    scopes: "/scopes",
+    sessionTokens: "/session-tokens",
+    sessions: "/sessions",
+    userAttributes: "/user-attributes",
+    userAuthenticators: "/user-authenticators",
+    userPermissions: "/user-permissions",
+    userRoles: "/user-roles",
+    users: "/users",
+} as const;
