@@ -66,14 +66,16 @@ export function realmgateMiddleware(verifier: Verifier, options: MiddlewareOptio
 }
 
 /** Requires a permission after realmgateMiddleware (see PermissionRequirement for `realmOf`); a refusal goes to `next(err)`. */
-export function requirePermission<Request extends RealmgateRequest = RealmgateRequest>(name: string | readonly string[], requirement: PermissionRequirement<Request> = {}): Middleware {
+export function requirePermission<Request extends RealmgateRequest = RealmgateRequest>(
+    name: string | readonly string[], requirement: PermissionRequirement<Request> = {},
+): (request: Request, response: ServerResponse, next: NextFunction) => void {
     return (request, _response, next) => {
         const auth = request.realmgate;
         if (!auth) {
             refuse(request, next, new Error('realmgateMiddleware did not run before requirePermission'));
             return;
         }
-        checkPermission(auth, request as Request, name, requirement).then(() => next(), (error: unknown) => refuse(request, next, error));
+        checkPermission(auth, request, name, requirement).then(() => next(), (error: unknown) => refuse(request, next, error));
     };
 }
 
