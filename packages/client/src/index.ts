@@ -15,7 +15,7 @@ export type {
     RouteResponse,
 } from './client.js';
 export type { RetryPolicy } from './transport.js';
-export type { IterateQuery, ResourceNamespace, ResourceNamespaces } from './resources.js';
+export type { Projected, ResourceNamespace, ResourceNamespaces } from './resources.js';
 export { RealmgateError, isRealmgateError } from './errors.js';
 export type { RealmgateErrorIssue } from './errors.js';
 export { buildQuery } from './query.js';

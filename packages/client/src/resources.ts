@@ -12,21 +12,30 @@ type Has<K extends string> = K extends RouteKey ? true : false;
 type Row<P extends string> = `GET ${P}` extends RouteKey ? RouteResponse<`GET ${P}`> extends { data: ReadonlyArray<infer I> } ? I : never : never;
 type BodyOf<K extends string> = K extends RouteKey ? RouteInput<K> extends { body?: infer B } ? B : never : never;
 type Answer<K extends string> = K extends RouteKey ? Promise<RouteResponse<K>> : never;
-type ReadOptions<P extends string> = CallOptions & { query?: `GET ${P}/{id}` extends RouteKey ? RouteQuery<`GET ${P}/{id}`> : never };
+type ReadQuery<P extends string> = `GET ${P}/{id}` extends RouteKey ? RouteQuery<`GET ${P}/{id}`> : never;
+type ListQuery<P extends string> = RouteQuery<`GET ${P}` & RouteKey>;
 
-/** The list query of an iteration: the page size instead of the page, which the iterator walks. */
-export type IterateQuery<P extends string> = Omit<RouteQuery<`GET ${P}` & RouteKey>, 'page'> & { page?: { limit?: number; offset?: number } };
+/**
+ * A row as a query with `fields` answers it (API.md §2): names replace the projection, so only
+ * those members are there; `+name` adds a withheld member to the default ones (when the caller may
+ * read it, hence optional). Without `fields`, the default read.
+ */
+export type Projected<R, Q> = Q extends { fields: ReadonlyArray<infer F> } ? Narrowed<R, Exclude<F, `+${string}`>, F extends `+${infer N}` ? N : never> : R;
+type Narrowed<R, Named, Added> = [Named] extends [never] ? R & Partial<Pick<R, Extract<Added, keyof R>>> :
+    [Added] extends [never] ? Pick<R, Extract<Named, keyof R>> : Pick<R, Extract<Named, keyof R>> & Partial<Pick<R, Extract<Added, keyof R>>>;
+type Envelope<K extends string, Q> = K extends RouteKey ? RouteResponse<K> extends { data: ReadonlyArray<infer I>; meta: infer M } ? { data: Projected<I, Q>[]; meta: M } :
+    RouteResponse<K> extends { data: infer I; meta: infer M } ? { data: Projected<I, Q>; meta: M } : RouteResponse<K> : never;
 
 export type ResourceNamespace<P extends string> = {
-    /** one page of the collection (API.md §2 list query) */
-    list(query?: RouteQuery<`GET ${P}` & RouteKey>, options?: CallOptions): Answer<`GET ${P}`>;
+    /** one page of the collection (API.md §2 list query); a `fields` projection narrows the rows' type */
+    list<const Q extends ListQuery<P> = ListQuery<P>>(query?: Q, options?: CallOptions): Promise<Envelope<`GET ${P}`, Q>>;
     /** one row by id (or name, for named entities) */
-    get(id: string, options?: ReadOptions<P>): Answer<`GET ${P}/{id}`>;
+    get<const Q extends ReadQuery<P> = ReadQuery<P>>(id: string, options?: CallOptions & { query?: Q }): Promise<Envelope<`GET ${P}/{id}`, Q>>;
     /**
      * every row the query matches, page after page (`page.limit` rows a request, default 100, the
      * API's maximum); the total of each page decides when to stop
      */
-    iterate(query?: IterateQuery<P>, options?: CallOptions): AsyncIterable<Row<P>>;
+    iterate<const Q extends ListQuery<P> = ListQuery<P>>(query?: Q, options?: CallOptions): AsyncIterable<Projected<Row<P>, Q>>;
 } & (Has<`POST ${P}`> extends true ? {
     create(body: BodyOf<`POST ${P}`>, options?: CallOptions): Answer<`POST ${P}`>;
 } : unknown) & (Has<`POST ${P}/{id}`> extends true ? {

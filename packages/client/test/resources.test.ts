@@ -44,7 +44,13 @@ describeEachDialect('client kit: resource namespaces and the page iterator', (di
         expect(created).toMatchObject({ id: expect.any(String), name, realmId, active: true });
         expect((await admin.users.get(created.id)).data.name).toBe(name);
         // a projection narrows the record to the members it names (API.md §2)
-        expect((await admin.users.get(created.id, { query: { fields: ['name'] } })).data).toEqual({ name });
+        const projected = (await admin.users.get(created.id, { query: { fields: ['name'] } })).data;
+        expectTypeOf(projected).toEqualTypeOf<{ name: string }>();
+        expect(projected).toEqual({ name });
+        // `+name` adds a withheld member to the default read
+        const withEmail = (await admin.users.list({ filter: { realmId, name }, fields: ['+email'] })).data[0]!;
+        expectTypeOf(withEmail.id).toEqualTypeOf<string>();
+        expect(withEmail).toMatchObject({ id: created.id, email: null });
         expect((await admin.users.update(created.id, { displayName: 'Ada' })).data.displayName).toBe('Ada');
         const page = await admin.users.list({ filter: { realmId, name } });
         expect(page.meta.total).toBe(1);
@@ -74,7 +80,8 @@ describeEachDialect('client kit: resource namespaces and the page iterator', (di
         expect(requests.map((url) => new URL(url).searchParams.get('page[offset]'))).toEqual(['0', '3', '6']);
         // a loop may stop early: no further page is fetched
         requests.length = 0;
-        for await (const user of counting.users.iterate({ filter: { realmId }, page: { limit: 2 } })) {
+        for await (const user of counting.users.iterate({ filter: { realmId }, fields: ['id', 'realmId'], page: { limit: 2 } })) {
+            expectTypeOf(user).toEqualTypeOf<{ id: string; realmId: string }>();
             expect(user.realmId).toBe(realmId);
             break;
         }
