@@ -17,6 +17,7 @@ export interface OpenApiDocument {
     components?: { schemas?: Record<string, Schema> };
 }
 
+const PROJECTION_KEYWORD = 'x-realmgate-projection';
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
@@ -29,7 +30,11 @@ function schemaType(schema: Schema | undefined, depth = 1): string {
     if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ') || 'never';
     for (const combinator of ['anyOf', 'oneOf'] as const) {
         const members = schema[combinator];
-        if (Array.isArray(members)) return [...new Set(members.map((member: Schema) => schemaType(member, depth)))].join(' | ');
+        if (!Array.isArray(members)) continue;
+        // a read's `fields=` projection branch (the server's PROJECTION_KEYWORD): the client types a
+        // projection from the query it sends (src/resources.ts Projected), the default read from the other
+        const typed = members.filter((member: Schema) => member[PROJECTION_KEYWORD] !== true);
+        return [...new Set(typed.map((member: Schema) => schemaType(member, depth)))].join(' | ');
     }
     if (Array.isArray(schema.allOf)) return schema.allOf.map((member: Schema) => `(${schemaType(member, depth)})`).join(' & ');
     if (Array.isArray(schema.type)) return schema.type.map((type: string) => schemaType({ ...schema, type }, depth)).join(' | ');

@@ -17,7 +17,7 @@ function readsNull(field: FieldSpec): boolean {
 const ALWAYS_WRITTEN = new Set(['id', 'createdAt', 'updatedAt']);
 
 /** How a field reads back (domains/resource/records.ts readValue): its JSON type, or null when it may be. */
-function readSchema(field: FieldSpec): TSchema {
+function fieldSchema(field: FieldSpec): TSchema {
     const value = (schema: TSchema) => (readsNull(field) ? Type.Union([schema, Type.Null()]) : schema);
     switch (field.type) {
         case 'boolean': return value(Type.Boolean());
@@ -33,18 +33,35 @@ function readSchema(field: FieldSpec): TSchema {
 }
 
 /**
- * A resource's record as reads answer it, generated from its field specs: every default-read field
- * is required (a read without `fields=` always carries it, domains/resource/records.ts toRecord), a
- * withheld one optional (only `fields=+name` adds it); room is left for what a resource adds
- * (included relations, a policy's configuration, a composite's children). `fields=` narrows the
- * projection to the members it names — the `fields` parameter says so, and the client kit types a
- * projected read by the names it asked for.
+ * A resource's record as a read without `fields=` answers it, generated from its field specs:
+ * every default-read field is there (required: domains/resource/records.ts toRecord), a withheld
+ * one only through `fields=+name` (optional); room is left for what a resource adds (included
+ * relations, a policy's configuration, a composite's children). The answer of writes.
  */
-export function recordSchema(definition: ResourceDefinition): TSchema {
-    const properties = Object.fromEntries(definition.fields
+export function recordSchema(definition: ResourceDefinition): TObject {
+    return Type.Object(recordProperties(definition, true), { additionalProperties: true, title: definition.spec.entity });
+}
+
+/** Marks the projection branch of a read's schema, which the client kit types from the query itself. */
+export const PROJECTION_KEYWORD = 'x-realmgate-projection';
+
+/**
+ * The record of a route that takes `fields=` (API.md §2): the default read, or a projection
+ * carrying only the members `fields` names — the document says both, so it never claims a member
+ * a projected read leaves out.
+ */
+export function readSchema(definition: ResourceDefinition): TSchema {
+    const projection = Type.Object(recordProperties(definition, false), {
+        additionalProperties: true, title: `${definition.spec.entity} (projection)`,
+        description: 'A read with `fields=`: only the members it names (withheld ones it adds with `+name`).', [PROJECTION_KEYWORD]: true,
+    });
+    return Type.Union([recordSchema(definition), projection]);
+}
+
+function recordProperties(definition: ResourceDefinition, defaultRead: boolean): Record<string, TSchema> {
+    return Object.fromEntries(definition.fields
         .filter((field) => (field.read ?? 'default') !== 'never')
-        .map((field) => [field.name, (field.read ?? 'default') === 'default' ? readSchema(field) : Type.Optional(readSchema(field))]));
-    return Type.Object(properties, { additionalProperties: true, title: definition.spec.entity });
+        .map((field) => [field.name, defaultRead && (field.read ?? 'default') === 'default' ? fieldSchema(field) : Type.Optional(fieldSchema(field))]));
 }
 
 /** API.md §1: `{ data, meta: {} }` for one record. */
