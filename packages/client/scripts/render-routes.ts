@@ -31,7 +31,7 @@ function schemaType(schema: Schema | undefined, depth = 1): string {
     for (const combinator of ['anyOf', 'oneOf'] as const) {
         const members = schema[combinator];
         if (!Array.isArray(members)) continue;
-        // a read's `fields=` projection branch (the server's PROJECTION_KEYWORD): the client types a
+        // a read's `fields=` projection branch (PROJECTION_KEYWORD of the server's http/contracts/resource-schemas.ts): the client types a
         // projection from the query it sends (src/resources.ts Projected), the default read from the other
         const typed = members.filter((member: Schema) => member[PROJECTION_KEYWORD] !== true);
         return [...new Set(typed.map((member: Schema) => schemaType(member, depth)))].join(' | ');

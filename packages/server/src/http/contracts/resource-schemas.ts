@@ -43,7 +43,7 @@ export function recordSchema(definition: ResourceDefinition): TObject {
 }
 
 /** Marks the projection branch of a read's schema, which the client kit types from the query itself. */
-export const PROJECTION_KEYWORD = 'x-realmgate-projection';
+const PROJECTION_KEYWORD = 'x-realmgate-projection';
 
 /**
  * The record of a route that takes `fields=` (API.md §2): the default read, or a projection
