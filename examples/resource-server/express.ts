@@ -1,7 +1,7 @@
 import express, { type Express, type Request } from 'express';
 import { BuiltInPolicyType } from '@realmgate/access';
-import type { DpopBindingOptions, Verifier } from '@realmgate/adapter';
-import { realmgateMiddleware, requirePermission, sendDenied, type RealmgateRequest } from '@realmgate/adapter/express';
+import { deniedError, type DpopBindingOptions, type Verifier } from '@realmgate/adapter';
+import { realmgateErrorHandler, realmgateMiddleware, requirePermission } from '@realmgate/adapter/express';
 import { ORDER_READ, type OrderStore } from './orders.js';
 
 /**
@@ -16,12 +16,12 @@ export function createExpressResourceServer(store: OrderStore, verifier: Verifie
     if (verifier) app.use(realmgateMiddleware(verifier, options));
 
     app.get('/profile', (request, response) => {
-        const identity = (request as RealmgateRequest).realmgate?.identity;
+        const identity = request.realmgate?.identity;
         response.json({ id: identity?.id ?? null, realmName: identity?.realmName ?? null });
     });
 
     const orderRealm = (request: Request) => store.find(String(request.params.id))?.realmId ?? null;
-    const guard = verifier ? [requirePermission<RealmgateRequest & Request>(ORDER_READ, { realmOf: orderRealm })] : [];
+    const guard = verifier ? [requirePermission<Request>(ORDER_READ, { realmOf: orderRealm })] : [];
     app.get('/orders/:id', ...guard, (request, response) => {
         const order = store.find(String(request.params.id));
         if (!order) {
@@ -32,16 +32,15 @@ export function createExpressResourceServer(store: OrderStore, verifier: Verifie
     });
 
     // the same check inside a handler, for code that loads the row itself
-    app.get('/orders/:id/item', async (request, response) => {
+    app.get('/orders/:id/item', (request, response, next) => {
         const order = store.find(String(request.params.id));
-        const auth = (request as RealmgateRequest).realmgate;
-        try {
-            if (auth) await auth.evaluate({ name: ORDER_READ, data: { [BuiltInPolicyType.REALM_MATCH]: order?.realmId ?? null } });
-        } catch (error) {
-            sendDenied(response, error);
-            return;
-        }
-        response.json({ item: order?.item ?? null });
+        const auth = request.realmgate;
+        const decided = auth ? auth.evaluate({ name: ORDER_READ, data: { [BuiltInPolicyType.REALM_MATCH]: order?.realmId ?? null } }) : Promise.resolve();
+        decided.then(() => {
+            response.json({ item: order?.item ?? null });
+        }, (error: unknown) => next(deniedError(error)));
     });
+    // the adapter's refusals answer with the API.md §1 error body; any other error goes on to Express
+    app.use(realmgateErrorHandler());
     return app;
 }

@@ -62,11 +62,14 @@ export function importJwk(jwk: Record<string, unknown>): KeyObject {
 }
 
 /**
- * The token's claims once the kid, realm_id, algorithm, signature, kind and expiry hold. The key is
+ * The token's claims once the kid, realm_id, algorithm, signature, kind and expiry (give or take
+ * `clockToleranceSeconds`) hold. The key is
  * the token's realm's own (`keyOf(realmId, kid)` fetches /realms/<realm>/jwks/<kid>): a token
  * without realm_id or with a kid that is not a UUID is refused before any fetch.
  */
-export async function verifyAccessToken(token: string, keyOf: (realmId: string, kid: string) => Promise<{ key: KeyObject; alg: string }>, nowSeconds: number): Promise<AccessTokenClaims> {
+export async function verifyAccessToken(
+    token: string, keyOf: (realmId: string, kid: string) => Promise<{ key: KeyObject; alg: string }>, nowSeconds: number, clockToleranceSeconds = 0,
+): Promise<AccessTokenClaims> {
     const { header, claims, signingInput, signature } = parseJwt(token);
     if (typeof header.kid !== 'string' || !isUuid(header.kid)) throw invalidToken('the token key id is not a UUID');
     if (typeof claims.realm_id !== 'string' || !isUuid(claims.realm_id)) throw invalidToken('the token names no realm');
@@ -79,8 +82,9 @@ export async function verifyAccessToken(token: string, keyOf: (realmId: string, 
     if (!valid) throw invalidToken('invalid token signature');
     // RFC 9068 §4: typed `at+jwt` (or an untyped access token signed before RFC 9068), and of kind access_token
     if (claims.kind !== 'access_token' || !tokenTypeFitsKind(header.typ, claims.kind)) throw invalidToken('not an access token');
-    if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) throw invalidToken('the token has expired', ErrorCode.EXPIRED_TOKEN);
-    if (typeof claims.nbf === 'number' && claims.nbf > nowSeconds) throw invalidToken('the token is not valid yet');
+    // RFC 7519 §4.1.4–4.1.5: "some small leeway … to account for clock skew"
+    if (typeof claims.exp !== 'number' || claims.exp + clockToleranceSeconds <= nowSeconds) throw invalidToken('the token has expired', ErrorCode.EXPIRED_TOKEN);
+    if (typeof claims.nbf === 'number' && claims.nbf - clockToleranceSeconds > nowSeconds) throw invalidToken('the token is not valid yet');
     if (typeof claims.sub !== 'string' || (claims.sub_kind !== 'user' && claims.sub_kind !== 'client') || typeof claims.realm_name !== 'string') {
         throw invalidToken('the token names no subject');
     }

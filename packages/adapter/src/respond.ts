@@ -1,5 +1,5 @@
 import { BuiltInPolicyType } from '@realmgate/access';
-import { isRealmgateError } from '@realmgate/client';
+import { isRealmgateError, RealmgateError } from '@realmgate/client';
 import { DPOP_SIGNING_ALGORITHMS, ErrorCode } from '@realmgate/core';
 import type { RealmgateAuth } from './verifier.js';
 
@@ -30,6 +30,31 @@ export function denial(error: unknown): Denial {
     if (statusCode === 403 && error.message.startsWith('the token lacks the scope')) headers['www-authenticate'] = 'Bearer error="insufficient_scope"';
     return { statusCode, headers, body: { statusCode, code: error.code, message: error.message } };
 }
+
+/**
+ * A denial as an error for the framework's error handling (Fastify's error handler, Express's
+ * `next(err)`): a RealmgateError with the answer's `statusCode`, its challenge `headers` (both
+ * honoured by Fastify's default handler and Express's finalhandler) and the error it stands for
+ * as its `cause` — a masked 503 keeps what really failed there.
+ */
+export type DeniedError = RealmgateError & { readonly headers: Record<string, string> };
+
+const DENIED = Symbol.for('@realmgate/adapter/denied');
+
+export function deniedError(error: unknown): DeniedError {
+    if (isDeniedError(error)) return error;
+    const answer = denial(error);
+    const denied = new RealmgateError({ statusCode: answer.statusCode, code: answer.body.code as ErrorCode, message: answer.body.message, body: answer.body, cause: error });
+    return Object.assign(denied, { headers: answer.headers, [DENIED]: true });
+}
+
+/** True for an error the adapter handed to the framework. */
+export function isDeniedError(error: unknown): error is DeniedError {
+    return isRealmgateError(error) && (error as unknown as Record<symbol, unknown>)[DENIED] === true;
+}
+
+/** Hears every denial before the framework answers it: `error.cause` is what failed (a 503's real reason). */
+export type DenialListener<Request> = (error: DeniedError, request: Request) => void;
 
 /** How a route names the permission it needs. */
 export interface PermissionRequirement<Request> {

@@ -39,6 +39,13 @@ export interface VerifierOptions {
     introspectionCacheSeconds?: number;
     /** local mode: keep a fetched key this many seconds (default 300) */
     keyCacheSeconds?: number;
+    /** local mode: seconds of clock skew allowed on `exp` and `nbf` (RFC 7519 §4.1.4); default 0 */
+    clockToleranceSeconds?: number;
+    /**
+     * where a failed catalog fetch is reported, once per streak of failures (the Fastify plugin
+     * passes its logger); default console
+     */
+    logger?: { warn(message: string): void };
     /** the clock (milliseconds), replaceable for tests */
     now?: () => number;
     /** a client of your own (retry policy, fetch); default: one for baseUrl without 429 retries */
@@ -103,7 +110,7 @@ export interface Verifier {
 /** how long a kid the realm answered 404 for stays refused without asking again */
 const UNKNOWN_KEY_SECONDS = 30;
 
-const unavailable = (message: string) => new RealmgateError({ statusCode: 503, code: ErrorCode.INTERNAL_ERROR, message });
+const unavailable = (message: string, cause?: unknown) => new RealmgateError({ statusCode: 503, code: ErrorCode.INTERNAL_ERROR, message, cause });
 const denied = (message: string) => new RealmgateError({ statusCode: 403, code: ErrorCode.PERMISSION_DENIED, message });
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -116,6 +123,13 @@ function isForAudience(aud: unknown, iss: unknown, audience: string): boolean {
     if (aud === undefined) return true;
     const names: readonly unknown[] = Array.isArray(aud) ? aud : [aud];
     return names.includes(audience) || (typeof iss === 'string' && names.includes(iss));
+}
+
+/** Why a call failed, for the log: the protocol code (`invalid_client`) and message, never a credential. */
+function reasonOf(error: unknown): string {
+    if (!isRealmgateError(error)) return error instanceof Error ? error.message : String(error);
+    const code = error.error ?? error.code;
+    return `${code} (${error.statusCode === 0 ? 'no answer' : `HTTP ${error.statusCode}`}): ${error.message}`;
 }
 
 /** Fail closed on a malformed catalog (spec "Upgrade order" step 5): both members present and of their type. */
@@ -134,6 +148,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     const ownToken: TokenSource = clientCredentials(client, options.credentials, { now });
     const cacheMs = (options.introspectionCacheSeconds ?? 0) * 1000;
     const keyCacheMs = (options.keyCacheSeconds ?? 300) * 1000;
+    const tolerance = options.clockToleranceSeconds ?? 0;
     const keys = new Map<string, { until: number; key: Promise<{ key: KeyObject; alg: string }> }>();
     const introspections = new Map<string, { until: number; answer: Introspection }>();
     /**
@@ -160,7 +175,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
                 throw invalidToken('unknown signing key');
             }
             keys.delete(id);
-            throw unavailable('the signing key could not be fetched');
+            throw unavailable('the signing key could not be fetched', error);
         });
         // the rejection is handled by whoever awaits it; the cached copy must not count as unhandled
         key.catch(() => undefined);
@@ -179,8 +194,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
         let answer: Introspection;
         try {
             answer = await client.postTokenIntrospect({ body: { token }, form: true, auth: introspectionAuth }) as Introspection;
-        } catch {
-            throw unavailable('introspection failed');
+        } catch (error) {
+            throw unavailable('introspection failed', error);
         }
         if (answer.active !== true) throw invalidToken('the token is not active', ErrorCode.INACTIVE_TOKEN);
         if (cacheMs > 0) {
@@ -192,12 +207,19 @@ export function createVerifier(options: VerifierOptions): Verifier {
         return answer;
     }
 
+    const logger = options.logger ?? console;
+    /** whether the last catalog fetch failed: a streak of failures is reported once, at its start */
+    let failing = false;
     async function fetchCatalog(): Promise<AuthorizationCatalog> {
         try {
-            return checkCatalog(await client.getAuthorization({ auth: ownToken }));
+            const fetched = checkCatalog(await client.getAuthorization({ auth: ownToken }));
+            failing = false;
+            return fetched;
         } catch (error) {
             if (isRealmgateError(error) && error.statusCode === 401) ownToken.invalidate();
-            throw isRealmgateError(error) && error.statusCode === 503 ? error : unavailable('the authorization catalog is unavailable');
+            if (!failing) logger.warn(`realmgate: the authorization catalog could not be fetched: ${reasonOf(error)}`);
+            failing = true;
+            throw isRealmgateError(error) && error.statusCode === 503 ? error : unavailable('the authorization catalog is unavailable', error);
         }
     }
     function currentCatalog(): Promise<AuthorizationCatalog> {
@@ -235,13 +257,13 @@ export function createVerifier(options: VerifierOptions): Verifier {
         const key = digest(token);
         const hit = verified.get(key);
         if (hit && hit.until > at) return hit.claims;
-        const claims = await verifyAccessToken(token, keyOf, Math.floor(at / 1000));
+        const claims = await verifyAccessToken(token, keyOf, Math.floor(at / 1000), tolerance);
         // bounded: past 10,000 entries the lapsed ones go, and if none lapsed the oldest
         if (verified.size >= 10_000) {
             for (const [entry, value] of verified) if (value.until <= at) verified.delete(entry);
             if (verified.size >= 10_000) verified.delete(verified.keys().next().value!);
         }
-        verified.set(key, { until: Math.min(claims.exp * 1000, at + keyCacheMs), claims });
+        verified.set(key, { until: Math.min((claims.exp + tolerance) * 1000, at + keyCacheMs), claims });
         return claims;
     }
 

@@ -17,6 +17,7 @@ export interface OpenApiDocument {
     components?: { schemas?: Record<string, Schema> };
 }
 
+const PROJECTION_KEYWORD = 'x-realmgate-projection';
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
@@ -29,7 +30,11 @@ function schemaType(schema: Schema | undefined, depth = 1): string {
     if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ') || 'never';
     for (const combinator of ['anyOf', 'oneOf'] as const) {
         const members = schema[combinator];
-        if (Array.isArray(members)) return [...new Set(members.map((member: Schema) => schemaType(member, depth)))].join(' | ');
+        if (!Array.isArray(members)) continue;
+        // a read's `fields=` projection branch (PROJECTION_KEYWORD of the server's http/contracts/resource-schemas.ts): the client types a
+        // projection from the query it sends (src/resources.ts Projected), the default read from the other
+        const typed = members.filter((member: Schema) => member[PROJECTION_KEYWORD] !== true);
+        return [...new Set(typed.map((member: Schema) => schemaType(member, depth)))].join(' | ');
     }
     if (Array.isArray(schema.allOf)) return schema.allOf.map((member: Schema) => `(${schemaType(member, depth)})`).join(' & ');
     if (Array.isArray(schema.type)) return schema.type.map((type: string) => schemaType({ ...schema, type }, depth)).join(' | ');
@@ -98,6 +103,19 @@ function bodyOf(operation: Operation): string {
     return schemaType(schema, 3);
 }
 
+const camel = (text: string) => text.replace(/[^A-Za-z0-9]+([A-Za-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * The administered collections: a top-level `/<collection>` listed with GET whose rows are read at
+ * `/<collection>/{id}` — the resource routes (API.md §1), each a namespace of the client by its
+ * camelCase name. Which writes a collection has is read from the route table by the client.
+ */
+function collectionsOf(document: OpenApiDocument): string[] {
+    return Object.keys(document.paths).sort()
+        .filter((path) => /^\/[a-z][a-z0-9-]*$/.test(path) && document.paths[path]!.get && document.paths[`${path}/{id}`]?.get)
+        .map((path) => `    ${key(camel(path.slice(1)))}: ${JSON.stringify(path)},`);
+}
+
 /** The whole generated module: the route table (types) and the method names (values). */
 export function renderRoutes(document: OpenApiDocument): string {
     const schemas = Object.entries(document.components?.schemas ?? {})
@@ -144,6 +162,11 @@ export function renderRoutes(document: OpenApiDocument): string {
         '/** The client method of each route. */',
         'export const ROUTE_METHODS = {',
         ...methods,
+        '} as const;',
+        '',
+        '/** The administered collections: the client namespace of each, and its path. */',
+        'export const COLLECTIONS = {',
+        ...collectionsOf(document),
         '} as const;',
         '',
     ].join('\n');

@@ -22,6 +22,8 @@ export async function codeChallenge(verifier: string): Promise<string> {
 /** What the application keeps (e.g. in sessionStorage) between the redirect and the callback. */
 export interface PendingAuthorization {
     url: string;
+    /** the realm's issuer the ID token must name */
+    issuer: string;
     state: string;
     nonce: string;
     codeVerifier: string;
@@ -32,6 +34,8 @@ export interface PendingAuthorization {
 /** The authorization URL to send the browser to, with fresh state, nonce and PKCE verifier. */
 export async function createAuthorizationRequest(input: {
     baseUrl: string;
+    /** the realm's `issuer` from its discovery document: the ID token and the callback must name it */
+    issuer: string;
     /** the realm's `authorization_endpoint` from its discovery document; `<baseUrl>/authorize` when absent */
     authorizationEndpoint?: string;
     clientId: string;
@@ -56,7 +60,7 @@ export async function createAuthorizationRequest(input: {
         ...input.extra,
     };
     for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
-    return { url: url.toString(), state, nonce, codeVerifier, redirectUri: input.redirectUri, clientId: input.clientId };
+    return { url: url.toString(), issuer: input.issuer, state, nonce, codeVerifier, redirectUri: input.redirectUri, clientId: input.clientId };
 }
 
 /** The claims of a JWT's payload, undecoded signature left alone. */
@@ -70,15 +74,45 @@ export function decodeJwtPayload(token: string): Record<string, unknown> {
 const refused = (message: string, code: ErrorCode = ErrorCode.INVALID_REQUEST, error?: string) =>
     new RealmgateError({ statusCode: 400, code, message, ...(error ? { error } : {}) });
 
+/** How the ID token is checked. */
+export interface IdTokenCheckOptions {
+    /** seconds of clock skew allowed on `exp`; default 60 */
+    clockToleranceSeconds?: number;
+    /** the clock (milliseconds), replaceable for tests */
+    now?: () => number;
+}
+
 /**
- * The callback: checks `state` (RFC 6749 §10.12), surfaces an error answer (§4.1.2.1), redeems the
- * code with the verifier and checks the ID token's nonce (OpenID Connect Core §3.1.3.7 rule 11).
- * The ID token is received straight from the token endpoint over TLS, which §3.1.3.7 rule 6
- * accepts in place of its signature check.
+ * The ID token's claims, checked by OpenID Connect Core §3.1.3.7: `iss` is the realm's issuer (rule
+ * 2), `aud` contains the client (rule 3) and, naming several, `azp` is the client (rules 4–5),
+ * `exp` has not passed (rule 9), `nonce` is the request's (rule 11). The signature is not checked
+ * here: the token comes straight from the token endpoint over TLS, which rule 6 accepts instead.
  */
-export async function handleAuthorizationCallback(client: RealmgateClient, callbackUrl: string, pending: PendingAuthorization, credentials?: Omit<ClientCredentials, 'clientId'>): Promise<TokenSet> {
+export function checkIdToken(idToken: string, pending: Pick<PendingAuthorization, 'issuer' | 'clientId' | 'nonce'>, options: IdTokenCheckOptions = {}): Record<string, unknown> {
+    const claims = decodeJwtPayload(idToken);
+    const invalid = (message: string) => refused(`the ID token ${message}`, ErrorCode.INVALID_TOKEN);
+    if (!pending.issuer || claims.iss !== pending.issuer) throw invalid('is not from the realm\'s issuer');
+    const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    if (!audiences.includes(pending.clientId)) throw invalid('is not for this client');
+    if (audiences.length > 1 && claims.azp !== pending.clientId) throw invalid('is authorized for another party');
+    const now = (options.now ?? Date.now)() / 1000;
+    if (typeof claims.exp !== 'number' || claims.exp + (options.clockToleranceSeconds ?? 60) <= now) throw invalid('has expired');
+    if (claims.nonce !== pending.nonce) throw invalid('nonce does not match the request');
+    return claims;
+}
+
+/**
+ * The callback: checks `state` (RFC 6749 §10.12) and the issuer it names (RFC 9207 §2.4), surfaces
+ * an error answer (§4.1.2.1), redeems the code with the verifier and checks the ID token
+ * (checkIdToken).
+ */
+export async function handleAuthorizationCallback(
+    client: RealmgateClient, callbackUrl: string, pending: PendingAuthorization, credentials?: Omit<ClientCredentials, 'clientId'>, options: IdTokenCheckOptions = {},
+): Promise<TokenSet> {
     const parameters = new URL(callbackUrl).searchParams;
     if (parameters.get('state') !== pending.state) throw refused('the callback state does not match the request');
+    const issuer = parameters.get('iss');
+    if (issuer !== null && issuer !== pending.issuer) throw refused('the callback comes from another issuer');
     const error = parameters.get('error');
     if (error) throw refused(parameters.get('error_description') ?? error, isErrorCode(error) ? error : ErrorCode.ACCESS_DENIED, error);
     const code = parameters.get('code');
@@ -86,8 +120,6 @@ export async function handleAuthorizationCallback(client: RealmgateClient, callb
     const tokens = await requestToken(client, {
         grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, code_verifier: pending.codeVerifier,
     }, { clientId: pending.clientId, ...credentials });
-    if (tokens.id_token && decodeJwtPayload(tokens.id_token).nonce !== pending.nonce) {
-        throw refused('the ID token nonce does not match the request', ErrorCode.INVALID_TOKEN);
-    }
+    if (tokens.id_token) checkIdToken(tokens.id_token, pending, options);
     return tokens;
 }

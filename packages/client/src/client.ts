@@ -1,7 +1,8 @@
-import { ErrorCode } from '@realmgate/core';
-import { errorFromAnswer, RealmgateError } from './errors.js';
+import { isRealmgateError, RealmgateError } from './errors.js';
 import { ROUTE_METHODS, type Routes } from './generated/routes.js';
 import { buildQuery, type ListQuery } from './query.js';
+import { resourceNamespaces, type ResourceNamespaces } from './resources.js';
+import { createSender, type Outgoing, type RetryPolicy } from './transport.js';
 
 export type RouteKey = keyof Routes;
 
@@ -22,13 +23,18 @@ type BodyInput<K extends RouteKey> = [Routes[K]['body']] extends [never] ? { bod
 /** What a call takes: path parameters, query, body, and per-call overrides. */
 type HasRequired<T> = Record<never, never> extends T ? false : true;
 type QueryInput<K extends RouteKey> = HasRequired<Routes[K]['query']> extends true ? { query: RouteQuery<K> } : { query?: RouteQuery<K> };
-export type RouteInput<K extends RouteKey> = ParamsInput<K> & BodyInput<K> & QueryInput<K> & {
+/** Per-call settings of any call (a route method's input, a namespace method's options). */
+export interface CallOptions {
     headers?: Record<string, string>;
     /** this call's credential instead of the client's (null: none) */
     auth?: Auth | null;
+    signal?: AbortSignal;
+    /** milliseconds each attempt may take (AbortSignal.timeout), instead of the client's `timeout` */
+    timeout?: number;
+}
+export type RouteInput<K extends RouteKey> = ParamsInput<K> & BodyInput<K> & QueryInput<K> & CallOptions & {
     /** send the body as application/x-www-form-urlencoded (the OAuth 2.0 routes accept both) */
     form?: boolean;
-    signal?: AbortSignal;
 };
 export type RouteResponse<K extends RouteKey> = Routes[K]['response'];
 
@@ -42,31 +48,34 @@ export type RouteMethods = { [N in keyof typeof ROUTE_METHODS]: RouteMethod<type
 /** Something that yields an Authorization header value per request (a token helper). */
 export interface AuthorizationSource {
     authorization(): Promise<string>;
+    /**
+     * After a 401 to `rejected` (the Authorization value that was refused): obtain a new credential
+     * once (a refresh token's session does, RFC 6749 §6); resolves false when there is none to get.
+     * Concurrent callers refused the same credential share one refresh.
+     */
+    refresh?(rejected: string): Promise<boolean>;
 }
 /** A credential: an Authorization header value, or a source of one (see the token helpers). */
 export type Auth = string | AuthorizationSource;
-
-export interface RetryPolicy {
-    /** attempts after the first; default 2 */
-    retries?: number;
-    /** a Retry-After longer than this (seconds) is not waited for; default 60 */
-    maxDelaySeconds?: number;
-    /** the wait, replaceable for tests and custom schedulers */
-    sleep?: (milliseconds: number) => Promise<void>;
-}
 
 export interface ClientOptions {
     /** the server's public URL, e.g. http://localhost:3000 */
     baseUrl: string;
     auth?: Auth;
-    /** retry a 429 after its Retry-After (RFC 6585 §4); false turns retrying off */
+    /**
+     * retries: a 429 after its Retry-After (RFC 6585 §4) on any method; a network failure or a 5xx
+     * on GET, HEAD, PUT, DELETE and OPTIONS only, with exponential backoff and jitter or the
+     * answer's Retry-After; false turns retrying off
+     */
     retry?: RetryPolicy | false;
+    /** milliseconds each attempt may take (AbortSignal.timeout), combined with a call's `signal`; default none */
+    timeout?: number;
     /** a fetch implementation; the global one by default */
     fetch?: typeof fetch;
     headers?: Record<string, string>;
 }
 
-export interface RealmgateClient extends RouteMethods {
+export interface RealmgateClient extends RouteMethods, ResourceNamespaces {
     readonly baseUrl: string;
     /** any route by its key, e.g. `request('GET /users/{id}', { params: { id } })` */
     request<K extends RouteKey>(route: K, input?: RouteInput<K>): Promise<RouteResponse<K>>;
@@ -82,20 +91,12 @@ export function basicAuth(name: string, secret: string): string {
     return `Basic ${btoa(binary)}`;
 }
 
-const wait = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
-
 function pathOf(template: string, params: Record<string, unknown> | undefined): string {
     return template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
         const value = params?.[name];
         if (value === undefined || value === null) throw new TypeError(`path parameter ${name} is missing`);
         return encodeURIComponent(String(value));
     });
-}
-
-async function readBody(response: Response): Promise<unknown> {
-    const text = await response.text();
-    if (text === '') return null;
-    return (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
 }
 
 function encodeForm(body: Record<string, unknown>): URLSearchParams {
@@ -107,41 +108,43 @@ function encodeForm(body: Record<string, unknown>): URLSearchParams {
 /** A typed client of every route of the API (see the generated route table). */
 export function createClient(options: ClientOptions): RealmgateClient {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
-    const doFetch = options.fetch ?? ((input: string | URL, init?: RequestInit) => fetch(input, init));
-    const retry = options.retry === false ? { retries: 0, maxDelaySeconds: 0, sleep: wait } :
-        { retries: options.retry?.retries ?? 2, maxDelaySeconds: options.retry?.maxDelaySeconds ?? 60, sleep: options.retry?.sleep ?? wait };
+    const send = createSender(options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init)), options.retry);
 
     async function request<K extends RouteKey>(route: K, input: RouteInput<K> = {} as RouteInput<K>): Promise<RouteResponse<K>> {
         const space = route.indexOf(' ');
-        const method = route.slice(0, space);
         const call = input as RouteInput<K> & { params?: Record<string, unknown>; body?: unknown };
         const search = buildQuery(call.query).toString();
-        const url = `${baseUrl}${pathOf(route.slice(space + 1), call.params)}${search ? `?${search}` : ''}`;
+        const settings = {
+            method: route.slice(0, space), url: `${baseUrl}${pathOf(route.slice(space + 1), call.params)}${search ? `?${search}` : ''}`,
+            signal: call.signal, timeout: call.timeout ?? options.timeout,
+        };
         const auth = call.auth === undefined ? options.auth : call.auth;
-        for (let attempt = 0; ; attempt += 1) {
+        let sent: string | undefined;
+        const prepare = async (): Promise<Outgoing> => {
             const headers: Record<string, string> = { accept: 'application/json', ...options.headers, ...call.headers };
-            if (auth) headers.authorization = typeof auth === 'string' ? auth : await auth.authorization();
-            let body: string | URLSearchParams | undefined;
-            if (call.body !== undefined) {
-                if (call.form) body = encodeForm(call.body as Record<string, unknown>);
-                else {
-                    body = JSON.stringify(call.body);
-                    headers['content-type'] = 'application/json';
-                }
-            }
-            let response: Response;
+            sent = !auth ? undefined : typeof auth === 'string' ? auth : await auth.authorization();
+            if (sent) headers.authorization = sent;
+            if (call.body === undefined) return { headers };
+            if (call.form) return { headers, body: encodeForm(call.body as Record<string, unknown>) };
+            return { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(call.body) };
+        };
+        try {
+            return await send(settings, prepare) as RouteResponse<K>;
+        } catch (error) {
+            // one refresh and one more try after a 401, when the credential can be renewed (RFC 6750 §3.1
+            // invalid_token: the token expired or was revoked)
+            if (!isRealmgateError(error) || error.statusCode !== 401 || typeof auth !== 'object' || !auth?.refresh || sent === undefined) throw error;
+            let renewed: boolean;
             try {
-                response = await doFetch(url, { method, headers, ...(body === undefined ? {} : { body }), ...(call.signal ? { signal: call.signal } : {}) });
+                renewed = await auth.refresh(sent);
             } catch (cause) {
-                throw new RealmgateError({ statusCode: 0, code: ErrorCode.INTERNAL_ERROR, message: `request to ${url} failed: ${(cause as Error).message}` });
+                throw new RealmgateError({
+                    statusCode: error.statusCode, code: error.code, message: error.message, issues: error.issues, body: error.body,
+                    ...(error.error === undefined ? {} : { error: error.error }), cause,
+                });
             }
-            const parsed = await readBody(response);
-            if (response.ok) return parsed as RouteResponse<K>;
-            const error = errorFromAnswer(response.status, parsed, response.headers.get('retry-after'));
-            // RFC 6585 §4: a 429 may be retried after Retry-After; a longer wait than allowed is the caller's call
-            const delay = error.retryAfter ?? 1;
-            if (response.status !== 429 || attempt >= retry.retries || delay > retry.maxDelaySeconds) throw error;
-            await retry.sleep(delay * 1000);
+            if (!renewed) throw error;
+            return await send(settings, prepare) as RouteResponse<K>;
         }
     }
 
@@ -149,6 +152,7 @@ export function createClient(options: ClientOptions): RealmgateClient {
         baseUrl,
         request,
         withAuth: (auth: Auth | undefined) => createClient({ ...options, ...(auth === undefined ? { auth: undefined } : { auth }) }),
+        ...resourceNamespaces(request as unknown as (route: RouteKey, input: Record<string, unknown>) => Promise<unknown>),
     } as Record<string, unknown>;
     for (const [name, route] of Object.entries(ROUTE_METHODS)) {
         client[name] = (input?: RouteInput<RouteKey>) => request(route, input);

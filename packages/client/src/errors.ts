@@ -12,7 +12,8 @@ const MARK = Symbol.for('@realmgate/client/error');
 /**
  * The one error the client throws for an answer that is not a success, and for a network failure
  * (statusCode 0, code internal_error). `code` is a value of the ErrorCode enumeration; `error` is
- * the RFC 6749 §5.2 code on the protocol routes; `retryAfter` is in seconds (a 429's Retry-After).
+ * the RFC 6749 §5.2 code on the protocol routes; `retryAfter` is in seconds (a 429's Retry-After);
+ * `cause` is what went wrong underneath (the fetch failure, the timeout, a failed refresh).
  */
 export class RealmgateError extends Error {
     readonly [MARK] = true;
@@ -24,8 +25,8 @@ export class RealmgateError extends Error {
     /** the answer's body as parsed, for members beyond the error body (an mfa_required answer's mfa_token) */
     readonly body: unknown;
 
-    constructor(init: { statusCode: number; code: ErrorCode; message: string; issues?: RealmgateErrorIssue[]; retryAfter?: number; error?: string; body?: unknown }) {
-        super(init.message);
+    constructor(init: { statusCode: number; code: ErrorCode; message: string; issues?: RealmgateErrorIssue[]; retryAfter?: number; error?: string; body?: unknown; cause?: unknown }) {
+        super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
         this.name = 'RealmgateError';
         this.statusCode = init.statusCode;
         this.code = init.code;

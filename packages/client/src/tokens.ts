@@ -54,26 +54,26 @@ export interface TokenSource extends AuthorizationSource {
     invalidate(): void;
 }
 
-function renewingSource(obtain: (previous: TokenSet | undefined) => Promise<TokenSet>, options: RenewalOptions, initial?: TokenSet): TokenSource {
+function renewingSource(obtain: (previous: TokenSet | undefined) => Promise<TokenSet>, options: RenewalOptions, initial?: TokenSet, refreshable = false): TokenSource {
     const now = options.now ?? Date.now;
     const renewBefore = (options.renewBeforeSeconds ?? 30) * 1000;
     let token = initial;
     let expiresAt = initial ? now() + (initial.expires_in ?? Infinity) * 1000 : 0;
     let pending: Promise<TokenSet> | undefined;
     const fresh = () => token !== undefined && now() < expiresAt - renewBefore;
+    // one renewal at a time: concurrent callers share it (a rotated refresh token is used once)
+    const renew = () => pending ??= obtain(token).then((next) => {
+        token = next;
+        expiresAt = now() + (next.expires_in ?? Infinity) * 1000;
+        return next;
+    }).finally(() => {
+        pending = undefined;
+    });
     async function accessToken(): Promise<string> {
         if (fresh()) return token!.access_token;
-        // one renewal at a time: concurrent callers share it (a rotated refresh token is used once)
-        pending ??= obtain(token).then((next) => {
-            token = next;
-            expiresAt = now() + (next.expires_in ?? Infinity) * 1000;
-            return next;
-        }).finally(() => {
-            pending = undefined;
-        });
-        return (await pending).access_token;
+        return (await renew()).access_token;
     }
-    return {
+    const source: TokenSource = {
         accessToken,
         authorization: async () => `Bearer ${await accessToken()}`,
         current: () => token,
@@ -81,6 +81,16 @@ function renewingSource(obtain: (previous: TokenSet | undefined) => Promise<Toke
             expiresAt = 0;
         },
     };
+    if (refreshable) {
+        source.refresh = async (rejected) => {
+            // refused before its expiry (revoked, or a clock ahead of ours): renew now, unless a
+            // concurrent call refused the same token and already did — one refresh for them all
+            if (pending) await pending;
+            else if (token && rejected === `Bearer ${token.access_token}`) await renew();
+            return true;
+        };
+    }
+    return source;
 }
 
 /**
@@ -105,6 +115,7 @@ export function refreshTokens(client: RealmgateClient, refreshToken: string, cre
  * A session from a token response with a refresh token: the access token is renewed before expiry
  * with the refresh grant, and a rotated refresh token replaces the used one (the server revokes a
  * replayed refresh token's session, so the old one is never sent again). `onRotate` persists it.
+ * As a client's `auth`, a 401 to its access token refreshes once and repeats the call once.
  */
 export function refreshingSession(client: RealmgateClient, initial: TokenSet, options: RenewalOptions & { credentials?: ClientCredentials; onRotate?: (tokens: TokenSet) => void } = {}): TokenSource {
     let refreshToken = initial.refresh_token;
@@ -114,5 +125,5 @@ export function refreshingSession(client: RealmgateClient, initial: TokenSet, op
         refreshToken = next.refresh_token ?? refreshToken;
         options.onRotate?.(next);
         return next;
-    }, options, initial);
+    }, options, initial, initial.refresh_token !== undefined);
 }

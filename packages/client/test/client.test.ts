@@ -2,18 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, RealmScope } from '@realmgate/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../server/src/limits/limiter.js';
-import { ADMIN, startTestApp, type TestApp } from '../../server/test/app.js';
+import { ADMIN, type TestApp } from '../../server/test/app.js';
 import { createBrowserClient } from '../../server/test/browser.js';
 import { describeEachDialect } from '../../server/test/databases.js';
 import { grantDirect } from '../../server/test/identities.js';
-import { freePort } from '../../server/test/network.js';
 import {
     basicAuth,
     clientCredentials,
     createAuthorizationRequest,
     createClient,
     handleAuthorizationCallback,
-    isRealmgateError,
     passwordGrant,
     pollDeviceToken,
     refreshingSession,
@@ -23,34 +21,13 @@ import {
     type RealmgateError,
     type TokenSet,
 } from '../src/index.js';
+import { caught, startListening } from './listening.js';
 
 /*
  * The client kit against the real server listening on a free port (no inject, no stubbed fetch):
  * a representative call per route family, every parameterless GET route through its generated
  * method, the token helpers end to end, the error type and the 429 retry policy.
  */
-
-async function listening(app: TestApp): Promise<string> {
-    const url = app.deps.config.publicUrl;
-    await app.app.listen({ port: Number(new URL(url).port), host: '127.0.0.1' });
-    return url;
-}
-
-async function startListening(dialect: Parameters<typeof startTestApp>[0], overrides: Parameters<typeof startTestApp>[1] = {}, wire: Parameters<typeof startTestApp>[2] = {}) {
-    const port = await freePort();
-    const app = await startTestApp(dialect, { publicUrl: `http://127.0.0.1:${port}`, ...overrides }, wire);
-    return { app, url: await listening(app) };
-}
-
-const caught = async (promise: Promise<unknown>): Promise<RealmgateError> => {
-    try {
-        await promise;
-    } catch (error) {
-        if (isRealmgateError(error)) return error;
-        throw error;
-    }
-    throw new Error('expected a RealmgateError');
-};
 
 describeEachDialect('client kit against a real server', (dialect) => {
     let app: TestApp;
@@ -198,7 +175,8 @@ describeEachDialect('client kit against a real server', (dialect) => {
         const clientId = await createBrowserClient(app, realmId, { redirectUri });
         const userName = `pkce-${randomUUID().slice(0, 6)}`;
         await admin.postUsers({ body: { name: userName, realmId, password: 'pkce-secret-12' } });
-        const pending = await createAuthorizationRequest({ baseUrl: admin.baseUrl, clientId, redirectUri, scope: 'openid' });
+        const { issuer } = await anonymous.getRealmsByRealmWellKnownOpenidConfiguration({ params: { realm: realmName } });
+        const pending = await createAuthorizationRequest({ baseUrl: admin.baseUrl, issuer, clientId, redirectUri, scope: 'openid' });
         const parameters = Object.fromEntries(new URL(pending.url).searchParams);
         expect(parameters).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', state: pending.state, nonce: pending.nonce });
         // the user's approval through the API form of the authorization endpoint (a token without a client)

@@ -38,6 +38,8 @@ export const forgetSignedIn = (): void => sessionStorage.removeItem(SIGNED_IN);
 /** What the console needs of a realm to sign in and out there, from its discovery document. */
 export interface RealmEndpoints {
     realm: string;
+    /** OpenID Connect Discovery 1.0 §3 `issuer`: the ID tokens of a sign-in must name it */
+    issuer: string;
     /** OpenID Connect Discovery 1.0 §3 `authorization_endpoint` */
     authorizationEndpoint: string;
     /** OpenID Connect RP-Initiated Logout 1.0 §2.1 `end_session_endpoint` */
@@ -58,6 +60,7 @@ export function useRealm(): RealmEndpoints {
 }
 
 interface Discovery {
+    issuer?: string;
     authorization_endpoint?: string;
     end_session_endpoint?: string;
     realmgate_console_client_id?: string;
@@ -74,12 +77,12 @@ export async function discoverRealm(config: ConsoleConfig, realm: string): Promi
     if (response.status === 404) throw new Error(t('boot.noSuchRealm', { realm }));
     if (!response.ok) throw new Error(t('boot.realmUnreadable', { realm, status: response.status }));
     const document = (await response.json()) as Discovery;
-    if (!document.authorization_endpoint || !document.end_session_endpoint) throw new Error(t('boot.realmNoEndpoint', { realm }));
+    if (!document.issuer || !document.authorization_endpoint || !document.end_session_endpoint) throw new Error(t('boot.realmNoEndpoint', { realm }));
     // the master realm's client has a fixed id the server names in console-config.json
     const clientId = document.realmgate_console_client_id ?? (realm === DEFAULT_REALM ? config.clientId : undefined);
     if (!clientId) throw new Error(t('boot.realmNoClient', { realm }));
     return {
-        realm, authorizationEndpoint: document.authorization_endpoint, endSessionEndpoint: document.end_session_endpoint, clientId,
+        realm, issuer: document.issuer, authorizationEndpoint: document.authorization_endpoint, endSessionEndpoint: document.end_session_endpoint, clientId,
         passkeysEnabled: document.realmgate_passkeys_enabled === true,
     };
 }

@@ -36,7 +36,7 @@ export interface SignedIn {
 /** Sends the browser to the sign-in page; it comes back to this console where it left. */
 export async function startSignIn(config: ConsoleConfig, realm: RealmEndpoints, extra: Record<string, string> = {}): Promise<never> {
     const pending = await createAuthorizationRequest({
-        baseUrl: config.apiUrl, authorizationEndpoint: realm.authorizationEndpoint, clientId: realm.clientId, redirectUri: config.redirectUri, scope: 'openid global', extra,
+        baseUrl: config.apiUrl, issuer: realm.issuer, authorizationEndpoint: realm.authorizationEndpoint, clientId: realm.clientId, redirectUri: config.redirectUri, scope: 'openid global', extra,
     });
     const here = `${location.pathname}${location.search}${location.hash}`;
     sessionStorage.setItem(PENDING, JSON.stringify({ ...pending, returnTo: here, realm: realm.realm } satisfies Pending));

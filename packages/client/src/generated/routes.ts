@@ -211,13 +211,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -241,13 +241,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -277,13 +277,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -302,13 +302,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -329,13 +329,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -354,13 +354,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -385,11 +385,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -411,11 +411,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -445,11 +445,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -465,11 +465,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -488,11 +488,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -511,11 +511,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -541,12 +541,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -569,12 +569,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -604,12 +604,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -627,12 +627,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -652,12 +652,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -676,12 +676,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                clientId?: string | null;
-                scopeId?: string | null;
-                default?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                clientId: string;
+                scopeId: string;
+                default: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -725,33 +725,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -794,33 +794,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -837,33 +837,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -880,33 +880,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -964,33 +964,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1029,33 +1029,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1095,33 +1095,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1140,33 +1140,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1185,33 +1185,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -1390,16 +1390,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1458,16 +1458,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1523,14 +1523,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1555,14 +1555,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1592,14 +1592,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1619,14 +1619,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1648,14 +1648,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1674,14 +1674,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1709,14 +1709,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1741,14 +1741,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1778,14 +1778,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1805,14 +1805,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1834,14 +1834,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1860,14 +1860,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -1915,36 +1915,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -1991,36 +1991,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2050,36 +2050,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2121,36 +2121,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2194,36 +2194,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2242,36 +2242,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2298,13 +2298,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2327,13 +2327,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 token: string;
                 [member: string]: unknown;
             };
@@ -2364,13 +2364,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2389,13 +2389,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2424,16 +2424,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2459,16 +2459,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2522,16 +2522,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2551,16 +2551,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2583,16 +2583,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2611,16 +2611,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2719,12 +2719,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2747,12 +2747,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2806,12 +2806,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2830,12 +2830,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2855,12 +2855,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2879,12 +2879,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2909,11 +2909,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -2935,11 +2935,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2969,11 +2969,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -2989,11 +2989,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3012,11 +3012,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3035,11 +3035,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                permissionId?: string | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                permissionId: string;
+                policyId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3069,16 +3069,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3104,16 +3104,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3167,16 +3167,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3197,16 +3197,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3229,16 +3229,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3257,16 +3257,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3310,17 +3310,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3348,17 +3348,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3412,17 +3412,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3447,17 +3447,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3482,17 +3482,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3511,17 +3511,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3584,24 +3584,24 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                defaultAudience?: string | null;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                defaultAudience: string | null;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3635,24 +3635,24 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                defaultAudience?: string | null;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                defaultAudience: string | null;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3706,24 +3706,24 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                defaultAudience?: string | null;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                defaultAudience: string | null;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3754,24 +3754,24 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                defaultAudience?: string | null;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                defaultAudience: string | null;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3802,24 +3802,24 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                defaultAudience?: string | null;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                defaultAudience: string | null;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3838,24 +3838,24 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                registrationEnabled?: boolean | null;
-                emailVerificationRequired?: boolean | null;
-                mfaEnabled?: boolean | null;
-                mfaRequired?: boolean | null;
-                securityProfile?: "fapi2" | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                dynamicRegistrationEnabled?: boolean | null;
-                defaultRoleIds?: Array<string>;
-                defaultAudience?: string | null;
-                passkeysEnabled?: boolean | null;
-                passkeyPrompt?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                registrationEnabled: boolean;
+                emailVerificationRequired: boolean;
+                mfaEnabled: boolean;
+                mfaRequired: boolean;
+                securityProfile: "fapi2" | null;
+                requirePushedAuthorizationRequests: boolean;
+                dynamicRegistrationEnabled: boolean;
+                defaultRoleIds: Array<string>;
+                defaultAudience: string | null;
+                passkeysEnabled: boolean;
+                passkeyPrompt: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3923,33 +3923,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3994,33 +3994,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4039,33 +4039,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4084,33 +4084,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -4173,33 +4173,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4239,33 +4239,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4306,33 +4306,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4352,33 +4352,33 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4398,33 +4398,33 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                active?: boolean | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                active: boolean;
+                builtIn: boolean;
                 secret?: string | null;
-                secretHashed?: boolean | null;
-                secretEncrypted?: boolean | null;
-                redirectUri?: string | null;
-                postLogoutRedirectUri?: string | null;
-                grantTypes?: Array<string> | null;
-                baseUrl?: string | null;
-                backchannelLogoutUri?: string | null;
-                firstParty?: boolean | null;
-                idTokenSignedResponseAlg?: "ES256" | "RS256" | null;
-                accessPolicyId?: string | null;
-                pathId?: string | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
-                jwks?: unknown;
-                jwksUri?: string | null;
-                requirePushedAuthorizationRequests?: boolean | null;
-                requireSignedRequestObject?: boolean | null;
-                audience?: string | null;
+                secretHashed: boolean;
+                secretEncrypted: boolean;
+                redirectUri: string | null;
+                postLogoutRedirectUri: string | null;
+                grantTypes: Array<string> | null;
+                baseUrl: string | null;
+                backchannelLogoutUri: string | null;
+                firstParty: boolean;
+                idTokenSignedResponseAlg: "ES256" | "RS256" | null;
+                accessPolicyId: string | null;
+                pathId: string | null;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none" | null;
+                jwks: unknown;
+                jwksUri: string | null;
+                requirePushedAuthorizationRequests: boolean;
+                requireSignedRequestObject: boolean;
+                audience: string | null;
                 [member: string]: unknown;
             };
             meta: {
@@ -4459,16 +4459,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -4532,16 +4532,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                scope?: string | null;
-                refType?: string | null;
-                refId?: string | null;
-                actorType?: string | null;
-                actorId?: string | null;
-                data?: unknown;
+                id: string;
+                createdAt: string;
+                realmId: string | null;
+                name: string | null;
+                scope: string | null;
+                refType: string | null;
+                refId: string | null;
+                actorType: string | null;
+                actorId: string | null;
+                data: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4591,14 +4591,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -4625,14 +4625,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4665,14 +4665,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4693,14 +4693,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4723,14 +4723,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4750,14 +4750,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                source?: string | null;
-                target?: "field" | "attribute" | "folder" | null;
-                targetName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                source: string;
+                target: "field" | "attribute" | "folder";
+                targetName: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4787,14 +4787,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -4821,14 +4821,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4861,14 +4861,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4889,14 +4889,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4919,14 +4919,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -4946,14 +4946,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                providerId?: string | null;
-                claim?: string | null;
-                value?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                providerId: string;
+                claim: string | null;
+                value: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5003,36 +5003,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5081,36 +5081,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5143,36 +5143,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5215,36 +5215,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5289,36 +5289,36 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5338,36 +5338,36 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                protocol?: "oidc" | "oauth2" | "ldap" | null;
-                enabled?: boolean | null;
-                issuer?: string | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                displayName: string | null;
+                protocol: "oidc" | "oauth2" | "ldap";
+                enabled: boolean;
+                issuer: string | null;
+                clientId: string | null;
                 clientSecret?: string | null;
-                scope?: string | null;
-                authorizationUrl?: string | null;
-                tokenUrl?: string | null;
-                userinfoUrl?: string | null;
-                linkVerifiedEmail?: boolean | null;
-                tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
-                url?: string | null;
-                bindDn?: string | null;
+                scope: string | null;
+                authorizationUrl: string | null;
+                tokenUrl: string | null;
+                userinfoUrl: string | null;
+                linkVerifiedEmail: boolean;
+                tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | null;
+                url: string | null;
+                bindDn: string | null;
                 bindPassword?: string | null;
-                baseDn?: string | null;
-                userFilter?: string | null;
-                groupFilter?: string | null;
-                groupBaseDn?: string | null;
-                usernameAttribute?: string | null;
-                emailAttribute?: string | null;
-                groupNameAttribute?: string | null;
-                startTls?: boolean | null;
-                tlsRejectUnauthorized?: boolean | null;
-                timeout?: number | null;
+                baseDn: string | null;
+                userFilter: string | null;
+                groupFilter: string | null;
+                groupBaseDn: string | null;
+                usernameAttribute: string | null;
+                emailAttribute: string | null;
+                groupNameAttribute: string | null;
+                startTls: boolean;
+                tlsRejectUnauthorized: boolean;
+                timeout: number | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5396,13 +5396,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5427,13 +5427,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 token: string;
                 [member: string]: unknown;
             };
@@ -5467,13 +5467,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5493,13 +5493,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                count?: number | null;
-                remaining?: number | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                count: number | null;
+                remaining: number | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5557,16 +5557,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5594,16 +5594,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5662,16 +5662,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5692,16 +5692,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5725,16 +5725,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5754,16 +5754,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                use?: "sig" | "enc" | null;
-                algorithm?: "ES256" | "RS256" | "A256GCM" | null;
-                status?: "active" | "passive" | "disabled" | null;
-                priority?: number | null;
-                publicKey?: unknown;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                type: string | null;
+                use: "sig" | "enc";
+                algorithm: "ES256" | "RS256" | "A256GCM" | null;
+                status: "active" | "passive" | "disabled";
+                priority: number;
+                publicKey: unknown;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5821,12 +5821,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -5851,12 +5851,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5915,12 +5915,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5940,12 +5940,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5966,12 +5966,12 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -5991,12 +5991,12 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                parentId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                parentId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6028,16 +6028,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6065,16 +6065,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6133,16 +6133,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6164,16 +6164,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6197,16 +6197,16 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6226,16 +6226,16 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                decisionStrategy?: "unanimous" | "affirmative" | "consensus" | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                decisionStrategy: "unanimous" | "affirmative" | "consensus";
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6268,17 +6268,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6308,17 +6308,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6377,17 +6377,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6413,17 +6413,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6449,17 +6449,17 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6479,17 +6479,17 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                type?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                invert?: boolean | null;
-                parentId?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                type: string;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                invert: boolean;
+                parentId: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6644,13 +6644,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6676,13 +6676,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6741,13 +6741,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6767,13 +6767,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6795,13 +6795,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6821,13 +6821,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6858,15 +6858,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -6893,15 +6893,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6960,15 +6960,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -6989,15 +6989,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7020,15 +7020,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7048,15 +7048,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7086,14 +7086,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7119,14 +7119,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7185,14 +7185,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7213,14 +7213,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7242,14 +7242,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7269,14 +7269,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7311,19 +7311,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7383,19 +7383,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7454,19 +7454,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7483,19 +7483,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7523,13 +7523,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7555,13 +7555,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7620,13 +7620,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7646,13 +7646,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7674,13 +7674,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7700,13 +7700,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7742,21 +7742,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -7792,21 +7792,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7825,21 +7825,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7858,21 +7858,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -7969,21 +7969,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8014,21 +8014,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8060,21 +8060,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8094,21 +8094,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8169,13 +8169,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8199,13 +8199,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8259,13 +8259,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8284,13 +8284,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8311,13 +8311,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8336,13 +8336,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                value: unknown;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8369,13 +8369,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8399,13 +8399,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8435,13 +8435,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8460,13 +8460,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8487,13 +8487,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8512,13 +8512,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                roleId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                roleId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8547,15 +8547,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8580,15 +8580,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8642,15 +8642,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8670,15 +8670,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8700,15 +8700,15 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8727,15 +8727,15 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
-                clientId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
+                clientId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8778,14 +8778,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -8809,14 +8809,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8870,14 +8870,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8897,14 +8897,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8925,14 +8925,14 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8951,14 +8951,14 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                displayName?: string | null;
-                description?: string | null;
-                builtIn?: boolean | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string | null;
+                name: string;
+                displayName: string | null;
+                description: string | null;
+                builtIn: boolean;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8983,11 +8983,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                kind?: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
-                sessionId?: string | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                kind: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
+                sessionId: string | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9048,11 +9048,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                kind?: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
-                sessionId?: string | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                kind: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
+                sessionId: string | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9071,11 +9071,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                kind?: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
-                sessionId?: string | null;
-                expiresAt?: string | null;
+                id: string;
+                createdAt: string;
+                kind: "access_token" | "refresh_token" | "id_token" | "mfa_token" | "logout_token" | null;
+                sessionId: string | null;
+                expiresAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9108,19 +9108,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9176,19 +9176,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9261,19 +9261,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9289,19 +9289,19 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                sub?: string | null;
-                subKind?: "user" | "client" | null;
-                userId?: string | null;
-                clientId?: string | null;
-                ipAddress?: string | null;
-                userAgent?: string | null;
-                seenAt?: string | null;
-                expiresAt?: string | null;
-                revokedAt?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                sub: string | null;
+                subKind: "user" | "client" | null;
+                userId: string | null;
+                clientId: string | null;
+                ipAddress: string | null;
+                userAgent: string | null;
+                seenAt: string | null;
+                expiresAt: string | null;
+                revokedAt: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9371,13 +9371,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9401,13 +9401,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9461,13 +9461,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9486,13 +9486,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9513,13 +9513,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9538,13 +9538,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                value?: unknown;
-                userId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                value: unknown;
+                userId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9895,13 +9895,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -9925,13 +9925,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9961,13 +9961,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -9986,13 +9986,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10013,13 +10013,13 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10038,13 +10038,13 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                permissionId?: string | null;
-                realmScope?: "own" | "ownOrNull" | "any" | "none" | null;
-                policyId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                permissionId: string;
+                realmScope: "own" | "ownOrNull" | "any" | "none";
+                policyId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10069,11 +10069,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -10095,11 +10095,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10129,11 +10129,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10149,11 +10149,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10172,11 +10172,11 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10195,11 +10195,11 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                userId?: string | null;
-                roleId?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                userId: string;
+                roleId: string;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10271,21 +10271,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: Array<{
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -10319,21 +10319,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10350,21 +10350,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10381,21 +10381,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10483,21 +10483,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10527,21 +10527,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10572,21 +10572,21 @@ export interface Routes {
         bodyRequired: true;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -10605,21 +10605,21 @@ export interface Routes {
         bodyRequired: false;
         response: {
             data: {
-                id?: string | null;
-                createdAt?: string | null;
-                updatedAt?: string | null;
-                realmId?: string | null;
-                name?: string | null;
-                nameLocked?: boolean | null;
-                firstName?: string | null;
-                lastName?: string | null;
-                displayName?: string | null;
+                id: string;
+                createdAt: string;
+                updatedAt: string;
+                realmId: string;
+                name: string;
+                nameLocked: boolean;
+                firstName: string | null;
+                lastName: string | null;
+                displayName: string | null;
                 email?: string | null;
-                emailVerified?: boolean | null;
-                active?: boolean | null;
-                status?: string | null;
-                statusMessage?: string | null;
-                pathId?: string | null;
+                emailVerified: boolean;
+                active: boolean;
+                status: string | null;
+                statusMessage: string | null;
+                pathId: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -11015,4 +11015,34 @@ export const ROUTE_METHODS = {
     postUsersById: "POST /users/{id}",
     putUsersById: "PUT /users/{id}",
     deleteUsersById: "DELETE /users/{id}",
+} as const;
+
+/** The administered collections: the client namespace of each, and its path. */
+export const COLLECTIONS = {
+    clientPermissions: "/client-permissions",
+    clientRoles: "/client-roles",
+    clientScopes: "/client-scopes",
+    clients: "/clients",
+    events: "/events",
+    identityProviderAttributeMappings: "/identity-provider-attribute-mappings",
+    identityProviderRoleMappings: "/identity-provider-role-mappings",
+    identityProviders: "/identity-providers",
+    initialAccessTokens: "/initial-access-tokens",
+    keys: "/keys",
+    paths: "/paths",
+    permissionPolicies: "/permission-policies",
+    permissions: "/permissions",
+    policies: "/policies",
+    realms: "/realms",
+    roleAttributes: "/role-attributes",
+    rolePermissions: "/role-permissions",
+    roles: "/roles",
+    scopes: "/scopes",
+    sessionTokens: "/session-tokens",
+    sessions: "/sessions",
+    userAttributes: "/user-attributes",
+    userAuthenticators: "/user-authenticators",
+    userPermissions: "/user-permissions",
+    userRoles: "/user-roles",
+    users: "/users",
 } as const;

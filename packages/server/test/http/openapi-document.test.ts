@@ -65,6 +65,30 @@ describe('the OpenAPI document', () => {
         expect(errorOf('/token', 'post')).toEqual({ $ref: '#/components/schemas/OAuthError' });
     });
 
+    it('a record requires what every default read answers; a read taking fields= also documents its projection', () => {
+        type Schema = { anyOf?: Schema[]; required?: string[]; properties?: Record<string, { anyOf?: unknown[]; type?: string }>; [keyword: string]: unknown };
+        const dataOf = (path: string, method: string, status: string) => {
+            const answer = document.paths[path]![method]!.responses![status] as { content: Record<string, { schema: { properties: { data: Schema & { items?: Schema } } } }> };
+            const data = answer.content['application/json']!.schema.properties.data;
+            return data.items ?? data;
+        };
+        // a write answers the whole record: id, timestamps and every default-read field, a withheld one optional
+        const created = dataOf('/users', 'post', '201');
+        expect(created.required).toEqual(expect.arrayContaining(['id', 'createdAt', 'updatedAt', 'realmId', 'name', 'active', 'displayName']));
+        expect(created.required).not.toContain('email');
+        expect(created.properties!.id).toMatchObject({ type: 'string' });
+        // nullable where a read can answer null, never for the identity
+        expect(created.properties!.displayName!.anyOf).toHaveLength(2);
+        expect(created.properties!.id!.anyOf).toBeUndefined();
+        // a read: the default record, or the projection fields= narrows it to (nothing required)
+        for (const [path, method] of [['/users', 'get'], ['/users/{id}', 'get'], ['/users/{id}', 'delete']] as const) {
+            const [whole, projection] = dataOf(path, method, '200').anyOf!;
+            expect(whole!.required, `${method} ${path}`).toEqual(created.required);
+            expect(projection, `${method} ${path}`).toMatchObject({ 'x-realmgate-projection': true });
+            expect(projection!.required ?? []).toEqual([]);
+        }
+    });
+
     it('serves the explorer at /docs', async () => {
         const page = await app.request({ method: 'GET', url: '/docs', as: null });
         expect(page.statusCode).toBe(200);

@@ -3,32 +3,65 @@ import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { FieldSpec } from '../../domains/resource/spec.js';
 import { describeResource } from '../../domains/resource/describe.js';
 
-/** How a field reads back (domains/resource/records.ts readValue): its JSON type, or null. */
-function readSchema(field: FieldSpec): TSchema {
-    const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+/**
+ * Whether a read can answer null for a field: never for the identity and the timestamps every row
+ * is written with, nor for a field declared non-nullable (`nullable: false`), nor for one a create
+ * must carry or that has a non-null default (writes refuse null for a non-nullable field, see
+ * domains/resource/body-schema.ts), nor for an id list (read as [] when empty).
+ */
+function readsNull(field: FieldSpec): boolean {
+    if (field.type === 'idList' || ALWAYS_WRITTEN.has(field.name) || field.nullable === false) return false;
+    if (field.nullable) return true;
+    return !(field.create === 'required' || (field.default !== undefined && field.default !== null));
+}
+const ALWAYS_WRITTEN = new Set(['id', 'createdAt', 'updatedAt']);
+
+/** How a field reads back (domains/resource/records.ts readValue): its JSON type, or null when it may be. */
+function fieldSchema(field: FieldSpec): TSchema {
+    const value = (schema: TSchema) => (readsNull(field) ? Type.Union([schema, Type.Null()]) : schema);
     switch (field.type) {
-        case 'boolean': return nullable(Type.Boolean());
-        case 'integer': return nullable(Type.Integer());
-        case 'date': return nullable(Type.String({ format: 'date-time' }));
-        case 'stringList': return nullable(Type.Array(Type.String()));
+        case 'boolean': return value(Type.Boolean());
+        case 'integer': return value(Type.Integer());
+        case 'date': return value(Type.String({ format: 'date-time' }));
+        case 'stringList': return value(Type.Array(Type.String()));
         case 'idList': return Type.Array(Type.String({ format: 'uuid' }));
         case 'json': return Type.Unknown();
-        case 'enum': return nullable(Type.String({ enum: [...(field.values ?? [])] }));
-        case 'uuid': return nullable(Type.String({ format: 'uuid' }));
-        default: return nullable(Type.String());
+        case 'enum': return value(Type.String({ enum: [...(field.values ?? [])] }));
+        case 'uuid': return value(Type.String({ format: 'uuid' }));
+        default: return value(Type.String());
     }
 }
 
 /**
- * A resource's record as reads answer it, generated from its field specs: every readable field
- * (none required: `fields=` narrows the projection) and room for what a resource adds (included
- * relations, a policy's configuration, a composite's children).
+ * A resource's record as a read without `fields=` answers it, generated from its field specs:
+ * every default-read field is there (required: domains/resource/records.ts toRecord), a withheld
+ * one only through `fields=+name` (optional); room is left for what a resource adds (included
+ * relations, a policy's configuration, a composite's children). The answer of writes.
  */
-export function recordSchema(definition: ResourceDefinition): TSchema {
-    const properties = Object.fromEntries(definition.fields
+export function recordSchema(definition: ResourceDefinition): TObject {
+    return Type.Object(recordProperties(definition, true), { additionalProperties: true, title: definition.spec.entity });
+}
+
+/** Marks the projection branch of a read's schema, which the client kit types from the query itself. */
+const PROJECTION_KEYWORD = 'x-realmgate-projection';
+
+/**
+ * The record of a route that takes `fields=` (API.md §2): the default read, or a projection
+ * carrying only the members `fields` names — the document says both, so it never claims a member
+ * a projected read leaves out.
+ */
+export function readSchema(definition: ResourceDefinition): TSchema {
+    const projection = Type.Object(recordProperties(definition, false), {
+        additionalProperties: true, title: `${definition.spec.entity} (projection)`,
+        description: 'A read with `fields=`: only the members it names (withheld ones it adds with `+name`).', [PROJECTION_KEYWORD]: true,
+    });
+    return Type.Union([recordSchema(definition), projection]);
+}
+
+function recordProperties(definition: ResourceDefinition, defaultRead: boolean): Record<string, TSchema> {
+    return Object.fromEntries(definition.fields
         .filter((field) => (field.read ?? 'default') !== 'never')
-        .map((field) => [field.name, Type.Optional(readSchema(field))]));
-    return Type.Object(properties, { additionalProperties: true, title: definition.spec.entity });
+        .map((field) => [field.name, defaultRead && (field.read ?? 'default') === 'default' ? fieldSchema(field) : Type.Optional(fieldSchema(field))]));
 }
 
 /** API.md §1: `{ data, meta: {} }` for one record. */

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { contract } from '../contracts/route-contract.js';
-import { idParams, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
+import { idParams, ReadQuery, readSchema, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { RouteDeps } from './resource.js';
@@ -40,7 +40,7 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
     // secret follows the usual rule, so fields=+secret shows a client its own secret
     routes.get(`${base}/@me`, contract({
         auth: 'required', tags, summary: 'The calling client', ...mountParams, querystring: ReadQuery,
-        response: { 200: singleEnvelope(record, 'The caller\'s own client record.') },
+        response: { 200: singleEnvelope(readSchema(definition), 'The caller\'s own client record.') },
     }), async (request) => {
         const ctx = request.context;
         return { data: await readCaller(deps, definition, ctx, 'client', request.query as Record<string, unknown>), meta: {} };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type TObject } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
 import { idParams, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
@@ -23,7 +23,7 @@ const CreateBody = Type.Object({
  */
 export function registerInitialAccessTokenRoutes(app: FastifyInstance, deps: RouteDeps, definition: ResourceDefinition, prefix: string): void {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
-    const record = recordSchema(definition) as TObject;
+    const record = recordSchema(definition);
     const created = Type.Object({
         ...record.properties,
         token: Type.String({ description: 'The initial access token (RFC 7591 §3), a Bearer for the registration endpoint; answered this once.' }),

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
-import { idParams, listEnvelope, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
+import { idParams, listEnvelope, listQuery, ReadQuery, readSchema, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import { bodySchemas } from '../../domains/resource/body-schema.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { ResourceDeps } from '../../domains/resource/deps.js';
@@ -39,7 +39,9 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
 
     const writes = new Set(definition.writes ?? ['create', 'update', 'delete']);
     // the contracts, generated from the field specs (API.md §1 envelopes)
+    // writes answer the whole record; reads (list, read, the delete's answer) take `fields=`
     const record = recordSchema(definition);
+    const read = readSchema(definition);
     const tags = [spec.collection];
     const one = (description: string) => singleEnvelope(record, description);
     const writeBody = <T extends object>(options: T) => (preValidation ? { ...options, preValidation } : options);
@@ -51,7 +53,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
         extraRoutes?.(prefix);
         routes.get(base, contract({
             auth: 'required', tags, summary: `List ${spec.collection}`, ...(mountParams ? { params: mountParams } : {}),
-            querystring: listQuery(definition), response: { 200: listEnvelope(record, 'The page of rows the caller may read.') },
+            querystring: listQuery(definition), response: { 200: listEnvelope(read, 'The page of rows the caller may read.') },
         }), async (request) => {
             const ctx = request.context;
             return listEntities(deps, definition, ctx, request.query as Record<string, unknown>);
@@ -77,7 +79,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             return statsOf(deps, definition, request.context, request.query as Record<string, unknown>);
         });
         routes.get(`${base}/:id`, contract({
-            auth: 'required', tags, summary: `Read one of ${spec.collection}`, params, querystring: ReadQuery, response: { 200: one('The row.') },
+            auth: 'required', tags, summary: `Read one of ${spec.collection}`, params, querystring: ReadQuery, response: { 200: singleEnvelope(read, 'The row.') },
         }), async (request) => {
             const ctx = request.context;
             return { data: await readEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };
@@ -107,7 +109,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
         });
         if (writes.has('delete')) routes.delete(`${base}/:id`, contract({
             auth: 'required', tags, summary: `Delete one of ${spec.collection}`, params, querystring: ReadQuery,
-            response: { 200: one('The deleted row.') }, errors: [409],
+            response: { 200: singleEnvelope(read, 'The deleted row.') }, errors: [409],
         }), async (request) => {
             const ctx = request.context;
             return { data: await deleteEntity(deps, definition, ctx, request.params.id, request.query as Record<string, unknown>), meta: {} };

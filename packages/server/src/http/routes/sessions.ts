@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contract } from '../contracts/route-contract.js';
-import { idParams, listQuery, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
+import { idParams, listQuery, ReadQuery, readSchema, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { SessionStore } from '../../tokens/sessions.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import type { RouteDeps } from './resource.js';
@@ -32,7 +32,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     // the caller's current session: reading oneself needs no session_read, like GET /users/@me
     routes.get(`${base}/@me`, contract({
         auth: 'required', tags, summary: 'The session of the request\'s bearer token', ...mountParams, querystring: ReadQuery,
-        response: { 200: singleEnvelope(record, 'The current session.') },
+        response: { 200: singleEnvelope(readSchema(definition), 'The current session.') },
     }), async (request) => {
         const ctx = request.context;
         return { data: await readCurrentSession(deps, definition, ctx, request.query as Record<string, unknown>), meta: {} };

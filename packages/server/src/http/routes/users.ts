@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { contract } from '../contracts/route-contract.js';
-import { idParams, ReadQuery, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
+import { idParams, ReadQuery, readSchema, recordSchema, singleEnvelope } from '../contracts/resource-schemas.js';
 import type { ResourceDefinition } from '../../domains/resource/context.js';
 import { readCaller } from '../../domains/identity/caller.js';
 import { changeOwnPassword, type OwnPasswordChange } from '../../domains/users/own-password.js';
@@ -25,7 +25,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: RouteDeps & { acc
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     routes.get(`${prefix}/${definition.spec.collection}/@me`, contract({
         auth: 'required', tags: [definition.spec.collection], summary: 'The calling user', ...(prefix ? { params: idParams(prefix, []) } : {}),
-        querystring: ReadQuery, response: { 200: singleEnvelope(recordSchema(definition), 'The caller\'s own user record.') },
+        querystring: ReadQuery, response: { 200: singleEnvelope(readSchema(definition), 'The caller\'s own user record.') },
     }), async (request) => {
         const ctx = request.context;
         return { data: await readCaller(deps, definition, ctx, 'user', request.query as Record<string, unknown>), meta: {} };
