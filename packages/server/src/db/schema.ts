@@ -37,6 +37,9 @@ export interface RealmTable extends Timestamps {
     /** API.md §8 (migration 0023): passkeys, and the offer to add one after a password sign-in; default true */
     passkeys_enabled: Generated<DbBool>;
     passkey_prompt: Generated<DbBool>;
+    /** API.md §8 (migration 0025): the sign-in pages' logo (https URL or a path on this server) and primary colour (#rrggbb) */
+    logo_url: string | null;
+    primary_color: string | null;
 }
 
 export interface PathTable extends Timestamps {

@@ -8,6 +8,7 @@ import type { DialectName } from '../db/values.js';
 import { ensureConsoleClient } from '../storage/console-clients.js';
 import { createRealmDefaultRole, REALM_DEFAULT_ROLES } from '../storage/default-roles.js';
 import { assertDefaultRoles, refuseDefaultRolesOfNewRealm } from './realm-default-roles.js';
+import { realmBrandingFields } from './realm-branding.js';
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -47,6 +48,8 @@ spec.fields = [
         name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
         create: 'optional', update: true, default: true, filter: true,
     })),
+    // API.md §8: the sign-in pages' logo and primary colour (migration 0025); displayName is shown beside them
+    ...realmBrandingFields,
 ];
 
 export const realmSpec = spec;

@@ -18,6 +18,7 @@ import { migration as dynamicRegistration } from './0021_dynamic_registration.js
 import { migration as resourceIndicators } from './0022_resource_indicators.js';
 import { migration as passkeys } from './0023_passkeys.js';
 import { migration as realmDefaultRoles } from './0024_realm_default_roles.js';
+import { migration as realmBranding } from './0025_realm_branding.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -45,6 +46,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0022_resource_indicators': resourceIndicators,
     '0023_passkeys': passkeys,
     '0024_realm_default_roles': realmDefaultRoles,
+    '0025_realm_branding': realmBranding,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */
