@@ -3573,6 +3573,8 @@ export interface Routes {
             "filter[dynamicRegistrationEnabled]"?: unknown;
             "filter[passkeysEnabled]"?: unknown;
             "filter[passkeyPrompt]"?: unknown;
+            "filter[logoUrl]"?: unknown;
+            "filter[primaryColor]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -3600,6 +3602,8 @@ export interface Routes {
                 defaultRoleIds?: Array<string>;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
+                logoUrl?: string | null;
+                primaryColor?: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3628,6 +3632,8 @@ export interface Routes {
             defaultRoleIds?: Array<string>;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
+            logoUrl?: string | null;
+            primaryColor?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3649,6 +3655,8 @@ export interface Routes {
                 defaultRoleIds?: Array<string>;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
+                logoUrl?: string | null;
+                primaryColor?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3719,6 +3727,8 @@ export interface Routes {
                 defaultRoleIds?: Array<string>;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
+                logoUrl?: string | null;
+                primaryColor?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3744,6 +3754,8 @@ export interface Routes {
             defaultRoleIds?: Array<string>;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
+            logoUrl?: string | null;
+            primaryColor?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3765,6 +3777,8 @@ export interface Routes {
                 defaultRoleIds?: Array<string>;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
+                logoUrl?: string | null;
+                primaryColor?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3790,6 +3804,8 @@ export interface Routes {
             defaultRoleIds?: Array<string>;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
+            logoUrl?: string | null;
+            primaryColor?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3811,6 +3827,8 @@ export interface Routes {
                 defaultRoleIds?: Array<string>;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
+                logoUrl?: string | null;
+                primaryColor?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3846,6 +3864,8 @@ export interface Routes {
                 defaultRoleIds?: Array<string>;
                 passkeysEnabled?: boolean | null;
                 passkeyPrompt?: boolean | null;
+                logoUrl?: string | null;
+                primaryColor?: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8117,6 +8137,16 @@ export interface Routes {
             [member: string]: unknown;
         };
     };
+    /** The stylesheet of a realm's primary colour on its sign-in pages */
+    "GET /realms/{realm}/branding.css": {
+        params: {
+            realm: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
     /** Register an account (self-registration) */
     "POST /register": {
         params: Record<never, never>;
@@ -10893,6 +10923,7 @@ export const ROUTE_METHODS = {
     putUsersByIdInRealm: "PUT /realms/{realmId}/users/{id}",
     deleteUsersByIdInRealm: "DELETE /realms/{realmId}/users/{id}",
     getRealmsByRealmWellKnownOpenidConfiguration: "GET /realms/{realm}/.well-known/openid-configuration",
+    getRealmsByRealmBrandingCss: "GET /realms/{realm}/branding.css",
     postRegister: "POST /register",
     getRoleAttributes: "GET /role-attributes",
     postRoleAttributes: "POST /role-attributes",
