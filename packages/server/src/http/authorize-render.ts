@@ -34,7 +34,7 @@ export const pageRealm = (realm: { name: string; displayName: string | null; log
 });
 
 /** The stylesheet carrying a branded realm's colour (http/routes/branding.ts). */
-export const brandingStylesheetPath = (realmName: string): string => `/realms/${encodeURIComponent(realmName)}/branding.css`;
+const brandingStylesheetPath = (realmName: string): string => `/realms/${encodeURIComponent(realmName)}/branding.css`;
 
 /** The console session the request's cookie names, if live (anything wrong is no session). */
 export function sessionOf(context: BrowserContext, request: FastifyRequest): Promise<ConsoleSession | null> {

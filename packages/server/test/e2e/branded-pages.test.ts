@@ -25,11 +25,8 @@ async function watch(context: BrowserContext): Promise<{ page: Page; problems: s
     });
     page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
     await page.exposeFunction('reportViolation', (text: string) => problems.push(`csp: ${text}`));
-    await page.addInitScript(() => {
-        document.addEventListener('securitypolicyviolation', (event) => {
-            (window as unknown as { reportViolation(text: string): void }).reportViolation(`${event.violatedDirective} ${event.blockedURI}`);
-        });
-    });
+    // an init script runs before the page's own and is not subject to its CSP
+    await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (event) => window.reportViolation(event.violatedDirective + ' ' + event.blockedURI));" });
     return { page, problems };
 }
 
@@ -68,8 +65,10 @@ describeEachDialect('end to end: branded and German sign-in pages in chromium', 
         await app?.dispose();
     });
 
+    /** The computed colours of the page's first submit button. */
+    type Styled = { ownerDocument: { defaultView: { getComputedStyle(element: unknown): { backgroundColor: string; color: string } } } };
     const buttonColours = (page: Page) => page.locator('button[type="submit"]').first().evaluate((button) => {
-        const style = getComputedStyle(button);
+        const style = (button as unknown as Styled).ownerDocument.defaultView.getComputedStyle(button);
         return { background: style.backgroundColor, text: style.color };
     });
 
@@ -78,7 +77,7 @@ describeEachDialect('end to end: branded and German sign-in pages in chromium', 
         const response = await page.goto(authorizeUrl(branded));
         expect(response?.status()).toBe(200);
         const policy = response!.headers()['content-security-policy'];
-        await expect.poll(() => page.locator('img.logo').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(120);
+        await expect.poll(() => page.locator('img.logo').evaluate((image) => (image as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(120);
         expect(await page.locator('p.realm').textContent()).toBe('Acme Corp');
         // gold is light: black text on it (WCAG contrast)
         expect(await buttonColours(page)).toEqual({ background: 'rgb(255, 215, 0)', text: 'rgb(0, 0, 0)' });
