@@ -96,7 +96,7 @@ export interface Config {
     caches: CacheMode;
     /**
      * how far (percent) V8's old generation may grow past what its last full collection kept
-     * (runtime/heap-growth.ts, README "Memory"); unset: 30 with more than 1 GiB of memory, V8's own
+     * (runtime/heap-growth.ts, docs/operations/memory.md); unset: 30 with more than 1 GiB of memory, V8's own
      * below; 0: V8's own. Set at `start`; a heap size in NODE_OPTIONS or node's arguments wins.
      */
     heapGrowingPercent: number | undefined;
@@ -245,19 +245,19 @@ export const CONFIG_KEYS = [
         key: 'db.asynchronousCommit',
         env: 'DB_ASYNCHRONOUS_COMMIT',
         default: 'true',
-        description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` writes the session, refresh-token and event rows of token answers through a quarter of DB_POOL_SIZE\'s connections (none below 4) that run with `synchronous_commit = off`, so those commits do not wait for the WAL flush; a PostgreSQL crash (not a Realmgate one) may lose the last moments of them, which only makes those tokens inactive, and revocations, spent codes and refresh tokens and every other write stay synchronous (README "Database durability"); set `false` behind a transaction pooler such as PgBouncer, which refuses the startup option (the boot stops and says so)',
+        description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` writes the session, refresh-token and event rows of token answers through a quarter of DB_POOL_SIZE\'s connections (none below 4) that run with `synchronous_commit = off`, so those commits do not wait for the WAL flush; a PostgreSQL crash (not a Realmgate one) may lose the last moments of them, which only makes those tokens inactive, and revocations, spent codes and refresh tokens and every other write stay synchronous (docs/operations/database.md); set `false` behind a transaction pooler such as PgBouncer, which refuses the startup option (the boot stops and says so)',
     },
     {
         key: 'db.namedStatements',
         env: 'DB_NAMED_STATEMENTS',
         default: 'true',
-        description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` runs the hot paths\' queries as named prepared statements, parsed and planned once per connection; set `false` behind a pooler in transaction mode that cannot keep them — PgBouncer before 1.21, or a later one without `max_prepared_statements` (README "Behind PgBouncer")',
+        description: '`postgres` only (ignored on `sqlite` / `mysql`): `true` runs the hot paths\' queries as named prepared statements, parsed and planned once per connection; set `false` behind a pooler in transaction mode that cannot keep them — PgBouncer before 1.21, or a later one without `max_prepared_statements` (docs/operations/database.md)',
     },
     {
         key: 'db.busUrl',
         env: 'DB_BUS_URL',
         default: null,
-        description: '`postgres` only, without `REDIS_URL`: a `postgres://` URL of the same database reached directly, for the bus\'s `LISTEN` connection and its `NOTIFY`s, when DB_URL goes through a pooler in transaction mode (PgBouncer `pool_mode=transaction`), where `LISTEN` hears nothing and the bus, which must hear its own probe, stays not live with every cache off (README "Caches", "Behind PgBouncer"); unset, the bus connects where the pool does (DB_URL or the DB_ parts)',
+        description: '`postgres` only, without `REDIS_URL`: a `postgres://` URL of the same database reached directly, for the bus\'s `LISTEN` connection and its `NOTIFY`s, when DB_URL goes through a pooler in transaction mode (PgBouncer `pool_mode=transaction`), where `LISTEN` hears nothing and the bus, which must hear its own probe, stays not live with every cache off (docs/operations/caches.md, docs/operations/database.md); unset, the bus connects where the pool does (DB_URL or the DB_ parts)',
         secret: true,
     },
     {
@@ -271,20 +271,20 @@ export const CONFIG_KEYS = [
         key: 'redisUrl',
         env: 'REDIS_URL',
         default: null,
-        description: '`redis://` or `rediss://` URL of the shared rate-limit store and bus; unset, the limits count in process and the bus is PostgreSQL\'s `LISTEN`/`NOTIFY` on PostgreSQL (README "Caches"), in process otherwise',
+        description: '`redis://` or `rediss://` URL of the shared rate-limit store and bus; unset, the limits count in process and the bus is PostgreSQL\'s `LISTEN`/`NOTIFY` on PostgreSQL (docs/operations/caches.md), in process otherwise',
         secret: true,
     },
     {
         key: 'caches',
         env: 'CACHES',
         default: 'auto',
-        description: '`auto`, `on` or `off`: whether a process remembers active signing keys, grants, realms and the clients that authenticated (README "Caches"); `auto` remembers when every replica hears every invalidation — with `REDIS_URL`, on PostgreSQL (its `LISTEN`/`NOTIFY` bus), or on SQLite (one process); `on` also on MySQL without Redis, for a deployment of exactly one process',
+        description: '`auto`, `on` or `off`: whether a process remembers active signing keys, grants, realms and the clients that authenticated (docs/operations/caches.md); `auto` remembers when every replica hears every invalidation — with `REDIS_URL`, on PostgreSQL (its `LISTEN`/`NOTIFY` bus), or on SQLite (one process); `on` also on MySQL without Redis, for a deployment of exactly one process',
     },
     {
         key: 'heapGrowingPercent',
         env: 'HEAP_GROWING_PERCENT',
         default: null,
-        description: 'how far, in percent, the V8 heap may grow past what its last full collection kept alive before the next one (README "Memory"): less memory, more collection work under load; unset: `30` when the process may use more than 1 GiB (its container\'s cgroup limit, else the host\'s memory), V8\'s own growth (up to 4 × on a large host) at or below; `0`: V8\'s own always; set by `start` in its own process, and a heap size given in `NODE_OPTIONS` (`--max-old-space-size`) or on node\'s command line wins',
+        description: 'how far, in percent, the V8 heap may grow past what its last full collection kept alive before the next one (docs/operations/memory.md): less memory, more collection work under load; unset: `30` when the process may use more than 1 GiB (its container\'s cgroup limit, else the host\'s memory), V8\'s own growth (up to 4 × on a large host) at or below; `0`: V8\'s own always; set by `start` in its own process, and a heap size given in `NODE_OPTIONS` (`--max-old-space-size`) or on node\'s command line wins',
     },
     {
         key: 'smtp',
