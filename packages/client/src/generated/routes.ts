@@ -3574,6 +3574,8 @@ export interface Routes {
             "filter[defaultAudience]"?: unknown;
             "filter[passkeysEnabled]"?: unknown;
             "filter[passkeyPrompt]"?: unknown;
+            "filter[logoUrl]"?: unknown;
+            "filter[primaryColor]"?: unknown;
             fields?: unknown;
             sort?: unknown;
             include?: unknown;
@@ -3602,6 +3604,8 @@ export interface Routes {
                 defaultAudience: string | null;
                 passkeysEnabled: boolean;
                 passkeyPrompt: boolean;
+                logoUrl: string | null;
+                primaryColor: string | null;
                 [member: string]: unknown;
             }>;
             meta: {
@@ -3631,6 +3635,8 @@ export interface Routes {
             defaultAudience?: string | null;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
+            logoUrl?: string | null;
+            primaryColor?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3653,6 +3659,8 @@ export interface Routes {
                 defaultAudience: string | null;
                 passkeysEnabled: boolean;
                 passkeyPrompt: boolean;
+                logoUrl: string | null;
+                primaryColor: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3724,6 +3732,8 @@ export interface Routes {
                 defaultAudience: string | null;
                 passkeysEnabled: boolean;
                 passkeyPrompt: boolean;
+                logoUrl: string | null;
+                primaryColor: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3750,6 +3760,8 @@ export interface Routes {
             defaultAudience?: string | null;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
+            logoUrl?: string | null;
+            primaryColor?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3772,6 +3784,8 @@ export interface Routes {
                 defaultAudience: string | null;
                 passkeysEnabled: boolean;
                 passkeyPrompt: boolean;
+                logoUrl: string | null;
+                primaryColor: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3798,6 +3812,8 @@ export interface Routes {
             defaultAudience?: string | null;
             passkeysEnabled?: boolean;
             passkeyPrompt?: boolean;
+            logoUrl?: string | null;
+            primaryColor?: string | null;
         };
         bodyRequired: true;
         response: {
@@ -3820,6 +3836,8 @@ export interface Routes {
                 defaultAudience: string | null;
                 passkeysEnabled: boolean;
                 passkeyPrompt: boolean;
+                logoUrl: string | null;
+                primaryColor: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -3856,6 +3874,8 @@ export interface Routes {
                 defaultAudience: string | null;
                 passkeysEnabled: boolean;
                 passkeyPrompt: boolean;
+                logoUrl: string | null;
+                primaryColor: string | null;
                 [member: string]: unknown;
             };
             meta: Record<string, unknown>;
@@ -8127,6 +8147,16 @@ export interface Routes {
             [member: string]: unknown;
         };
     };
+    /** The stylesheet of a realm's primary colour on its sign-in pages */
+    "GET /realms/{realm}/branding.css": {
+        params: {
+            realm: string;
+        };
+        query: Record<never, never>;
+        body: never;
+        bodyRequired: false;
+        response: string;
+    };
     /** Register an account (self-registration) */
     "POST /register": {
         params: Record<never, never>;
@@ -10919,6 +10949,7 @@ export const ROUTE_METHODS = {
     putUsersByIdInRealm: "PUT /realms/{realmId}/users/{id}",
     deleteUsersByIdInRealm: "DELETE /realms/{realmId}/users/{id}",
     getRealmsByRealmWellKnownOpenidConfiguration: "GET /realms/{realm}/.well-known/openid-configuration",
+    getRealmsByRealmBrandingCss: "GET /realms/{realm}/branding.css",
     postRegister: "POST /register",
     getRoleAttributes: "GET /role-attributes",
     postRoleAttributes: "POST /role-attributes",

@@ -39,6 +39,9 @@ export interface RealmTable extends Timestamps {
     passkey_prompt: Generated<DbBool>;
     /** RFC 9068 §2.2 (migration 0026): the `aud` of an access token whose request named no resource; null: the realm's issuer */
     default_audience: string | null;
+    /** API.md §8 (migration 0025): the sign-in pages' logo (https URL or a path on this server) and primary colour (#rrggbb) */
+    logo_url: string | null;
+    primary_color: string | null;
 }
 
 export interface PathTable extends Timestamps {

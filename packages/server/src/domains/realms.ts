@@ -17,6 +17,7 @@ function assertDefaultAudience(input: Record<string, unknown>): void {
     if (typeof value !== 'string' || isResourceIndicator(value)) return;
     throw validationFailed([issue(['defaultAudience'], 'invalid_uri', 'must be an absolute URI without a fragment (RFC 8707 §2)')]);
 }
+import { realmBrandingFields } from './realm-branding.js';
 
 const spec: ResourceSpec = {
     entity: 'realm',
@@ -59,6 +60,8 @@ spec.fields = [
         name, column: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type: 'boolean',
         create: 'optional', update: true, default: true, filter: true,
     })),
+    // API.md §8: the sign-in pages' logo and primary colour (migration 0025); displayName is shown beside them
+    ...realmBrandingFields,
 ];
 
 export const realmSpec = spec;

@@ -18,16 +18,22 @@ export function formTarget(uri: string): string | null {
 }
 
 /**
- * The headers of every auth page (issue 13 item 1; RFC 9700 §4.16 clickjacking; OWASP CSP
- * Cheat Sheet): nothing loads but the server's own stylesheet and script (whose only requests are
- * the passkey options, to this origin: connect-src), forms submit only to
- * the server and the URIs named (the redirect URI a sign-in ends at), no framing, no caching.
+ * The headers of every auth page (RFC 9700 §4.16 clickjacking; OWASP CSP Cheat Sheet): nothing
+ * loads but the server's own stylesheets and script (whose only requests are the passkey options,
+ * to this origin: connect-src), forms submit only to the server and the URIs named (the redirect
+ * URI a sign-in ends at), no framing, no caching.
+ *
+ * Images: this origin and any https origin (`img-src 'self' https:`), for a realm's logo, which may
+ * live on the realm's own site. The policy is one for every realm — naming each logo's origin would
+ * make a page's policy depend on realm data — and the widening is to images only, which run no code;
+ * `https:` keeps mixed content and `data:`/`blob:` out, and the pages' `same-origin` referrer policy
+ * keeps the page's URL (its state, its code) from the logo's host.
  */
 export function sendPage(reply: FastifyReply, html: string, options: { status?: number; formTargets?: readonly (string | null)[]; publicOrigin: string }): FastifyReply {
     const targets = [...new Set(["'self'", options.publicOrigin, ...(options.formTargets ?? []).filter((target): target is string => target !== null)])];
     return reply.status(options.status ?? 200).headers({
         'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': `default-src 'none'; style-src 'self'; script-src 'self'; connect-src ${[...new Set(["'self'", options.publicOrigin])].join(' ')}; img-src 'self'; form-action ${targets.join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
+        'content-security-policy': `default-src 'none'; style-src 'self'; script-src 'self'; connect-src ${[...new Set(["'self'", options.publicOrigin])].join(' ')}; img-src 'self' https:; form-action ${targets.join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
         'x-frame-options': 'DENY',
         'cache-control': 'no-store',
         pragma: 'no-cache',
@@ -39,8 +45,10 @@ export function sendPage(reply: FastifyReply, html: string, options: { status?: 
 }
 
 /** An error page (never a redirect: the redirect URI is not trusted, or there is none). */
-export function sendErrorPage(reply: FastifyReply, views: AuthConsole, page: { status: number; realm: PageRealm | null; error: string; message: string; publicOrigin: string }): FastifyReply {
-    return sendPage(reply, views.renderError({ realm: page.realm, error: page.error, message: page.message }), { status: page.status, publicOrigin: page.publicOrigin });
+export function sendErrorPage(
+    reply: FastifyReply, views: AuthConsole, page: { status: number; realm: PageRealm | null; error: string; message: string; publicOrigin: string; locale: string },
+): FastifyReply {
+    return sendPage(reply, views.renderError({ realm: page.realm, error: page.error, message: page.message, locale: page.locale }), { status: page.status, publicOrigin: page.publicOrigin });
 }
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;

@@ -9,6 +9,8 @@ import { listEnabledProviders } from '../storage/identity-providers.js';
 import { csrfToken, formTarget, sendErrorPage, sendPage } from './auth-pages.js';
 import type { AppDeps } from './deps.js';
 import { renderError } from './error-handler.js';
+import { pageLocale } from './page-locale.js';
+import { pageStrings } from '../views/locale.js';
 
 /** What the browser-facing authorization routes share. */
 export interface BrowserContext {
@@ -22,7 +24,17 @@ export function browserContext(deps: AppDeps): BrowserContext {
     return { deps, cookies: cookiePolicy(deps.config.publicUrl), base: deps.config.publicUrl.replace(/\/+$/, '') };
 }
 
-export const pageRealm = (realm: { name: string; displayName: string | null }): PageRealm => ({ name: realm.name, displayName: realm.displayName });
+/**
+ * A realm as its pages get it: the names and its branding, the colour by way of its stylesheet
+ * (http/routes/branding.ts) since the pages' CSP allows no inline style.
+ */
+export const pageRealm = (realm: { name: string; displayName: string | null; logoUrl?: string | null; primaryColor?: string | null }): PageRealm => ({
+    name: realm.name, displayName: realm.displayName, logoUrl: realm.logoUrl ?? null, primaryColor: realm.primaryColor ?? null,
+    brandingStylesheetUrl: realm.primaryColor ? brandingStylesheetPath(realm.name) : null,
+});
+
+/** The stylesheet carrying a branded realm's colour (http/routes/branding.ts). */
+const brandingStylesheetPath = (realmName: string): string => `/realms/${encodeURIComponent(realmName)}/branding.css`;
 
 /** The console session the request's cookie names, if live (anything wrong is no session). */
 export function sessionOf(context: BrowserContext, request: FastifyRequest): Promise<ConsoleSession | null> {
@@ -34,31 +46,33 @@ export function sessionOf(context: BrowserContext, request: FastifyRequest): Pro
  * (RFC 9700 §4.11: 303 so a POSTed form is never re-posted), form_post a page whose form posts
  * the parameters there (OAuth 2.0 Form Post Response Mode §2).
  */
-export function deliver(context: BrowserContext, reply: FastifyReply, response: AuthorizationResponse): FastifyReply {
+export function deliver(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, response: AuthorizationResponse, uiLocales?: string): FastifyReply {
     const { target } = response;
     if (target.responseMode === 'form_post') {
-        const html = context.deps.views.renderFormPost({ realm: pageRealm(target.realm), form: { action: target.redirectUri, fields: response.params } });
+        const html = context.deps.views.renderFormPost({
+            realm: pageRealm(target.realm), form: { action: target.redirectUri, fields: response.params }, locale: pageLocale(request, uiLocales),
+        });
         return sendPage(reply, html, { publicOrigin: context.cookies.origin, formTargets: [formTarget(target.redirectUri)] });
     }
     return reply.status(303).headers({ location: responseUrl(response), 'cache-control': 'no-store', 'x-frame-options': 'DENY' }).send();
 }
 
 /** A failed validation: the error page when the redirect URI is not trusted, else the error at the redirect URI. */
-export function sendInvalid(context: BrowserContext, reply: FastifyReply, validation: Exclude<Validation, { ok: true }>): FastifyReply {
+export function sendInvalid(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, validation: Exclude<Validation, { ok: true }>, uiLocales?: string): FastifyReply {
     if ('page' in validation) {
         return sendErrorPage(reply, context.deps.views, {
             status: 400, realm: validation.page.realm && pageRealm(validation.page.realm), error: validation.page.error,
-            message: validation.page.message, publicOrigin: context.cookies.origin,
+            message: validation.page.message, publicOrigin: context.cookies.origin, locale: pageLocale(request, uiLocales),
         });
     }
-    return deliver(context, reply, validation.redirect);
+    return deliver(context, request, reply, validation.redirect, uiLocales);
 }
 
 /** A request whose form failed the CSRF check: refused on a page, never redirected. */
-export function sendCsrfRefusal(context: BrowserContext, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
+export function sendCsrfRefusal(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, realm: PageRealm | null, uiLocales?: string): FastifyReply {
+    const locale = pageLocale(request, uiLocales);
     return sendErrorPage(reply, context.deps.views, {
-        status: 403, realm, error: 'invalid_request',
-        message: 'This form expired or was not sent from this site. Go back to the application and start again.', publicOrigin: context.cookies.origin,
+        status: 403, realm, error: 'invalid_request', message: pageStrings(locale).formExpired, publicOrigin: context.cookies.origin, locale,
     });
 }
 
@@ -96,8 +110,9 @@ export async function sendOutcome(
     outcome: Outcome,
     signIn: { username?: string | undefined; error?: string; status?: number; federatedLogin?: FederatedLogin } = {},
 ): Promise<FastifyReply> {
-    if (outcome.kind === 'respond') return deliver(context, reply, outcome.response);
+    if (outcome.kind === 'respond') return deliver(context, request, reply, outcome.response, authorization.uiLocales);
     const { views } = context.deps;
+    const locale = pageLocale(request, authorization.uiLocales);
     const realm = pageRealm(authorization.client.realm);
     const client = { name: authorization.client.name, displayName: authorization.client.displayName };
     const csrf = csrfToken(request, reply, context.cookies);
@@ -110,7 +125,7 @@ export async function sendOutcome(
         formTargets.push(...choice.formTargets);
         const passkeys = await findRealmPasskeySettings(context.deps.db, authorization.client.realm.id);
         const html = views.renderSignIn({
-            realm, client, form: { action: `${context.base}/authorize/sign-in`, fields },
+            locale, realm, client, form: { action: `${context.base}/authorize/sign-in`, fields },
             ...choice.view, ...forgotPasswordLink(context, realm),
             // API.md §8 passkeysEnabled: the passkey button and autofill
             ...(passkeys?.enabled ? { passkey: { optionsUrl: passkeyOptionsUrl(context), form: { action: `${context.base}/authorize/passkey`, fields } } } : {}),
@@ -119,7 +134,7 @@ export async function sendOutcome(
         return sendPage(reply, html, { status: signIn.status ?? 200, publicOrigin: context.cookies.origin, formTargets });
     }
     const html = views.renderConsent({
-        realm, client, user: outcome.session.userName, scopes: outcome.scopes,
+        locale, realm, client, user: outcome.session.userName, scopes: outcome.scopes,
         form: { action: `${context.base}/authorize/consent`, fields: { ...authorization.params, csrf, session_id: outcome.session.id } },
         ...(signIn.federatedLogin ? { federatedLogin: signIn.federatedLogin } : {}),
     });
@@ -145,7 +160,7 @@ export function sendSecondFactor(
     const csrf = csrfToken(request, reply, context.cookies);
     const form = { action: `${context.base}/authorize/second-factor`, fields: { ...authorization.params, csrf } };
     const html = context.deps.views.renderSecondFactor({
-        realm: pageRealm(authorization.client.realm), client: { name: authorization.client.name, displayName: authorization.client.displayName },
+        locale: pageLocale(request, authorization.uiLocales), realm: pageRealm(authorization.client.realm), client: { name: authorization.client.name, displayName: authorization.client.displayName },
         form, ...secondFactorChoice(context, page.offer ?? { totp: true, passkey: false }, form),
         ...(page.error !== undefined ? { error: page.error } : {}),
     });
@@ -159,9 +174,10 @@ export function sendSecondFactor(
 export function sendErrorAsPage(context: BrowserContext, error: unknown, request: FastifyRequest, reply: FastifyReply, what = 'authorization page'): FastifyReply {
     const { status, body } = renderError(error as Parameters<typeof renderError>[0], request, reply);
     if (status >= 500) request.log.error({ err: error }, `${what} failed`);
+    const locale = pageLocale(request);
     return sendErrorPage(reply, context.deps.views, {
         status, realm: null, error: status >= 500 ? 'server_error' : body.code,
-        message: status >= 500 ? 'The server could not answer. Try again later.' : body.message, publicOrigin: context.cookies.origin,
+        message: status >= 500 ? pageStrings(locale).serverError : body.message, publicOrigin: context.cookies.origin, locale,
     });
 }
 

@@ -12,14 +12,14 @@ import { AUTH_EVENT } from '../tokens/auth-events.js';
 import { ACR, type Acr } from '../tokens/claims.js';
 import { requestOfEvent } from './event-request.js';
 import { findSignInUserById, type SignInUser } from '../storage/authorize-lookups.js';
-import { STRINGS } from '../views/strings.js';
+import { pageStrings, type PageLocale } from '../views/locale.js';
 import { setSessionCookie } from './auth-pages.js';
 import type { BrowserContext } from './authorize-render.js';
 import { passkeyOfferDue, passkeyResponseOf, secondFactorOffer, verifyTicketPasskey, type SecondFactorOffer } from './passkey-factor.js';
 
 /**
  * The browser sign-in in two steps, shared by the authorization endpoint and the `/device` page
- * (issue 13 item 13, issue 14 item 2): the password, then — for a user holding a confirmed
+ * : the password, then — for a user holding a confirmed
  * authenticator in a realm with multi-factor on — the second page asking for the code. Both steps
  * are protected like the password grant: the concurrent-login gate, wrong passwords and wrong
  * codes counted as failed authentications (spec Limits, Authentication 16). The console session
@@ -29,6 +29,8 @@ import { passkeyOfferDue, passkeyResponseOf, secondFactorOffer, verifyTicketPass
 /** How the calling flow renders its pages and what it checks before a session exists. */
 export interface SignInPages {
     realm: { id: string; name: string };
+    /** the pages' language (http/page-locale.ts): the messages this module shows are in it */
+    locale: PageLocale;
     /** the client the user signs in to (the event log's entries name it); none on the device page before a decision */
     clientId?: string;
     /** the sign-in page (again, with a message) */
@@ -49,14 +51,16 @@ type Form = Record<string, unknown>;
 export const textOf = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
 
 /** Holds a login-gate slot for the account, or answers the page with the throttled message. */
-async function gate(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, account: string, page: (error: string, status: number) => FastifyReply | Promise<FastifyReply>): Promise<FastifyReply | null> {
+async function gate(
+    context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, account: string, page: (error: string, status: number) => FastifyReply | Promise<FastifyReply>,
+): Promise<FastifyReply | null> {
     try {
         context.deps.limits.enterLoginGate(request, account);
         return null;
     } catch (error) {
         if (!(error instanceof AppError) || error.code !== ErrorCode.LOGIN_ATTEMPT_THROTTLED) throw error;
         reply.header('retry-after', String(error.retryAfter ?? 1));
-        return page(STRINGS.tooManyAttempts, 429);
+        return page(pageStrings(pages.locale).tooManyAttempts, 429);
     }
 }
 
@@ -99,23 +103,24 @@ const clearPending = (context: BrowserContext, reply: FastifyReply) =>
  */
 export async function passwordStep(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, form: Form): Promise<SignInStep> {
     const { deps } = context;
+    const S = pageStrings(pages.locale);
     const username = textOf(form, 'username');
     const password = textOf(form, 'password');
     const again = (error: string, status: number) => pages.signIn(error, status, username);
-    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return { reply: await again(STRINGS.invalidCredentials, 400) };
-    const throttled = await gate(context, request, reply, `user:${username}`, again);
+    if (username === '' || password === '' || username.length > 320 || password.length > 1024) return { reply: await again(S.invalidCredentials, 400) };
+    const throttled = await gate(context, request, reply, pages, `user:${username}`, again);
     if (throttled) return { reply: throttled };
     const { user, failed, unavailable } = await verifySignIn(
         { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets, outbound: deps.outbound }, pages.realm.id, username, password,
     );
     // issue 16: a directory that could not answer is said so, never reported as a wrong password
-    if (unavailable) return { reply: await again(STRINGS.directoryUnavailable, 503) };
+    if (unavailable) return { reply: await again(S.directoryUnavailable, 503) };
     if (!user) {
         if (failed) {
             signInEvent(context, request, pages, AUTH_EVENT.signInFailed, null);
             await deps.limits.failed(request);
         }
-        return { reply: await again(STRINGS.invalidCredentials, 401) };
+        return { reply: await again(S.invalidCredentials, 401) };
     }
     // the page's script says whether this browser has a platform authenticator (views/assets.ts PASSKEY_SCRIPT):
     // only then is the passkey offered after the password (without JavaScript, never)
@@ -132,9 +137,10 @@ export async function firstFactorPassed(
     how: { username?: string; providerId?: string; passkeyCapable?: boolean },
 ): Promise<SignInStep> {
     const { deps } = context;
+    const S = pageStrings(pages.locale);
     const needed = await secondFactorNeeded(deps.db, pages.realm.id, user.id);
-    if (needed === 'unverified') return { reply: await pages.signIn(STRINGS.emailNotVerified, 403, how.username) };
-    if (needed === 'enrolment') return { reply: await pages.signIn(STRINGS.enrolmentRequired, 403, how.username) };
+    if (needed === 'unverified') return { reply: await pages.signIn(S.emailNotVerified, 403, how.username) };
+    if (needed === 'enrolment') return { reply: await pages.signIn(S.enrolmentRequired, 403, how.username) };
     if (needed === 'none') return withPasskeyOffer(context, await signedIn(context, request, reply, pages, user, ACR.PASSWORD, how), how.passkeyCapable === true);
     const secret = await startPendingSignIn(deps.db, deps.handle.dialect, { id: user.id, realmId: pages.realm.id });
     reply.setCookie(context.cookies.pendingName, secret, {
@@ -163,19 +169,20 @@ async function withPasskeyOffer(context: BrowserContext, step: SignInStep, capab
  */
 export async function secondFactorStep(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, form: Form): Promise<SignInStep> {
     const { deps } = context;
+    const S = pageStrings(pages.locale);
     const pending = await findPendingSignIn(deps.db, deps.handle.dialect, request.cookies[context.cookies.pendingName]);
     if (!pending || pending.realmId !== pages.realm.id) {
         clearPending(context, reply);
-        return { reply: await pages.signIn(STRINGS.secondFactorExpired, 401) };
+        return { reply: await pages.signIn(S.secondFactorExpired, 401) };
     }
     const offer = await secondFactorOffer(deps.db, pages.realm.id, pending.userId);
     const again = (error: string, status: number) => pages.secondFactor(offer, error, status);
-    const throttled = await gate(context, request, reply, `mfa:${pending.userId}`, again);
+    const throttled = await gate(context, request, reply, pages, `mfa:${pending.userId}`, again);
     if (throttled) return { reply: throttled };
     const recoveryCode = textOf(form, 'recovery_code').trim();
     const otp = textOf(form, 'otp').trim();
     const passkey = textOf(form, 'passkey_response');
-    if ((recoveryCode === '' && otp === '' && passkey === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: await again(STRINGS.invalidSecondFactor, 400) };
+    if ((recoveryCode === '' && otp === '' && passkey === '') || recoveryCode.length > 64 || otp.length > 16) return { reply: await again(S.invalidSecondFactor, 400) };
     const ticket = { id: pending.ticketId, userId: pending.userId, realmId: pending.realmId };
     // a passkey beside the code, the user's choice; both under the same limits (limits/second-factor-attempts.ts)
     const outcome = passkey !== '' && recoveryCode === '' && otp === '' ?
@@ -188,19 +195,19 @@ export async function secondFactorStep(context: BrowserContext, request: Fastify
         if (isFailedAuthentication(outcome.error)) await deps.limits.failed(request);
         if (outcome.reason === 'locked') {
             reply.header('retry-after', String(outcome.error.retryAfter ?? 1));
-            return { reply: await again(STRINGS.secondFactorLocked, 429) };
+            return { reply: await again(S.secondFactorLocked, 429) };
         }
         if (outcome.ticketSpent) {
             clearPending(context, reply);
-            return { reply: await pages.signIn(STRINGS.secondFactorSpent, 401) };
+            return { reply: await pages.signIn(S.secondFactorSpent, 401) };
         }
-        return { reply: await again(passkey !== '' ? STRINGS.passkeyFailed : STRINGS.invalidSecondFactor, 401) };
+        return { reply: await again(passkey !== '' ? S.passkeyFailed : S.invalidSecondFactor, 401) };
     }
     const user = await findSignInUserById(deps.db, pages.realm.id, pending.userId);
     // single use: of two submissions of one pending sign-in only one goes on
     if (!(await pending.consume()) || !user?.active) {
         clearPending(context, reply);
-        return { reply: await pages.signIn(STRINGS.secondFactorExpired, 401) };
+        return { reply: await pages.signIn(S.secondFactorExpired, 401) };
     }
     clearPending(context, reply);
     return signedIn(context, request, reply, pages, user, ACR.SECOND_FACTOR);

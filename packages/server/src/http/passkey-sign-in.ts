@@ -12,7 +12,9 @@ import { findSignInUserById } from '../storage/authorize-lookups.js';
 import { findRealmPasskeySettings, listPasskeysOfUser } from '../storage/passkeys.js';
 import { ACR } from '../tokens/claims.js';
 import { STRINGS } from '../views/strings.js';
+import { pageStrings } from '../views/locale.js';
 import { csrfToken, formIsSameSite, formTarget, sendPage } from './auth-pages.js';
+import { pageLocale } from './page-locale.js';
 import { pageRealm, passkeyOptionsUrl, sessionOf, type BrowserContext } from './authorize-render.js';
 import { signedIn, textOf, type SignInPages, type SignInStep } from './browser-sign-in.js';
 import { requestOfEvent } from './event-request.js';
@@ -29,21 +31,22 @@ type Form = Record<string, unknown>;
  */
 export async function passkeyStep(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, pages: SignInPages, form: Form): Promise<SignInStep> {
     const { deps } = context;
+    const S = pageStrings(pages.locale);
     const settings = await findRealmPasskeySettings(deps.db, pages.realm.id);
-    if (!settings?.enabled) return { reply: await pages.signIn(STRINGS.passkeysDisabled, 403) };
+    if (!settings?.enabled) return { reply: await pages.signIn(S.passkeysDisabled, 403) };
     const result = await assertPasskey(passkeyDeps(context), pages.realm.id, null, passkeyResponseOf(textOf(form, 'passkey_response')), requestOfEvent(request));
     if (!result.ok) {
         if (isFailedAuthentication(result.error)) await deps.limits.failed(request);
         if (result.reason === 'cloned') request.log.warn({ realmId: pages.realm.id }, 'passkey refused: its signature counter did not grow (possibly a cloned authenticator)');
         if (result.reason === 'locked') {
             reply.header('retry-after', String(result.error.retryAfter ?? 1));
-            return { reply: await pages.signIn(STRINGS.secondFactorLocked, 429) };
+            return { reply: await pages.signIn(S.secondFactorLocked, 429) };
         }
-        return { reply: await pages.signIn(STRINGS.passkeyFailed, 401) };
+        return { reply: await pages.signIn(S.passkeyFailed, 401) };
     }
     const user = await findSignInUserById(deps.db, pages.realm.id, result.userId);
-    if (!user?.active) return { reply: await pages.signIn(STRINGS.passkeyFailed, 401) };
-    if (await secondFactorNeeded(deps.db, pages.realm.id, user.id) === 'unverified') return { reply: await pages.signIn(STRINGS.emailNotVerified, 403) };
+    if (!user?.active) return { reply: await pages.signIn(S.passkeyFailed, 401) };
+    if (await secondFactorNeeded(deps.db, pages.realm.id, user.id) === 'unverified') return { reply: await pages.signIn(S.emailNotVerified, 403) };
     return signedIn(context, request, reply, pages, user, ACR.SECOND_FACTOR, { passkey: true });
 }
 
@@ -108,7 +111,7 @@ export function sendPasskeyPrompt(
     const fields = { ...authorization.params, csrf: csrfToken(request, reply, context.cookies), session_id: session.id };
     const form = { action: `${context.base}/authorize/passkey-prompt`, fields };
     const html = render({
-        realm: pageRealm(authorization.client.realm), client: { name: authorization.client.name, displayName: authorization.client.displayName },
+        locale: pageLocale(request, authorization.uiLocales), realm: pageRealm(authorization.client.realm), client: { name: authorization.client.name, displayName: authorization.client.displayName },
         form, passkey: { optionsUrl: passkeyOptionsUrl(context), form }, ...(page.error !== undefined ? { error: page.error } : {}),
     });
     return sendPage(reply, html, { status: page.status ?? 200, publicOrigin: context.cookies.origin, formTargets: [formTarget(authorization.redirectUri)] });
@@ -131,6 +134,6 @@ export async function answerPasskeyPrompt(
     const record = parsed && await registerPromptedPasskey(
         { ...deps, events: context.deps.events }, { id: session.userId, realmId: session.realmId }, STRINGS.passkeyDefaultName, parsed, requestOfEvent(request),
     );
-    if (!record) return { reply: sendPasskeyPrompt(context, request, reply, authorization, session, { error: STRINGS.passkeyRegistrationFailed, status: 400 }) };
+    if (!record) return { reply: sendPasskeyPrompt(context, request, reply, authorization, session, { error: pageStrings(pageLocale(request, authorization.uiLocales)).passkeyRegistrationFailed, status: 400 }) };
     return { session, fresh: true };
 }

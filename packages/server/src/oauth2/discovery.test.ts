@@ -57,6 +57,8 @@ describeEachDialect('discovery: GET /realms/:realm/.well-known/openid-configurat
             ],
             // the ID token's `acr` when acr_values is sent (OIDC Core §2): password, password and a second factor
             acr_values_supported: ['urn:realmgate:acr:pwd', 'urn:realmgate:acr:mfa'],
+            // OIDC Discovery §3: the languages of the sign-in pages (ui_locales)
+            ui_locales_supported: ['en', 'de'],
             backchannel_logout_supported: true,
             backchannel_logout_session_supported: true,
             authorization_response_iss_parameter_supported: true,

@@ -40,6 +40,8 @@ export interface DiscoveryDocument {
     scopes_supported: string[];
     claims_supported: string[];
     acr_values_supported: string[];
+    /** OIDC Discovery §3: the languages of the sign-in pages (`ui_locales`, views/locale.ts) */
+    ui_locales_supported: string[];
     backchannel_logout_supported: boolean;
     backchannel_logout_session_supported: boolean;
     authorization_response_iss_parameter_supported: boolean;
@@ -91,7 +93,7 @@ const ACCESS_TOKEN_CLAIMS = ['iss', 'sub', 'sub_kind', 'kind', 'realm_id', 'real
 
 /** The realm's discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
 export async function discoveryDocument(
-    db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }, mtlsPublicUrl?: string,
+    db: Kysely<Database>, publicUrl: string, realm: { id: string; name: string }, pages: { uiLocales: readonly string[] }, mtlsPublicUrl?: string,
 ): Promise<DiscoveryDocument> {
     const base = publicUrl.replace(/\/+$/, '');
     // the realm's protocol switches (API.md §8): discovery advertises only what the realm has on
@@ -143,6 +145,8 @@ export async function discoveryDocument(
         claims_supported: [...new Set([...ACCESS_TOKEN_CLAIMS, ...ID_TOKEN_CLAIMS])],
         // OIDC Discovery §3: the values an ID token's `acr` takes when acr_values is sent (tokens/claims.ts ACR)
         acr_values_supported: Object.values(ACR),
+        // OIDC Discovery §3: the languages the auth pages are rendered in (the auth console's, passed by the route)
+        ui_locales_supported: [...pages.uiLocales],
         // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid`
         backchannel_logout_supported: true,
         backchannel_logout_session_supported: true,

@@ -15,13 +15,18 @@ export interface AccountRealm {
     name: string;
     displayName: string | null;
     registrationEnabled: boolean;
+    /** the branding of its pages (migration 0025) */
+    logoUrl: string | null;
+    primaryColor: string | null;
 }
 
 export async function findAccountRealm(db: Kysely<Database>, idOrName: string): Promise<AccountRealm | undefined> {
     const ref = await findRealmByIdOrName(db, idOrName);
     if (!ref) return undefined;
-    const row = await db.selectFrom('auth_realms').select(['id', 'name', 'display_name', 'registration_enabled']).where('id', '=', ref.id).executeTakeFirst();
-    return row && { id: row.id, name: row.name, displayName: row.display_name, registrationEnabled: fromDbBool(row.registration_enabled) };
+    const row = await db.selectFrom('auth_realms').select(['id', 'name', 'display_name', 'registration_enabled', 'logo_url', 'primary_color']).where('id', '=', ref.id).executeTakeFirst();
+    return row && {
+        id: row.id, name: row.name, displayName: row.display_name, registrationEnabled: fromDbBool(row.registration_enabled), logoUrl: row.logo_url, primaryColor: row.primary_color,
+    };
 }
 
 /** The address a user asks to verify (its own, after a change): the realm, the address and whether it is verified. */

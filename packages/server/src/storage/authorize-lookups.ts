@@ -23,7 +23,16 @@ export interface AuthorizationClient {
     /** the client's public keys (a JWK Set as JSON text, or its URL) for its request objects (RFC 9101 §6.2) */
     jwks: string | null;
     jwksUri: string | null;
-    realm: { id: string; name: string; displayName: string | null; securityProfile: string | null; requirePushedAuthorizationRequests: boolean };
+    realm: PageRealmRow & { securityProfile: string | null; requirePushedAuthorizationRequests: boolean };
+}
+
+/** A realm as its pages show it: the names, and the branding of its sign-in pages (migration 0025). */
+export interface PageRealmRow {
+    id: string;
+    name: string;
+    displayName: string | null;
+    logoUrl: string | null;
+    primaryColor: string | null;
 }
 
 export async function findAuthorizationClient(db: Kysely<Database>, clientId: string): Promise<AuthorizationClient | undefined> {
@@ -36,6 +45,7 @@ export async function findAuthorizationClient(db: Kysely<Database>, clientId: st
             'auth_clients.require_pushed_authorization_requests', 'auth_clients.require_signed_request_object', 'auth_clients.jwks', 'auth_clients.jwks_uri',
             'auth_realms.require_pushed_authorization_requests as realm_requires_pushed', 'auth_realms.security_profile',
             'auth_realms.id as realm_id', 'auth_realms.name as realm_name', 'auth_realms.display_name as realm_display_name',
+            'auth_realms.logo_url as realm_logo_url', 'auth_realms.primary_color as realm_primary_color',
         ])
         .where('auth_clients.id', '=', clientId)
         .executeTakeFirst();
@@ -47,16 +57,16 @@ export async function findAuthorizationClient(db: Kysely<Database>, clientId: st
         requirePushedAuthorizationRequests: fromDbBool(row.require_pushed_authorization_requests),
         requiresSignedRequestObject: fromDbBool(row.require_signed_request_object), jwks: row.jwks, jwksUri: row.jwks_uri,
         realm: {
-            id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name,
+            id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name, logoUrl: row.realm_logo_url, primaryColor: row.realm_primary_color,
             securityProfile: row.security_profile, requirePushedAuthorizationRequests: fromDbBool(row.realm_requires_pushed),
         },
     };
 }
 
 /** The realm of a page when no client names it (the logout pages of a session). */
-export async function findPageRealm(db: Kysely<Database>, realmId: string): Promise<{ id: string; name: string; displayName: string | null } | undefined> {
-    const row = await db.selectFrom('auth_realms').select(['id', 'name', 'display_name']).where('id', '=', realmId).executeTakeFirst();
-    return row && { id: row.id, name: row.name, displayName: row.display_name };
+export async function findPageRealm(db: Kysely<Database>, realmId: string): Promise<PageRealmRow | undefined> {
+    const row = await db.selectFrom('auth_realms').select(['id', 'name', 'display_name', 'logo_url', 'primary_color']).where('id', '=', realmId).executeTakeFirst();
+    return row && { id: row.id, name: row.name, displayName: row.display_name, logoUrl: row.logo_url, primaryColor: row.primary_color };
 }
 
 /** A user signing in with the form: name and password hash (null: none set), active mark. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, DeviceCodeTable } from '../db/schema.js';
 import { fromDbDate, fromDbDateOrNull, toDbDate, type DialectName } from '../db/values.js';
+import type { PageRealmRow } from './authorize-lookups.js';
 
 /** A device authorization request as the flow reads it (RFC 8628; migration 0004). */
 export interface DeviceCode {
@@ -61,7 +62,7 @@ export async function findByDeviceCode(db: Kysely<Database>, digest: string): Pr
 /** A pending request as the user is shown it: the client and the realm it signs in to. */
 export type PendingDeviceCode = DeviceCode & {
     client: { id: string; name: string; displayName: string | null; accessPolicyId: string | null };
-    realm: { id: string; name: string; displayName: string | null };
+    realm: PageRealmRow;
 };
 
 /**
@@ -75,7 +76,8 @@ export async function findPendingByUserCode(
         .innerJoin('auth_clients', 'auth_clients.id', 'auth_device_codes.client_id')
         .innerJoin('auth_realms', 'auth_realms.id', 'auth_device_codes.realm_id')
         .select([...COLUMNS, 'auth_clients.name as client_name', 'auth_clients.display_name as client_display_name',
-            'auth_clients.access_policy_id as client_access_policy_id', 'auth_realms.name as realm_name', 'auth_realms.display_name as realm_display_name'])
+            'auth_clients.access_policy_id as client_access_policy_id', 'auth_realms.name as realm_name', 'auth_realms.display_name as realm_display_name',
+            'auth_realms.logo_url as realm_logo_url', 'auth_realms.primary_color as realm_primary_color'])
         .where('auth_device_codes.user_code_digest', '=', digest)
         .where('auth_device_codes.status', '=', 'pending')
         .where('auth_device_codes.expires_at', '>', toDbDate(dialect, new Date()));
@@ -84,7 +86,7 @@ export async function findPendingByUserCode(
     return row && {
         ...deviceCodeOf(row),
         client: { id: row.client_id, name: row.client_name, displayName: row.client_display_name, accessPolicyId: row.client_access_policy_id },
-        realm: { id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name },
+        realm: { id: row.realm_id, name: row.realm_name, displayName: row.realm_display_name, logoUrl: row.realm_logo_url, primaryColor: row.realm_primary_color },
     };
 }
 

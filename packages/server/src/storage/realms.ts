@@ -28,6 +28,13 @@ export function findRealmByName(db: Kysely<Database>, name: string): Promise<Rea
     return REALM_BY_NAME.first(db, [name]);
 }
 
+/** A realm's primary colour (API.md §8 `primaryColor`, migration 0025), by id or name: null when it has none, undefined when there is no realm. */
+export async function findRealmPrimaryColor(db: Kysely<Database>, idOrName: string): Promise<string | null | undefined> {
+    const query = db.selectFrom('auth_realms').select('primary_color');
+    const row = await (isUuid(idOrName) ? query.where('id', '=', idOrName.toLowerCase()) : query.where('name', '=', idOrName)).executeTakeFirst();
+    return row?.primary_color;
+}
+
 /**
  * A realm named in a path or parameter by id or by name (API.md §1: `:id` accepts a UUID or a
  * name). A realm name can never be a UUID, so the form of the value decides the column.

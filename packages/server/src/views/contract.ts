@@ -8,10 +8,31 @@
 /** The version of this contract; a substituted module must declare the same (missing means 1). */
 export const REQUIRED_CONTRACT_VERSION = 5;
 
-/** The realm a page belongs to: its display name when set, else its name, is shown. */
+/**
+ * The realm a page belongs to: its display name when set, else its name, is shown. The branding
+ * members are optional additions of contract version 5 (a module may ignore them).
+ */
 export interface PageRealm {
     name: string;
     displayName: string | null;
+    /** the realm's logo: an https URL or a path on this server, validated on write; null or absent: none */
+    logoUrl?: string | null;
+    /** the realm's primary colour, `#rrggbb`; null or absent: the default look */
+    primaryColor?: string | null;
+    /**
+     * the stylesheet carrying the primary colour (`/realms/:realm/branding.css`: the CSP allows no
+     * inline style), present exactly when `primaryColor` is set; linked after the module's own
+     */
+    brandingStylesheetUrl?: string | null;
+}
+
+/**
+ * What every page view may carry, an optional addition of contract version 5: the language the
+ * page is rendered in (`en`, `de`; views/locale.ts), negotiated by the server from `ui_locales` and
+ * `Accept-Language`. Absent: English.
+ */
+export interface PageLanguage {
+    locale?: string;
 }
 
 /** The application the user signs in to. */
@@ -50,7 +71,7 @@ export interface PagePasskey {
     form: PageForm;
 }
 
-export interface SignInView {
+export interface SignInView extends PageLanguage {
     realm: PageRealm;
     client: PageClient;
     form: PageForm;
@@ -76,7 +97,7 @@ export interface SignInView {
     passkey?: PagePasskey;
 }
 
-export interface ConsentView {
+export interface ConsentView extends PageLanguage {
     realm: PageRealm;
     client: PageClient;
     /** who is signed in */
@@ -88,16 +109,16 @@ export interface ConsentView {
     federatedLogin?: FederatedLogin;
 }
 
-export interface LogoutView {
+export interface LogoutView extends PageLanguage {
     realm: PageRealm;
     form: PageForm;
 }
 
-export interface LoggedOutView {
+export interface LoggedOutView extends PageLanguage {
     realm: PageRealm;
 }
 
-export interface ErrorView {
+export interface ErrorView extends PageLanguage {
     /** null when the request named no known realm */
     realm: PageRealm | null;
     /** the error code (`invalid_request`, …) */
@@ -106,7 +127,7 @@ export interface ErrorView {
 }
 
 /** response_mode=form_post (OAuth 2.0 Form Post Response Mode): a form that posts to the redirect URI. */
-export interface FormPostView {
+export interface FormPostView extends PageLanguage {
     realm: PageRealm;
     form: PageForm;
 }
@@ -116,7 +137,7 @@ export interface FormPostView {
  * "Authentication code" for the code of an authenticator app (RFC 6238), and a recovery code instead.
  * The form posts `otp` or `recovery_code`.
  */
-export interface SecondFactorView {
+export interface SecondFactorView extends PageLanguage {
     realm: PageRealm;
     client: PageClient;
     form: PageForm;
@@ -133,7 +154,7 @@ export interface SecondFactorView {
  * (API.md §8): "Add a passkey to sign in faster", with the passkey ceremony (a registration) and a
  * "Skip" button posting `form` as it is. Both go on with the flow.
  */
-export interface PasskeyPromptView {
+export interface PasskeyPromptView extends PageLanguage {
     realm: PageRealm;
     client: PageClient;
     form: PageForm;
@@ -146,7 +167,7 @@ export interface PasskeyPromptView {
  * The device verification page (RFC 8628 §3.3, spec `GET /device`), first step: a field "Code"
  * for the user code the device shows. The form posts `user_code`.
  */
-export interface DeviceCodeView {
+export interface DeviceCodeView extends PageLanguage {
     /** null until the code names a realm */
     realm: PageRealm | null;
     form: PageForm;
@@ -157,7 +178,7 @@ export interface DeviceCodeView {
 }
 
 /** The device page's decision: the client, the scopes, buttons "Approve" and "Deny" (the form posts `decision` approve or deny). */
-export interface DeviceConfirmView {
+export interface DeviceConfirmView extends PageLanguage {
     realm: PageRealm;
     client: PageClient;
     /** who is signed in */
@@ -171,7 +192,7 @@ export interface DeviceConfirmView {
 }
 
 /** The device page's result: the device was approved or denied. */
-export interface DeviceDoneView {
+export interface DeviceDoneView extends PageLanguage {
     realm: PageRealm;
     client: PageClient;
     approved: boolean;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as views from './index.js';
 
-/* The built-in auth console (issue 13 item 1): pure render functions, everything escaped, no inline script or style. */
+/* The built-in auth console: pure render functions, everything escaped, no inline script or style, in the view's language. */
 describe('auth pages', () => {
     const hostile = '"><script>alert(1)</script>';
-    const realm = { name: 'acme', displayName: hostile };
+    const realm = { name: 'acme', displayName: hostile, logoUrl: `https://cdn.example/${hostile}`, brandingStylesheetUrl: `/realms/${hostile}/branding.css` };
     const client = { name: 'app', displayName: hostile };
     const form = { action: `https://id.example/authorize/sign-in?x="${hostile}`, fields: { state: hostile, [hostile]: 'v', skipped: undefined } };
     const pages = [
@@ -39,6 +39,28 @@ describe('auth pages', () => {
             expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
             expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
             expect(html).not.toContain('name="skipped"');
+        }
+    });
+
+    it('shows a branded realm\'s logo and links its colour stylesheet after the pages\' own', () => {
+        const html = views.renderSignIn({ realm: { name: 'acme', displayName: 'Acme', logoUrl: '/assets/acme.svg', brandingStylesheetUrl: '/realms/acme/branding.css' }, client, form });
+        expect(html).toContain('<img class="logo" src="/assets/acme.svg" alt="">\n<p class="realm">Acme</p>');
+        expect(html).toContain('<link rel="stylesheet" href="/assets/auth.css">\n<link rel="stylesheet" href="/realms/acme/branding.css">');
+        const plain = views.renderSignIn({ realm: { name: 'acme', displayName: null }, client, form });
+        expect(plain).not.toContain('<img');
+        expect(plain).not.toContain('branding.css');
+    });
+
+    it('renders in the view\'s language with <html lang>, English when it names none or an unknown one', () => {
+        const german = views.renderSignIn({ realm, client, form, locale: 'de' });
+        expect(german).toContain('<html lang="de">');
+        expect(german).toContain('Benutzername oder E-Mail-Adresse');
+        expect(german).toContain('<button type="submit">Anmelden</button>');
+        expect(views.renderConsent({ realm, client, user: 'u', scopes: ['email'], form, locale: 'de' })).toContain('Ihre E-Mail-Adresse');
+        for (const locale of [undefined, 'fr']) {
+            const english = views.renderSignIn({ realm, client, form, ...(locale ? { locale } : {}) });
+            expect(english).toContain('<html lang="en">');
+            expect(english).toContain('Username or email');
         }
     });
 

@@ -1,6 +1,7 @@
 /**
- * Every text of the auth pages in one place (issue 13 item 1), so a deployment can translate or
- * reword them by substituting the console module (AUTH_CONSOLE_PATH) without touching markup.
+ * Every text of the auth pages in one place, the English catalogue; the German one is
+ * views/strings-de.ts, and views/locale.ts picks one per request. A deployment can reword them by
+ * substituting the console module (AUTH_CONSOLE_PATH) without touching markup.
  */
 export const STRINGS = {
     signInTitle: 'Sign in',
@@ -29,6 +30,7 @@ export const STRINGS = {
     passkeyFailed: 'The passkey could not be verified. Try again, or sign in with your password.',
     passkeysDisabled: 'Passkeys are not enabled for this realm. Sign in with your password.',
     passkeyUnsupported: 'This browser could not use a passkey.',
+    passkeyDidNotWork: 'The passkey did not work. Try again.',
     passkeyPromptTitle: 'Add a passkey to sign in faster',
     passkeyPromptMessage: 'A passkey lets you sign in with your fingerprint, face or screen lock instead of a password. It cannot be phished.',
     passkeyAddButton: 'Add a passkey',
@@ -55,6 +57,7 @@ export const STRINGS = {
     deviceDeniedMessage: (client: string) => `${client} was not given access. You can close this page.`,
     deviceCodeUnknown: 'The code is unknown or has expired. Check the code on your device and try again.',
     deviceThrottled: (seconds: number) => `Too many wrong codes. Wait ${seconds} seconds and try again.`,
+    deviceChooseDecision: 'Choose Approve or Deny.',
     consentTitle: 'Authorize application',
     consentHeading: (client: string) => `${client} wants to access your account`,
     consentScopes: 'It asks for:',
@@ -67,6 +70,9 @@ export const STRINGS = {
     loggedOutTitle: 'Signed out',
     loggedOutMessage: 'You are signed out.',
     errorTitle: 'Something went wrong',
+    formExpired: 'This form expired or was not sent from this site. Go back to the application and start again.',
+    serverError: 'The server could not answer. Try again later.',
+    identityProvider: 'The identity provider',
     formPostTitle: 'Continue',
     formPostMessage: 'Continue to the application.',
     continueButton: 'Continue',
@@ -79,7 +85,7 @@ export const STRINGS = {
 } as const;
 
 /*
- * ---- Activation and password recovery by mail (issue 14 item 3) ----
+ * ---- Activation and password recovery by mail ----
  * The texts of the pages the mailed links open (views/account-pages.ts); the mails' own texts are
  * in mail/templates.ts.
  */
@@ -108,3 +114,11 @@ export const ACCOUNT_STRINGS = {
     forgotSentMessage: 'If an account matches, a link to choose a new password was mailed to its address. The link works once, for an hour.',
     mailUnavailable: 'Password recovery by mail is not available on this server. Ask an administrator to reset your password.',
 } as const;
+
+/** A catalogue's shape: every text a string (any wording), every parameterised text the same function. */
+type Catalogue<T> = { readonly [K in keyof T]: T[K] extends string ? string : T[K] };
+
+/** The texts of the auth pages in one language. */
+export type PageStrings = Catalogue<typeof STRINGS>;
+/** The texts of the activation and password-recovery pages in one language. */
+export type AccountStrings = Catalogue<typeof ACCOUNT_STRINGS>;

@@ -18,6 +18,7 @@ import { migration as dynamicRegistration } from './0021_dynamic_registration.js
 import { migration as resourceIndicators } from './0022_resource_indicators.js';
 import { migration as passkeys } from './0023_passkeys.js';
 import { migration as realmDefaultRoles } from './0024_realm_default_roles.js';
+import { migration as realmBranding } from './0025_realm_branding.js';
 import { migration as tokenAudienceAndDpopJkt } from './0026_token_audience_and_dpop_jkt.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0022_resource_indicators': resourceIndicators,
     '0023_passkeys': passkeys,
     '0024_realm_default_roles': realmDefaultRoles,
+    '0025_realm_branding': realmBranding,
     '0026_token_audience_and_dpop_jkt': tokenAudienceAndDpopJkt,
 };
 

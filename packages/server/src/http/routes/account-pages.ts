@@ -5,17 +5,19 @@ import { AppError } from '../../errors/app-error.js';
 import { findAccountRealm } from '../../storage/account-codes.js';
 import { renderAccountDone, renderActivation, renderPasswordForgot, renderPasswordReset } from '../../views/account-pages.js';
 import type { PageRealm } from '../../views/contract.js';
-import { ACCOUNT_STRINGS } from '../../views/strings.js';
+import { accountStrings } from '../../views/locale.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
 import { browserContext, pageRealm, sendCsrfRefusal, sendFailurePage, type BrowserContext } from '../authorize-render.js';
 import { contract } from '../contracts/route-contract.js';
 import { idParams } from '../contracts/resource-schemas.js';
 import type { AppDeps } from '../deps.js';
+import { pageLocale } from '../page-locale.js';
 
 /*
- * The pages the mails link to (issue 14 item 3): GET shows a form (with the CSRF field of the
+ * The pages the mails link to: GET shows a form (with the CSRF field of the
  * other auth pages, http/auth-pages.ts), POST does what the API route does. Same headers as the
  * sign-in pages (sendPage). Under /realms/:realmId only: the mailed links always name the realm.
+ * A mailed link carries no `ui_locales`: the pages follow the browser's Accept-Language.
  */
 
 const PAGE = Type.String({ description: 'An HTML page: the form, the result, or an error.' });
@@ -28,13 +30,15 @@ const field = (source: unknown, name: string): string | undefined => {
     return typeof value[name] === 'string' ? value[name] : undefined;
 };
 
-function invalidLink(context: BrowserContext, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
-    return sendErrorPage(reply, context.deps.views, { status: 400, realm, error: 'invalid_request', message: ACCOUNT_STRINGS.linkInvalid, publicOrigin: context.cookies.origin });
+function invalidLink(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
+    const locale = pageLocale(request);
+    return sendErrorPage(reply, context.deps.views, { status: 400, realm, error: 'invalid_request', message: accountStrings(locale).linkInvalid, publicOrigin: context.cookies.origin, locale });
 }
 
 function form(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, kind: Kind, realm: PageRealm, code: string, error?: string, status = 200): FastifyReply {
     const view = {
         realm,
+        locale: pageLocale(request),
         form: { action: `${context.base}/realms/${encodeURIComponent(realm.name)}/${PATHS[kind]}`, fields: { code, csrf: csrfToken(request, reply, context.cookies) } },
         ...(error ? { error } : {}),
     };
@@ -42,10 +46,11 @@ function form(context: BrowserContext, request: FastifyRequest, reply: FastifyRe
 }
 
 /** The new password of the reset form: the two entries agree and fit the user field's bounds. */
-function passwordProblem(body: unknown): string | null {
-    const password = field(body, 'password');
-    if (password === undefined || password !== field(body, 'passwordRepeat')) return ACCOUNT_STRINGS.passwordsDiffer;
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) return ACCOUNT_STRINGS.passwordLength(PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH);
+function passwordProblem(request: FastifyRequest): string | null {
+    const password = field(request.body, 'password');
+    const S = accountStrings(pageLocale(request));
+    if (password === undefined || password !== field(request.body, 'passwordRepeat')) return S.passwordsDiffer;
+    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) return S.passwordLength(PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH);
     return null;
 }
 
@@ -53,13 +58,14 @@ const EMAIL = new RegExp(EMAIL_PATTERN);
 
 /** The forgot-password form: the username or address, and the CSRF field of the other auth pages. */
 function forgotForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, realm: PageRealm): FastifyReply {
-    const view = { realm, form: { action: `${context.base}/realms/${encodeURIComponent(realm.name)}/forgot-password`, fields: { csrf: csrfToken(request, reply, context.cookies) } } };
+    const view = { realm, locale: pageLocale(request), form: { action: `${context.base}/realms/${encodeURIComponent(realm.name)}/forgot-password`, fields: { csrf: csrfToken(request, reply, context.cookies) } } };
     return sendPage(reply, renderPasswordForgot(view), { publicOrigin: context.cookies.origin });
 }
 
 /** Without a mail relay there is nothing to ask for (the API answers 503 mail_unavailable): a page saying so. */
-function mailUnavailable(context: BrowserContext, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
-    return sendErrorPage(reply, context.deps.views, { status: 503, realm, error: 'mail_unavailable', message: ACCOUNT_STRINGS.mailUnavailable, publicOrigin: context.cookies.origin });
+function mailUnavailable(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, realm: PageRealm | null): FastifyReply {
+    const locale = pageLocale(request);
+    return sendErrorPage(reply, context.deps.views, { status: 503, realm, error: 'mail_unavailable', message: accountStrings(locale).mailUnavailable, publicOrigin: context.cookies.origin, locale });
 }
 
 /**
@@ -75,8 +81,8 @@ function registerForgotPage(scope: FastifyInstance, context: BrowserContext, rea
         params: idParams(PREFIX, []), response: { 200: PAGE }, errors: [503],
     }), async (request, reply) => {
         const realm = await realmOf(request);
-        if (!realm) return invalidLink(context, reply, realm);
-        if (!context.deps.mailer) return mailUnavailable(context, reply, realm);
+        if (!realm) return invalidLink(context, request, reply, realm);
+        if (!context.deps.mailer) return mailUnavailable(context, request, reply, realm);
         return forgotForm(context, request, reply, realm);
     });
     scope.post(path, contract({
@@ -86,14 +92,14 @@ function registerForgotPage(scope: FastifyInstance, context: BrowserContext, rea
         response: { 200: PAGE }, errors: [403, 503],
     }), async (request, reply) => {
         const realm = await realmOf(request);
-        if (!realm) return invalidLink(context, reply, realm);
-        if (!formIsSameSite(request, context.cookies, field(request.body, 'csrf'))) return sendCsrfRefusal(context, reply, realm);
-        if (!context.deps.mailer) return mailUnavailable(context, reply, realm);
+        if (!realm) return invalidLink(context, request, reply, realm);
+        if (!formIsSameSite(request, context.cookies, field(request.body, 'csrf'))) return sendCsrfRefusal(context, request, reply, realm);
+        if (!context.deps.mailer) return mailUnavailable(context, request, reply, realm);
         const typed = (field(request.body, 'username') ?? '').trim();
         if (typed === '' || typed.length > 255) return forgotForm(context, request, reply, realm);
         // the one field of the sign-in page: an address when it is shaped like one, else a name
         await context.deps.account.forgotPassword(realm.name, EMAIL.test(typed) ? { email: typed } : { name: typed });
-        return sendPage(reply, renderAccountDone({ realm, kind: 'requested' }), { publicOrigin: context.cookies.origin });
+        return sendPage(reply, renderAccountDone({ realm, kind: 'requested', locale: pageLocale(request) }), { publicOrigin: context.cookies.origin });
     });
 }
 
@@ -116,7 +122,7 @@ export function registerAccountPages(app: FastifyInstance, deps: AppDeps): void 
             }), async (request, reply) => {
                 const realm = await realmOf(request);
                 const code = field(request.query, 'code');
-                if (!realm || code === undefined || !await deps.account.codeIsLive(realm.name, kind, code)) return invalidLink(context, reply, realm);
+                if (!realm || code === undefined || !await deps.account.codeIsLive(realm.name, kind, code)) return invalidLink(context, request, reply, realm);
                 return form(context, request, reply, kind, realm, code);
             });
             scope.post(path, contract({
@@ -127,22 +133,22 @@ export function registerAccountPages(app: FastifyInstance, deps: AppDeps): void 
             }), async (request, reply) => {
                 const realm = await realmOf(request);
                 const code = field(request.body, 'code');
-                if (!realm || code === undefined) return invalidLink(context, reply, realm);
-                if (!formIsSameSite(request, context.cookies, field(request.body, 'csrf'))) return sendCsrfRefusal(context, reply, realm);
+                if (!realm || code === undefined) return invalidLink(context, request, reply, realm);
+                if (!formIsSameSite(request, context.cookies, field(request.body, 'csrf'))) return sendCsrfRefusal(context, request, reply, realm);
                 try {
                     if (kind === 'activation') {
                         await deps.account.activate(realm.name, code);
                     } else {
-                        const problem = passwordProblem(request.body);
+                        const problem = passwordProblem(request);
                         if (problem) return form(context, request, reply, kind, realm, code, problem, 400);
                         await deps.account.resetPassword(realm.name, code, field(request.body, 'password')!);
                     }
                 } catch (error) {
                     // the code was spent or expired between the page and the form
-                    if (error instanceof AppError && error.statusCode === 400) return invalidLink(context, reply, realm);
+                    if (error instanceof AppError && error.statusCode === 400) return invalidLink(context, request, reply, realm);
                     throw error;
                 }
-                return sendPage(reply, renderAccountDone({ realm, kind: kind === 'activation' ? 'activated' : 'reset' }), { publicOrigin: context.cookies.origin });
+                return sendPage(reply, renderAccountDone({ realm, kind: kind === 'activation' ? 'activated' : 'reset', locale: pageLocale(request) }), { publicOrigin: context.cookies.origin });
             });
         }
     });

@@ -9,6 +9,7 @@ import { formIsSameSite } from '../auth-pages.js';
 import { deliver, pageRealm, sendCsrfRefusal, sendInvalid, sendOutcome, sendSecondFactor, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 import { sendPasskeyPrompt } from '../passkey-sign-in.js';
+import { pageLocale } from '../page-locale.js';
 
 const FORM = ['application/x-www-form-urlencoded'] as const;
 const PAGE = Type.String({ description: 'An HTML page (sign-in again, consent, form_post or error).' });
@@ -20,9 +21,9 @@ type Form = Record<string, unknown>;
 export async function validatedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; authorization: AuthorizationRequest } | FastifyReply> {
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
     const validation = await context.deps.authorizationRequests.validate(form);
-    if (!validation.ok) return sendInvalid(context, reply, validation);
+    if (!validation.ok) return sendInvalid(context, request, reply, validation);
     // RFC 9700 §4.7 (CSRF): the form must come from our own page
-    if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, reply, pageRealm(validation.request.client.realm));
+    if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, request, reply, pageRealm(validation.request.client.realm), validation.request.uiLocales);
     return { form, authorization: validation.request };
 }
 
@@ -35,11 +36,12 @@ export function authorizePages(context: BrowserContext, request: FastifyRequest,
     const { deps } = context;
     return {
         realm: authorization.client.realm,
+        locale: pageLocale(request, authorization.uiLocales),
         clientId: authorization.client.id,
         signIn: (error, status, username) => sendOutcome(context, request, reply, authorization, { kind: 'sign-in' }, { username, error, status }),
         secondFactor: (offer, error, status) => sendSecondFactor(context, request, reply, authorization, { error, status, offer }),
         admit: async (user) => (await accessAllows(deps.db, authorization, { id: user.id, realmName: authorization.client.realm.name }) ? null :
-            deliver(context, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."))),
+            deliver(context, request, reply, authorizationError(targetOf(authorization), ErrorCode.ACCESS_DENIED, "The client's access policy does not admit this user."), authorization.uiLocales)),
     };
 }
 
@@ -72,7 +74,7 @@ async function consent(context: BrowserContext, request: FastifyRequest, reply: 
     const { form, authorization } = checked;
     const decision = form.decision === 'allow' || form.decision === 'deny' ? form.decision : null;
     if (decision === null) {
-        return sendInvalid(context, reply, { ok: false, page: { error: ErrorCode.INVALID_REQUEST, message: 'decision must be allow or deny.', realm: authorization.client.realm } });
+        return sendInvalid(context, request, reply, { ok: false, page: { error: ErrorCode.INVALID_REQUEST, message: 'decision must be allow or deny.', realm: authorization.client.realm } }, authorization.uiLocales);
     }
     const session = await sessionOf(context, request);
     const answered = session !== null && session.id === form.session_id;

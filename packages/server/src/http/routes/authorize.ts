@@ -21,7 +21,7 @@ const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'] a
 async function browserAuthorize(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, source: unknown): Promise<FastifyReply> {
     const { db, handle, authorizationRequests } = context.deps;
     const validation = await authorizationRequests.validate(source);
-    if (!validation.ok) return sendInvalid(context, reply, validation);
+    if (!validation.ok) return sendInvalid(context, request, reply, validation);
     const session = await sessionOf(context, request);
     const outcome = await decide({ db, dialect: handle.dialect }, validation.request, session, { fresh: false });
     return sendOutcome(context, request, reply, validation.request, outcome);

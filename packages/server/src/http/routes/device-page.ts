@@ -8,12 +8,13 @@ import { scopeNames } from '../../oauth2/grants/scope.js';
 import { findPageRealm } from '../../storage/authorize-lookups.js';
 import type { PendingDeviceCode } from '../../storage/device-codes.js';
 import type { FederatedLogin, PageRealm } from '../../views/contract.js';
-import { STRINGS } from '../../views/strings.js';
+import { pageStrings } from '../../views/locale.js';
 import { csrfToken, formIsSameSite, sendErrorPage, sendPage } from '../auth-pages.js';
 import { browserContext, forgotPasswordLink, pageRealm, providerChoice, secondFactorChoice, sendCsrfRefusal, sendErrorAsPage, sessionOf, type BrowserContext } from '../authorize-render.js';
 import { passwordStep, secondFactorStep, type SignInPages } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
+import { pageLocale } from '../page-locale.js';
 
 /*
  * The device verification page (RFC 8628 §3.3; spec `GET /device`, outside /console; issue 14
@@ -59,7 +60,7 @@ async function codePage(
     const csrf = csrfToken(request, reply, context.cookies);
     const realm = page.session ? await realmOfSession(context, page.session) : null;
     const html = context.deps.views.renderDeviceCode({
-        realm, form: { action: `${context.base}/device`, fields: { csrf } },
+        locale: pageLocale(request), realm, form: { action: `${context.base}/device`, fields: { csrf } },
         ...(page.userCode !== undefined ? { userCode: page.userCode } : {}), ...(page.error !== undefined ? { error: page.error } : {}),
     });
     return send(context, reply, html, page.status);
@@ -71,14 +72,14 @@ async function codePage(
  */
 function refusalPage(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, error: unknown, typed: string, session: ConsoleSession | null): Promise<FastifyReply> | FastifyReply {
     if (!(error instanceof AppError)) throw error;
-    if (error.code === ErrorCode.ENTITY_NOT_FOUND) return codePage(context, request, reply, { session, userCode: typed, error: STRINGS.deviceCodeUnknown, status: 400 });
+    if (error.code === ErrorCode.ENTITY_NOT_FOUND) return codePage(context, request, reply, { session, userCode: typed, error: pageStrings(pageLocale(request)).deviceCodeUnknown, status: 400 });
     if (error.code === ErrorCode.DEVICE_VERIFICATION_THROTTLED) {
         const seconds = error.retryAfter ?? 60;
         reply.header('retry-after', String(seconds));
-        return codePage(context, request, reply, { session, userCode: typed, error: STRINGS.deviceThrottled(seconds), status: 429 });
+        return codePage(context, request, reply, { session, userCode: typed, error: pageStrings(pageLocale(request)).deviceThrottled(seconds), status: 429 });
     }
     if (error.code === ErrorCode.ACCESS_DENIED) {
-        return sendErrorPage(reply, context.deps.views, { status: 403, realm: null, error: error.code, message: error.message, publicOrigin: context.cookies.origin });
+        return sendErrorPage(reply, context.deps.views, { status: 403, realm: null, error: error.code, message: error.message, publicOrigin: context.cookies.origin, locale: pageLocale(request) });
     }
     throw error;
 }
@@ -88,21 +89,24 @@ export function devicePages(context: BrowserContext, request: FastifyRequest, re
     const realm = pageRealm(found.realm);
     const client = clientOf(found);
     const fields = () => ({ user_code: typed, csrf: csrfToken(request, reply, context.cookies) });
+    // the device flow carries no ui_locales to this browser: its Accept-Language decides
+    const locale = pageLocale(request);
     return {
         realm: found.realm,
+        locale,
         signIn: async (error, status, username) => {
             const form = fields();
-            // issue 16 item 6: the device page signs in through the realm's providers too
+            // the device page signs in through the realm's providers too
             const choice = await providerChoice(context, found.realm.id, `${context.base}/device/federated`, form);
             return send(context, reply, context.deps.views.renderSignIn({
-                realm, client, form: { action: `${context.base}/device/sign-in`, fields: form }, ...choice.view, ...forgotPasswordLink(context, realm),
+                locale, realm, client, form: { action: `${context.base}/device/sign-in`, fields: form }, ...choice.view, ...forgotPasswordLink(context, realm),
                 ...(username ? { username } : {}), ...(error ? { error } : {}),
             }), status, choice.formTargets);
         },
         secondFactor: (offer, error, status) => {
             const form = { action: `${context.base}/device/second-factor`, fields: fields() };
             return send(context, reply, context.deps.views.renderSecondFactor({
-                realm, client, form, ...secondFactorChoice(context, offer, form), ...(error ? { error } : {}),
+                locale, realm, client, form, ...secondFactorChoice(context, offer, form), ...(error ? { error } : {}),
             }), status);
         },
         // the client's access policy is checked when the user approves (oauth2/device/verification.ts)
@@ -115,7 +119,7 @@ export function confirmPage(
     context: BrowserContext, request: FastifyRequest, reply: FastifyReply, found: PendingDeviceCode, typed: string, session: ConsoleSession, federatedLogin?: FederatedLogin,
 ): FastifyReply {
     const html = context.deps.views.renderDeviceConfirm({
-        realm: pageRealm(found.realm), client: clientOf(found), user: session.userName, userCode: displayed(typed), scopes: scopeNames(found.scope),
+        locale: pageLocale(request), realm: pageRealm(found.realm), client: clientOf(found), user: session.userName, userCode: displayed(typed), scopes: scopeNames(found.scope),
         form: { action: `${context.base}/device/decision`, fields: { user_code: typed, session_id: session.id, csrf: csrfToken(request, reply, context.cookies) } },
         ...(federatedLogin ? { federatedLogin } : {}),
     });
@@ -142,7 +146,7 @@ async function showCode(context: BrowserContext, request: FastifyRequest, reply:
 export async function checkedForm(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<{ form: Form; typed: string; found: PendingDeviceCode } | FastifyReply> {
     const form = formOf(request);
     // RFC 9700 §4.7 alike (login CSRF): the form must come from our own page
-    if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, reply, null);
+    if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, request, reply, null);
     const typed = textOf(form, 'user_code');
     try {
         return { form, typed, found: await context.deps.deviceVerification.locate({ address: request.ip, sessionId: null }, typed) };
@@ -164,13 +168,13 @@ async function signInForm(context: BrowserContext, request: FastifyRequest, repl
 /** `POST /device/decision`: Approve or Deny for the signed-in user (RFC 8628 §3.3), then the result page. */
 async function decision(context: BrowserContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const form = formOf(request);
-    if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, reply, null);
+    if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, request, reply, null);
     const typed = textOf(form, 'user_code');
     const session = await sessionOf(context, request);
     // the answer counts for the session the page was shown to; otherwise the code is shown again
     if (!session || session.id !== form.session_id) return showCode(context, request, reply, typed);
     const choice = form.decision === 'approve' || form.decision === 'deny' ? form.decision : null;
-    if (choice === null) return codePage(context, request, reply, { session, userCode: typed, error: 'Choose Approve or Deny.', status: 400 });
+    if (choice === null) return codePage(context, request, reply, { session, userCode: typed, error: pageStrings(pageLocale(request)).deviceChooseDecision, status: 400 });
     const verifier = { userId: session.userId, realmId: session.realmId, realmName: session.realmName, sessionId: session.id, address: request.ip };
     let decided;
     try {
@@ -179,7 +183,7 @@ async function decision(context: BrowserContext, request: FastifyRequest, reply:
         return refusalPage(context, request, reply, error, typed, session);
     }
     const html = context.deps.views.renderDeviceDone({
-        realm: await realmOfSession(context, session), client: { name: decided.client.name, displayName: decided.client.displayName }, approved: choice === 'approve',
+        locale: pageLocale(request), realm: await realmOfSession(context, session), client: { name: decided.client.name, displayName: decided.client.displayName }, approved: choice === 'approve',
     });
     return send(context, reply, html);
 }
@@ -204,7 +208,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: AppDeps): v
             consumes: FORM, body: Type.Unknown({ description: 'The code form.' }), response: { 200: PAGE }, errors: [403, 429],
         }), (request, reply) => {
             const form = formOf(request);
-            if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, reply, null);
+            if (!formIsSameSite(request, context.cookies, form.csrf)) return sendCsrfRefusal(context, request, reply, null);
             return showCode(context, request, reply, textOf(form, 'user_code'));
         });
         scope.post('/device/sign-in', contract({

@@ -8,6 +8,7 @@ import { discoveryDocument } from '../../oauth2/discovery.js';
 import { MASTER_REALM } from '@realmgate/core';
 import { notFound } from '../../errors/app-error.js';
 import { findRealmByIdOrName, type RealmRef } from '../../storage/realms.js';
+import { PAGE_LOCALES } from '../../views/locale.js';
 
 /** Verifiers may cache the document briefly, like the JWKS it points to. */
 const CACHE_CONTROL = 'public, max-age=60';
@@ -31,13 +32,13 @@ export function registerDiscoveryRoutes(app: FastifyInstance, deps: { db: Kysely
         response: { 200: ProtocolObject('The provider metadata.', { issuer: Type.String() }) },
     }), async (request, reply) => {
         const realm = await findRealm(deps.db, request.params.realm);
-        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm, deps.mtlsPublicUrl));
+        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm, { uiLocales: PAGE_LOCALES }, deps.mtlsPublicUrl));
     });
     routes.get('/.well-known/openid-configuration', contract({
         auth: 'none', tags: ['oauth2'], summary: 'OpenID Connect discovery of the master realm (OpenID Connect Discovery 1.0 §4)',
         response: { 200: ProtocolObject('The provider metadata.', { issuer: Type.String() }) },
     }), async (_request, reply) => {
         const realm = await findRealm(deps.db, MASTER_REALM);
-        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm, deps.mtlsPublicUrl));
+        return reply.header('cache-control', CACHE_CONTROL).send(await discoveryDocument(deps.db, deps.publicUrl, realm, { uiLocales: PAGE_LOCALES }, deps.mtlsPublicUrl));
     });
 }

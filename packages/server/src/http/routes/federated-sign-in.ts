@@ -12,12 +12,13 @@ import { sha256Hex } from '../../secrets/digests.js';
 import { findPageRealm, findSignInUserById } from '../../storage/authorize-lookups.js';
 import { findProvider, insertFederatedLogin, takeFederatedLogin, type ProviderRow } from '../../storage/identity-providers.js';
 import { createSigner, type Signer } from '../../tokens/signer.js';
-import { STRINGS } from '../../views/strings.js';
+import { pageStrings } from '../../views/locale.js';
 import { sendErrorPage } from '../auth-pages.js';
 import { browserContext, pageRealm, sendErrorAsPage, sendInvalid, sendOutcome, type BrowserContext } from '../authorize-render.js';
 import { firstFactorPassed } from '../browser-sign-in.js';
 import { contract } from '../contracts/route-contract.js';
 import type { AppDeps } from '../deps.js';
+import { pageLocale } from '../page-locale.js';
 import { authorizePages, validatedForm } from './authorize-forms.js';
 import { checkedForm, confirmPage, devicePages } from './device-page.js';
 
@@ -44,8 +45,14 @@ type Resume = { kind: 'authorize'; params: Record<string, string | undefined> } 
 
 const callbackUrl = (context: BrowserContext) => `${context.base}/authorize/federated/callback`;
 
-function failurePage(context: BrowserContext, reply: FastifyReply, realm: { name: string; displayName: string | null } | null, status: number, error: string, message: string): FastifyReply {
-    return sendErrorPage(reply, context.deps.views, { status, realm: realm && pageRealm(realm), error, message, publicOrigin: context.cookies.origin });
+/** The failure pages of a round trip, in the language of the sign-in it belongs to (its `ui_locales` when known). */
+function failures(context: BrowserContext, request: FastifyRequest, reply: FastifyReply, uiLocales?: string) {
+    const locale = pageLocale(request, uiLocales);
+    return {
+        S: pageStrings(locale),
+        page: (realm: Parameters<typeof pageRealm>[0] | null, status: number, error: string, message: string): FastifyReply =>
+            sendErrorPage(reply, context.deps.views, { status, realm: realm && pageRealm(realm), error, message, publicOrigin: context.cookies.origin, locale }),
+    };
 }
 
 /**
@@ -64,14 +71,15 @@ async function usableProvider(context: BrowserContext, signer: Signer, realmId: 
 /** Sends the browser to the upstream, the round trip stored by its state's digest and the state in a cookie. */
 async function start(context: BrowserContext, signer: Signer, request: FastifyRequest, reply: FastifyReply, realm: { id: string; name: string; displayName: string | null }, providerId: unknown, resume: Resume): Promise<FastifyReply> {
     const { deps } = context;
+    const { S, page } = failures(context, request, reply, resume.kind === 'authorize' ? resume.params.ui_locales : undefined);
     let usable;
     try {
         usable = await usableProvider(context, signer, realm.id, providerId);
     } catch (error) {
         if (!(error instanceof ProviderSecretUnavailableError)) throw error;
-        return failurePage(context, reply, realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, STRINGS.federatedUnavailable('The identity provider'));
+        return page(realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, S.federatedUnavailable(S.identityProvider));
     }
-    if (!usable) return failurePage(context, reply, realm, 400, ErrorCode.INVALID_REQUEST, 'provider_id names no enabled identity provider of this realm.');
+    if (!usable) return page(realm, 400, ErrorCode.INVALID_REQUEST, 'provider_id names no enabled identity provider of this realm.');
     const { provider, credentials } = usable;
     const checks = newChecks();
     let url: URL;
@@ -80,7 +88,7 @@ async function start(context: BrowserContext, signer: Signer, request: FastifyRe
     } catch (error) {
         if (!(error instanceof UpstreamUnavailableError)) throw error;
         request.log.warn({ providerId: provider.id }, error.message);
-        return failurePage(context, reply, realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, STRINGS.federatedUnavailable(provider.display_name ?? provider.name));
+        return page(realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, S.federatedUnavailable(provider.display_name ?? provider.name));
     }
     const now = new Date();
     await insertFederatedLogin(deps.db, deps.handle.dialect, sha256Hex(checks.state), {
@@ -97,22 +105,25 @@ const sameState = (a: string, b: string): boolean => a.length === b.length && ti
 async function callback(context: BrowserContext, signer: Signer, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { deps } = context;
     const query = request.query as Record<string, string | undefined>;
+    const early = failures(context, request, reply);
     const held = request.cookies[context.cookies.federatedName];
     reply.clearCookie(context.cookies.federatedName, { httpOnly: true, sameSite: 'lax', secure: context.cookies.secure, path: '/' });
     // RFC 6749 §10.12: the state must be the one this browser was given (login CSRF)
-    if (!query.state || !held || !sameState(query.state, held)) return failurePage(context, reply, null, 400, ErrorCode.INVALID_REQUEST, STRINGS.federatedExpired);
+    if (!query.state || !held || !sameState(query.state, held)) return early.page(null, 400, ErrorCode.INVALID_REQUEST, early.S.federatedExpired);
     const trip = await takeFederatedLogin(deps.db, deps.handle.dialect, sha256Hex(query.state), new Date());
-    if (!trip) return failurePage(context, reply, null, 400, ErrorCode.INVALID_REQUEST, STRINGS.federatedExpired);
+    if (!trip) return early.page(null, 400, ErrorCode.INVALID_REQUEST, early.S.federatedExpired);
+    const resume = JSON.parse(trip.resume) as Resume;
+    const { S, page } = failures(context, request, reply, resume.kind === 'authorize' ? resume.params.ui_locales : undefined);
     const realm = await findPageRealm(deps.db, trip.realmId);
-    if (!realm) return failurePage(context, reply, null, 400, ErrorCode.INVALID_REQUEST, STRINGS.federatedExpired);
+    if (!realm) return page(null, 400, ErrorCode.INVALID_REQUEST, S.federatedExpired);
     let usable;
     try {
         usable = await usableProvider(context, signer, trip.realmId, trip.providerId);
     } catch (error) {
         if (!(error instanceof ProviderSecretUnavailableError)) throw error;
-        return failurePage(context, reply, realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, STRINGS.federatedUnavailable('The identity provider'));
+        return page(realm, 503, ErrorCode.TEMPORARILY_UNAVAILABLE, S.federatedUnavailable(S.identityProvider));
     }
-    if (!usable) return failurePage(context, reply, realm, 400, ErrorCode.INVALID_REQUEST, STRINGS.federatedExpired);
+    if (!usable) return page(realm, 400, ErrorCode.INVALID_REQUEST, S.federatedExpired);
     const { provider, credentials } = usable;
     const providerName = provider.display_name ?? provider.name;
     let identity;
@@ -122,7 +133,7 @@ async function callback(context: BrowserContext, signer: Signer, request: Fastif
     } catch (error) {
         // an upstream error answer, a refused code, a tampered or foreign ID token: never a session
         request.log.warn({ providerId: provider.id, reason: (error as Error).message }, 'federated sign-in refused');
-        return failurePage(context, reply, realm, 400, ErrorCode.ACCESS_DENIED, STRINGS.federatedFailed(providerName));
+        return page(realm, 400, ErrorCode.ACCESS_DENIED, S.federatedFailed(providerName));
     }
     let userId;
     try {
@@ -131,25 +142,24 @@ async function callback(context: BrowserContext, signer: Signer, request: Fastif
         if (!(error instanceof AccountLinkRefusedError)) throw error;
         // neither linked nor duplicated (federation/provision.ts): the person proves the local account first
         request.log.warn({ providerId: provider.id }, 'federated sign-in refused: the address belongs to an account it may not be linked to');
-        return failurePage(context, reply, realm, 409, ErrorCode.ENTITY_CONFLICT, STRINGS.federatedAccountExists(providerName));
+        return page(realm, 409, ErrorCode.ENTITY_CONFLICT, S.federatedAccountExists(providerName));
     }
     const user = await findSignInUserById(deps.db, realm.id, userId);
-    if (!user?.active) return failurePage(context, reply, realm, 403, ErrorCode.ENTITY_INACTIVE, 'The account is inactive.');
+    if (!user?.active) return page(realm, 403, ErrorCode.ENTITY_INACTIVE, 'The account is inactive.');
     const federatedLogin = { providerId: provider.id };
-    const resume = JSON.parse(trip.resume) as Resume;
     if (resume.kind === 'device') {
         let found;
         try {
             found = await deps.deviceVerification.locate({ address: request.ip, sessionId: null }, resume.userCode);
         } catch {
-            return failurePage(context, reply, realm, 400, ErrorCode.INVALID_REQUEST, STRINGS.deviceCodeUnknown);
+            return page(realm, 400, ErrorCode.INVALID_REQUEST, S.deviceCodeUnknown);
         }
         const step = await firstFactorPassed(context, request, reply, devicePages(context, request, reply, found, resume.userCode), user, { providerId: provider.id });
         if ('reply' in step) return step.reply;
         return confirmPage(context, request, reply, found, resume.userCode, step.session, federatedLogin);
     }
     const validation = await deps.authorizationRequests.validate(resume.params);
-    if (!validation.ok) return sendInvalid(context, reply, validation);
+    if (!validation.ok) return sendInvalid(context, request, reply, validation, resume.params.ui_locales);
     const authorization = validation.request;
     const step = await firstFactorPassed(context, request, reply, authorizePages(context, request, reply, authorization), user, { providerId: provider.id });
     if ('reply' in step) return step.reply;

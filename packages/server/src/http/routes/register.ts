@@ -24,6 +24,7 @@ import { registerUserRoutes } from './users.js';
 import { registerSessionRoutes, registerSessionTokenRoutes } from './sessions.js';
 import { registerExpandedRoute } from './policies.js';
 import { registerAssetRoutes } from './assets.js';
+import { registerBrandingRoute } from './branding.js';
 import { registerAuthorizeRoutes } from './authorize.js';
 import { registerLogoutRoutes } from './logout.js';
 import { registerUserAuthenticatorRoutes } from './user-authenticators.js';
@@ -112,6 +113,7 @@ function registerAuthPages(app: FastifyInstance, deps: AppDeps): void {
     registerDevicePageRoutes(app, deps);
     registerFederatedSignInRoutes(app, deps);
     registerAssetRoutes(app, deps.views);
+    registerBrandingRoute(app, deps.db);
 }
 
 /**

@@ -2,7 +2,7 @@ import { isUuid } from '@realmgate/core';
 import type { Kysely } from 'kysely';
 import type { ConsoleSession } from '../../authn/console-session.js';
 import type { Database } from '../../db/schema.js';
-import { findAuthorizationClient, findPageRealm, type AuthorizationClient } from '../../storage/authorize-lookups.js';
+import { findAuthorizationClient, findPageRealm, type AuthorizationClient, type PageRealmRow } from '../../storage/authorize-lookups.js';
 import { findSessionLink } from '../../storage/console-sessions.js';
 import { verifyIdTokenHint, type IdTokenHint } from './id-token-hint.js';
 import { isRegisteredUri } from './request.js';
@@ -13,23 +13,25 @@ export interface LogoutParams {
     post_logout_redirect_uri?: string;
     state?: string;
     client_id?: string;
+    /** §2: the languages of the pages the OP shows, as at the authorization endpoint */
+    ui_locales?: string;
 }
 
 export type LogoutRequest =
-    | { ok: false; message: string; realm: { name: string; displayName: string | null } | null }
+    | { ok: false; message: string; realm: PageRealmRow | null }
     | {
         ok: true;
         hint: IdTokenHint | null;
         client: AuthorizationClient | null;
         /** the validated post-logout redirect URI, with `state` to echo */
         redirect: { uri: string; state: string | undefined } | null;
-        realm: { id: string; name: string; displayName: string | null } | null;
+        realm: PageRealmRow | null;
     };
 
 export function readLogoutParams(source: unknown): LogoutParams | null {
     const params: Record<string, string> = {};
     if (typeof source !== 'object' || source === null) return params;
-    for (const name of ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] as const) {
+    for (const name of ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'ui_locales'] as const) {
         const value = (source as Record<string, unknown>)[name];
         if (value === undefined) continue;
         if (typeof value !== 'string' || value.length > 8192) return null;

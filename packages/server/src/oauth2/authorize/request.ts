@@ -14,6 +14,8 @@ import { authorizationError, type AuthorizationResponse, type ResponseTarget } f
 export const AUTHORIZATION_PARAMETERS = [
     'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
     'prompt', 'max_age', 'login_hint', 'response_mode', 'acr_values',
+    // OIDC Core §3.1.2.1: the languages of the pages, carried through the whole sign-in like the rest
+    'ui_locales',
     // RFC 8707 §2.1
     'resource',
     // RFC 9449 §10
@@ -40,6 +42,8 @@ export interface AuthorizationRequest {
     prompt: ReadonlySet<Prompt>;
     maxAge: number | null;
     loginHint: string | undefined;
+    /** OIDC Core §3.1.2.1 `ui_locales`: space-separated language tags in order of preference (views/locale.ts) */
+    uiLocales: string | undefined;
     /** OIDC Core §3.1.2.1 `acr_values`, in order of preference; null when not sent */
     acrValues: readonly string[] | null;
     /** RFC 8707 §2.1: the resource server the tokens are for, kept on the code; null when none was named */
@@ -237,7 +241,7 @@ export async function validateAuthorizationParameters(
         request: {
             client, redirectUri, responseMode, state: params.state, scope, scopes: scope.split(' ').filter(Boolean),
             nonce: params.nonce ?? null, codeChallenge: challenge ?? null, codeChallengeMethod: challenge === undefined ? null : 'S256',
-            prompt, maxAge, loginHint: params.login_hint, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, dpopJkt, issuer,
+            prompt, maxAge, loginHint: params.login_hint, uiLocales: params.ui_locales, acrValues: params.acr_values ? scopeNames(params.acr_values) : null, resource, dpopJkt, issuer,
             params: await carried(params),
         },
     };
