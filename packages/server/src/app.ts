@@ -124,7 +124,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     await registerOpenApiDocument(app, config.publicUrl);
     // issue 15 item 5: entity events to sockets that may read them
     attachRealtime(app, deps, registerDomains(app, deps));
-    await registerOpenApiRoutes(app);
+    await registerOpenApiRoutes(app, { enabled: config.docsEnabled, publicUrl: config.publicUrl });
     if (options.consoles?.length) {
         await registerConsoles(app, {
             names: options.consoles, apiUrl: config.publicUrl, consoleUrl: config.publicUrl, mode: 'session',
