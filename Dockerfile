@@ -9,16 +9,20 @@
 # before relying on it, compare `docker buildx imagetools inspect node:24.20.0-bookworm-slim`
 # (a mismatch fails the build rather than using another image).
 
-# --- build: the same commands as a source checkout (README "Deploy" → "From source") ---
-FROM node:24.20.0-bookworm-slim@sha256:ba849c60be29959425b8734d57b8b4b7d56f98edd9504c9af091d5281095a71e AS build
+# --- manifests: what `npm ci` reads, shared by the build and the dependencies stages ---
+FROM node:24.20.0-bookworm-slim@sha256:ba849c60be29959425b8734d57b8b4b7d56f98edd9504c9af091d5281095a71e AS manifests
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
+COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/access/package.json packages/access/
 COPY packages/client/package.json packages/client/
 COPY packages/adapter/package.json packages/adapter/
 COPY packages/server/package.json packages/server/
 COPY apps/console/package.json apps/console/
+
+# --- build: the same commands as a source checkout (README "Deploy" → "From source") ---
+FROM manifests AS build
+COPY tsconfig.base.json tsconfig.json ./
 RUN npm ci
 COPY packages/core packages/core
 COPY packages/access packages/access
@@ -29,18 +33,10 @@ COPY apps/console apps/console
 RUN npm run build
 
 # --- dependencies: the server workspace's production dependencies only ---
-# No compiler, TypeScript, Vite or test tool: `--omit=dev` for the server workspace alone. The
-# workspace manifests are all present so the lockfile installs as it was resolved; the server's own
+# No compiler, TypeScript, Vite or test tool: `--omit=dev` for the server workspace alone. Every
+# workspace manifest is present so the lockfile installs as it was resolved; the server's own
 # workspace dependencies (core, access) are links, filled with their built dist in the runtime stage.
-FROM node:24.20.0-bookworm-slim@sha256:ba849c60be29959425b8734d57b8b4b7d56f98edd9504c9af091d5281095a71e AS dependencies
-WORKDIR /app
-COPY package.json package-lock.json ./
-COPY packages/core/package.json packages/core/
-COPY packages/access/package.json packages/access/
-COPY packages/client/package.json packages/client/
-COPY packages/adapter/package.json packages/adapter/
-COPY packages/server/package.json packages/server/
-COPY apps/console/package.json apps/console/
+FROM manifests AS dependencies
 RUN npm ci --omit=dev --workspace packages/server --no-audit --no-fund
 # what only installed: better-sqlite3's sources and build leftovers, prebuild-install and the
 # packages nothing else requires (scripts/prune-build-tools.mjs)

@@ -12,9 +12,9 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { check, freePort, untilAnswers } from './check-helpers.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PACKAGES = ['core', 'access', 'client', 'adapter'];
@@ -55,38 +55,10 @@ function start(command, args, options, ready) {
     return { child, started, stop, output: () => output };
 }
 
-function freePort() {
-    return new Promise((done, fail) => {
-        const server = createServer();
-        server.once('error', fail);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address();
-            server.close(() => done(port));
-        });
-    });
-}
-
-function check(condition, message) {
-    if (!condition) throw new Error(message);
-}
-
 /** The ```js blocks of a package README, in order. */
 function readmeExamples(name) {
     const text = readFileSync(join(ROOT, 'packages', name, 'README.md'), 'utf8');
     return [...text.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
-}
-
-/** Polls until the server answers its readiness probe (200); the process exiting first rejects through `started`. */
-async function untilReady(url, server) {
-    for (;;) {
-        if (server.child.exitCode !== null) throw new Error(`the server exited:\n${server.output()}`);
-        try {
-            if ((await fetch(url)).status === 200) return;
-        } catch {
-            // not listening yet
-        }
-        await new Promise((wake) => setTimeout(wake, 200));
-    }
 }
 
 async function main() {
@@ -138,7 +110,7 @@ async function main() {
             env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, WRITABLE_DIRECTORY_PATH: data, LOG_LEVEL: 'warn', DB_TYPE: 'sqlite' },
         }, /$^/);
         stops.push(server.stop);
-        await untilReady(`${baseUrl}/health/ready`, server);
+        await untilAnswers(`${baseUrl}/health/ready`, server.child, server.output);
 
         const env = { ...process.env, REALMGATE_URL: baseUrl, ADMIN_NAME: ADMIN.name, ADMIN_PASSWORD: ADMIN.password };
         const example = async (file, source, extraEnv = {}) => {

@@ -15,9 +15,9 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { check, freePort, untilAnswers } from './check-helpers.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const LIMIT_BYTES = 100 * 1024 * 1024;
@@ -31,7 +31,7 @@ function stages(text) {
     const list = [];
     for (const line of instructions) {
         const [keyword, ...rest] = line.split(/\s+/);
-        if (keyword === 'FROM') list.push({ name: /\bAS\s+(\S+)/i.exec(line)?.[1] ?? 'runtime', instructions: [] });
+        if (keyword === 'FROM') list.push({ base: rest[0], name: /\bAS\s+(\S+)/i.exec(line)?.[1] ?? 'runtime', instructions: [] });
         else list.at(-1)?.instructions.push({ keyword, args: rest.join(' ') });
     }
     return list;
@@ -51,23 +51,10 @@ function copy(args, contextOf, target) {
 }
 
 const run = (command, args, options) => execFileSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options }).toString();
+/** apparent size (`du -sb`), what the image layer holds; `du -sk` (disk blocks) is printed beside it */
 const bytes = (path) => Number(run('du', ['-sb', path]).split('\t')[0]);
+const diskUsage = (path) => Number(run('du', ['-sk', path]).split('\t')[0]) * 1024;
 const megabytes = (size) => `${(size / 1024 / 1024).toFixed(1)} MB`;
-
-function freePort() {
-    return new Promise((done, fail) => {
-        const server = createServer();
-        server.once('error', fail);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address();
-            server.close(() => done(port));
-        });
-    });
-}
-
-function check(condition, message) {
-    if (!condition) throw new Error(message);
-}
 
 async function main() {
     const dockerfile = stages(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
@@ -87,7 +74,9 @@ async function main() {
 
         for (const stage of dockerfile.filter((entry) => entry.name !== 'build')) {
             const folder = join(scratch, stage.name);
-            mkdirSync(folder);
+            // a stage built on an earlier one starts from its files
+            if (folders[stage.base]) cpSync(folders[stage.base], folder, { recursive: true, verbatimSymlinks: true });
+            else mkdirSync(folder);
             folders[stage.name] = folder;
             for (const { keyword, args } of stage.instructions) {
                 if (keyword === 'COPY') copy(args, contextOf, folder);
@@ -113,7 +102,7 @@ async function main() {
         check(!existsSync(join(tree, 'apps/console/src')) && !existsSync(join(tree, 'packages/server/src')), 'the runtime tree holds sources');
         const nodeModules = bytes(join(tree, 'node_modules'));
         const total = bytes(tree);
-        console.log(`runtime-tree: the runtime tree is ${megabytes(total)}, of which node_modules ${megabytes(nodeModules)}`);
+        console.log(`runtime-tree: the runtime tree is ${megabytes(total)}, of which node_modules ${megabytes(nodeModules)} (on this disk: ${megabytes(diskUsage(tree))} and ${megabytes(diskUsage(join(tree, 'node_modules')))})`);
         check(nodeModules < LIMIT_BYTES, `node_modules is ${megabytes(nodeModules)}, over ${megabytes(LIMIT_BYTES)}`);
 
         const entrypoint = JSON.parse(dockerfile.at(-1).instructions.find((entry) => entry.keyword === 'ENTRYPOINT').args);
@@ -128,15 +117,7 @@ async function main() {
         let output = '';
         server.stdout.on('data', (chunk) => { output += chunk; });
         server.stderr.on('data', (chunk) => { output += chunk; });
-        for (;;) {
-            check(server.exitCode === null, `the server exited ${server.exitCode}:\n${output}`);
-            try {
-                if ((await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200) break;
-            } catch {
-                // not listening yet
-            }
-            await new Promise((wake) => setTimeout(wake, 200));
-        }
+        await untilAnswers(`http://127.0.0.1:${port}/health/ready`, server, () => output);
         const consolePage = await fetch(`http://127.0.0.1:${port}/console/admin/`);
         check(consolePage.status === 200, `the admin console answered ${consolePage.status}`);
         const probe = run(process.execPath, [...healthcheck.slice(1), ...command], { ...options, stdio: undefined });
