@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { fastifyTrustProxy, trustProxyWarning } from './config/trust-proxy.js';
+import { missingEncryptionKeyWarning } from './config/production-warnings.js';
 import cookie from '@fastify/cookie';
 import type { Config } from './config/schema.js';
 import { attachRealtime } from './http/realtime.js';
@@ -74,8 +75,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     await bootstrap(deps, app.log);
     // issue 15 item 6: the files under WRITABLE_DIRECTORY_PATH/provisioning, after migrations and bootstrap
     await provision(deps, provisioningDirectory(config), app.log);
-    const proxyWarning = trustProxyWarning(config);
-    if (proxyWarning) app.log.warn(proxyWarning);
+    for (const warning of [trustProxyWarning(config), missingEncryptionKeyWarning(config)]) {
+        if (warning) app.log.warn(warning);
+    }
     if (!config.permissionsDefaultPolicyAssignment) {
         // spec model rule 5: without the system.default binding no realm reach is checked
         app.log.warn('PERMISSIONS_DEFAULT_POLICY_ASSIGNMENT is off: permissions created from now on are not bound to system.default, so the realmScope of their grants means nothing (spec model rule 5).');
@@ -124,7 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     await registerOpenApiDocument(app, config.publicUrl);
     // issue 15 item 5: entity events to sockets that may read them
     attachRealtime(app, deps, registerDomains(app, deps));
-    await registerOpenApiRoutes(app);
+    await registerOpenApiRoutes(app, { enabled: config.docsEnabled, publicUrl: config.publicUrl });
     if (options.consoles?.length) {
         await registerConsoles(app, {
             names: options.consoles, apiUrl: config.publicUrl, consoleUrl: config.publicUrl, mode: 'session',

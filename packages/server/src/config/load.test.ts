@@ -61,6 +61,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
     DB_REPLICATION: ['mysql://ro@replica-1/app, mariadb://ro@replica-2/app', { read: ['mysql://ro@replica-1/app', 'mariadb://ro@replica-2/app'] }],
     PERMISSIONS_DEFAULT_POLICY_ASSIGNMENT: ['false', false],
     QUERY_SCHEMA_DISCOVERY_ENABLED: ['false', false],
+    DOCS_ENABLED: ['false', false],
     USER_AUTH_BASIC: ['0', false],
     MTLS_PUBLIC_URL: ['https://mtls.auth.example.com/', 'https://mtls.auth.example.com'],
     DPOP_NONCE_REQUIRED: ['true', true],

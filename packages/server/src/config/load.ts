@@ -57,6 +57,7 @@ const PARSERS: { [K in ConfigKeyPath]: Parser<NonNullable<ValueAt<Config, K>>> }
     logLevel: parse.oneOf(LOG_LEVELS),
     permissionsDefaultPolicyAssignment: parse.boolean,
     querySchemaDiscoveryEnabled: parse.boolean,
+    docsEnabled: parse.boolean,
     userAuthBasic: parse.boolean,
     mtlsPublicUrl: parse.publicUrl,
     'dpop.nonceRequired': parse.boolean,

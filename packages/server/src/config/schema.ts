@@ -148,6 +148,8 @@ export interface Config {
     permissionsDefaultPolicyAssignment: boolean;
     /** GET /schemas and GET /<collection>/@schema (spec Versioning beta.67 item 1) */
     querySchemaDiscoveryEnabled: boolean;
+    /** the API explorer under /docs; GET /openapi.json is served either way */
+    docsEnabled: boolean;
     /** HTTP Basic with a user's name or id and password (spec Authentication 1 and 6) */
     userAuthBasic: boolean;
     /** RFC 8705 §5: the base URL of the mutual-TLS listener, for discovery's mtls_endpoint_aliases */
@@ -422,6 +424,12 @@ export const CONFIG_KEYS = [
         env: 'QUERY_SCHEMA_DISCOVERY_ENABLED',
         default: 'true',
         description: 'serve `GET /schemas` and `GET /<collection>/@schema`; `false` answers 404',
+    },
+    {
+        key: 'docsEnabled',
+        env: 'DOCS_ENABLED',
+        default: 'true',
+        description: 'serve the API explorer (swagger-ui) under `/docs`; `false` answers 404 there, and `GET /openapi.json` is still served',
     },
     {
         key: 'userAuthBasic',

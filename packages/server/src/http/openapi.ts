@@ -31,13 +31,33 @@ export async function registerOpenApiDocument(app: FastifyInstance, publicUrl: s
     });
 }
 
+/** What the explorer needs to know of the deployment. */
+export interface ExplorerSettings {
+    /** DOCS_ENABLED: `false` leaves /docs unregistered (404); the document stays at /openapi.json */
+    enabled: boolean;
+    /** PUBLIC_URL: whether browsers reach this listener over https */
+    publicUrl: string;
+}
+
+/**
+ * swagger-ui's static policy ends in `upgrade-insecure-requests`, which has a browser fetch every
+ * asset of the page over https (CSP Level 3 "Upgrade Insecure Requests" §3). Browsers exempt only
+ * localhost, so a plain-http deployment reached by any other name loads no script and shows a blank
+ * page. The directive is kept where the listener is reached over https, dropped otherwise.
+ */
+function explorerPolicy(publicUrl: string): ((header: string) => string) | undefined {
+    if (new URL(publicUrl).protocol === 'https:') return undefined;
+    return (header) => header.split(';').map((directive) => directive.trim()).filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests').join('; ') + ';';
+}
+
 /**
  * `GET /openapi.json` and the explorer at `GET /docs` (@fastify/swagger-ui). Both are public and
  * run under the anonymous request budget like any request without credentials. The explorer's
  * assets carry their own Content-Security-Policy (script and style hashes of swagger-ui), which
- * replaces helmet's on those answers only.
+ * replaces helmet's on those answers only. The explorer shows a filter box over the tags
+ * (swagger-ui's `filter`), as the document groups its hundreds of operations by tag.
  */
-export async function registerOpenApiRoutes(app: FastifyInstance): Promise<void> {
+export async function registerOpenApiRoutes(app: FastifyInstance, explorer: ExplorerSettings): Promise<void> {
     let document: unknown;
     // generated once, at boot, from every declaration registered by then
     app.addHook('onReady', async () => {
@@ -47,6 +67,7 @@ export async function registerOpenApiRoutes(app: FastifyInstance): Promise<void>
         auth: 'none', tags: ['docs'], summary: 'This OpenAPI 3.1 document',
         response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true, description: 'The document.' }) },
     }), async (_request, reply) => reply.header('cache-control', 'public, max-age=60').send(document));
+    if (!explorer.enabled) return;
     await app.register(async (scope) => {
         // the explorer page is documented like any route; its assets stay hidden (schema.hide)
         scope.addHook('onRoute', (route: RouteOptions) => {
@@ -58,6 +79,10 @@ export async function registerOpenApiRoutes(app: FastifyInstance): Promise<void>
             route.schema = declared.schema as RouteOptions['schema'];
             route.config = { ...route.config, ...declared.config };
         });
-        await scope.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true });
+        const transformStaticCSP = explorerPolicy(explorer.publicUrl);
+        await scope.register(swaggerUi, {
+            routePrefix: DOCS_PREFIX, staticCSP: true, ...(transformStaticCSP ? { transformStaticCSP } : {}),
+            uiConfig: { filter: true },
+        });
     });
 }

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { MASTER_REALM } from '@realmgate/core';
-import type { Config } from '../config/schema.js';
+import { CONFIG_KEYS, type Config } from '../config/schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
@@ -22,7 +22,8 @@ const USER_SELF_MANAGE_DENYLIST = ['active', 'emailVerified', 'nameLocked', 'rea
 /** Attributes a client may not set on itself (spec Authentication rule 14: its own grantTypes). */
 const CLIENT_SELF_MANAGE_DENYLIST = ['active', 'builtIn', 'grantTypes', 'realmId', 'pathId', 'accessPolicyId', 'secretHashed', 'secretEncrypted', 'redirectUri', 'backchannelLogoutUri', 'firstParty'];
 
-const DEFAULT_ADMIN_PASSWORD = 'start123';
+/** USER_ADMIN_PASSWORD's default (config/schema.ts), the password a production boot warns about */
+const DEFAULT_ADMIN_PASSWORD = CONFIG_KEYS.find((entry) => entry.env === 'USER_ADMIN_PASSWORD')!.default;
 
 /** What the bootstrap needs of the composition root (wire.ts). */
 export interface BootstrapDeps {
@@ -73,21 +74,33 @@ async function ensureAdmin(deps: BootstrapDeps, realmId: string, adminRoleId: st
     const { name, password, enabled } = config.userAdmin;
     const found = await findBuiltInUser(db, realmId, name);
     let adminId: string;
+    let storedHash: string;
     if (!found) {
         // the hash goes into the insert itself: no crash point leaves the admin without a password
-        adminId = await insertBuiltInUser(db, handle.dialect, { realmId, name, displayName: 'Administrator', active: enabled, passwordHash: await passwords.hash(password) });
+        storedHash = await passwords.hash(password);
+        adminId = await insertBuiltInUser(db, handle.dialect, { realmId, name, displayName: 'Administrator', active: enabled, passwordHash: storedHash });
     } else {
         adminId = found.id;
+        storedHash = found.passwordHash ?? await passwords.hash(password);
         // a first boot of an older version killed between its insert and its hash left a NULL password: repair it
-        if (!found.hasPassword) await setMissingUserPasswordHash(db, adminId, await passwords.hash(password));
+        if (found.passwordHash === null) await setMissingUserPasswordHash(db, adminId, storedHash);
     }
     await ensureUserRole(db, handle.dialect, adminId, adminRoleId);
     // spec States: USER_ADMIN_ENABLED=false deactivates on the next start; true never reactivates
     if (!enabled) await deactivateUser(db, handle.dialect, adminId);
-    if (config.env === 'production' && enabled && password === DEFAULT_ADMIN_PASSWORD) {
-        // spec Authentication rule 20
-        logger?.warn('The default admin password is in use in production; set USER_ADMIN_PASSWORD or change it.');
+    if (config.env === 'production' && enabled && await stillDefaultPassword(passwords, storedHash)) {
+        // spec Authentication rule 20; the setting is named, the password never
+        logger?.warn(`The bootstrap administrator "${name}" still has the default password in production: set USER_ADMIN_PASSWORD before the first boot, or change the administrator's password now.`);
     }
+}
+
+/**
+ * Whether the administrator's stored password is the default one: USER_ADMIN_PASSWORD only seeds the
+ * first boot, so the stored hash, not the setting, tells whether the password was ever changed.
+ * Nothing is remembered: the check is no sign-in.
+ */
+function stillDefaultPassword(passwords: PasswordHasher, storedHash: string): Promise<boolean> {
+    return passwords.verify(DEFAULT_ADMIN_PASSWORD, storedHash, { remember: false });
 }
 
 /**

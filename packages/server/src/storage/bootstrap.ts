@@ -85,9 +85,9 @@ export async function insertRolePermission(db: Kysely<Database>, dialect: Dialec
 }
 
 /** A user of the realm by name: its id and whether it has a password; undefined when there is none. */
-export async function findBuiltInUser(db: Kysely<Database>, realmId: string, name: string): Promise<{ id: string; hasPassword: boolean } | undefined> {
+export async function findBuiltInUser(db: Kysely<Database>, realmId: string, name: string): Promise<{ id: string; passwordHash: string | null } | undefined> {
     const row = await db.selectFrom('auth_users').select(['id', 'password']).where('name', '=', name).where('realm_id', '=', realmId).executeTakeFirst();
-    return row && { id: row.id, hasPassword: row.password !== null };
+    return row && { id: row.id, passwordHash: row.password };
 }
 
 /**

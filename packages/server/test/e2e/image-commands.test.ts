@@ -60,12 +60,26 @@ describe('the container image: its declared defaults (issue 20 item 5, spec beta
         expect(execForm('HEALTHCHECK')).toEqual(['node', 'packages/server/dist/healthcheck.js']);
     });
 
-    it('builds with the commands the deploy guide gives, and ships production dependencies only', () => {
-        const build = DOCKERFILE.slice(0, DOCKERFILE.lastIndexOf('\nFROM '));
-        const runs = [...build.matchAll(/^RUN (.*)$/gm)].map((match) => match[1]);
-        expect(runs).toEqual(['npm ci', 'npm run build', 'npm prune --omit=dev']);
-        expect(DEPLOY_GUIDE).toContain('npm ci && npm run build && npm prune --omit=dev');
-        expect(RUNTIME).not.toMatch(/^COPY (?!--from=build).*/m);
+    it('builds with the commands the deploy guide gives; the runtime takes the server\'s production dependencies and built files only', () => {
+        const stage = (name: string) => {
+            const start = DOCKERFILE.indexOf(`AS ${name}\n`);
+            return DOCKERFILE.slice(start, DOCKERFILE.indexOf('\nFROM ', start));
+        };
+        const runs = (text: string) => [...text.matchAll(/^RUN (.*)$/gm)].map((match) => match[1]);
+        expect(runs(stage('build'))).toEqual(['npm ci', 'npm run build']);
+        expect(DEPLOY_GUIDE).toContain('npm ci && npm run build');
+        expect(runs(stage('dependencies'))).toEqual(['npm ci --omit=dev --workspace packages/server --no-audit --no-fund', 'node scripts/prune-build-tools.mjs packages/server']);
+        // node_modules from the dependencies stage; from the build stage only manifests and dist folders
+        const copies = [...RUNTIME.matchAll(/^COPY (.*)$/gm)].map((match) => match[1]!);
+        expect(copies.filter((copy) => !copy.startsWith('--from=build ') && !copy.startsWith('--from=dependencies '))).toEqual([]);
+        expect(copies.filter((copy) => copy.startsWith('--from=dependencies '))).toEqual(['--from=dependencies /app/package.json ./', '--from=dependencies /app/node_modules ./node_modules']);
+        for (const copy of copies.filter((entry) => entry.startsWith('--from=build '))) expect(copy).toMatch(/^--from=build \/app\/(packages\/(core|access|server)\/(package\.json|dist)|apps\/console\/dist) /);
+    });
+
+    it('every stage starts from the same Node.js 24 LTS image, pinned by version and digest', () => {
+        const bases = [...DOCKERFILE.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
+        expect(bases).toEqual([bases[0], 'manifests', 'manifests', bases[0]]);
+        expect(bases[0]).toMatch(/^node:24\.\d+\.\d+-bookworm-slim@sha256:[0-9a-f]{64}$/);
     });
 });
 
