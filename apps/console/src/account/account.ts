@@ -1,7 +1,7 @@
 import { describeError, isForbidden, isUnauthenticated } from '../shared/api.js';
 
 /**
- * What the account pages share (issue 18 item 4). Every call they make is one a signed-in user may
+ * What the account pages share. Every call they make is one a signed-in user may
  * make on its own account: the `@me` routes, POST /users/:id on itself (user_self_manage), its own
  * sessions, authenticators, consents and upstream links.
  */

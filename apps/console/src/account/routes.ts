@@ -2,7 +2,7 @@ import type { RouteRecordRaw } from 'vue-router';
 import type { NavItem } from '../shared/boot.js';
 
 /**
- * The account console's route table (issue 18 item 4): one file per page under pages/. Any
+ * The account console's route table: one file per page under pages/. Any
  * signed-in user reaches every page (no permission meta): each shows only the caller's own data.
  */
 export const ACCOUNT_ROUTES: RouteRecordRaw[] = [
