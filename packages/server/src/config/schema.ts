@@ -10,7 +10,7 @@ export type DbType = (typeof DB_TYPES)[number];
 /** pino's levels plus `silent` (pino accepts it to switch logging off). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-/** Whether the process remembers signing keys, grants, realms and known clients (issue 19; cache/). */
+/** Whether the process remembers signing keys, grants, realms and known clients, so hot paths skip the database (cache/). */
 export const CACHE_MODES = ['auto', 'on', 'off'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
 
@@ -114,7 +114,7 @@ export interface Config {
     tokenRefreshMaxAge: number;
     worker: { enabled: boolean; port: number };
     /**
-     * issue 18: a standalone admin or account console (`start console admin|account`) listens on
+     * a standalone admin or account console (`start console admin|account`) listens on
      * `port` and is reached at `publicUrl` (unset: `http://localhost:<port>`, config/consoles.ts
      * `standaloneConsoleUrl`); the admin-console client's redirect URIs name it when it is set or
      * `port` is apart from the API's
@@ -132,7 +132,7 @@ export interface Config {
      * providers, LDAP) may reach although they are loopback, private or link-local (outbound/)
      */
     outboundAllowedHosts: string[] | undefined;
-    /** issue 13: a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
+    /** a module replacing the built-in auth pages (same exports, CONTRACT_VERSION 5) */
     authConsolePath: string | undefined;
     /** milliseconds a replica keeps serving after SIGTERM while reporting not ready (runtime/graceful-shutdown.ts) */
     shutdownDrainMs: number;

@@ -412,7 +412,7 @@ export interface WorkerLeaseTable {
     expires_at: DbDate;
 }
 
-/** An upstream identity provider (migration 0010; issue 16): OIDC, OAuth 2.0 or LDAP. */
+/** An upstream identity provider (migration 0010): OIDC, OAuth 2.0 or LDAP. */
 export interface IdentityProviderTable extends Timestamps {
     id: string;
     name: string;

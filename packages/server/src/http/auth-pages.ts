@@ -18,7 +18,7 @@ export function formTarget(uri: string): string | null {
 }
 
 /**
- * The headers of every auth page (issue 13 item 1; RFC 9700 §4.16 clickjacking; OWASP CSP
+ * The headers of every auth page (RFC 9700 §4.16 clickjacking; OWASP CSP
  * Cheat Sheet): nothing loads but the server's own stylesheet and script (whose only requests are
  * the passkey options, to this origin: connect-src), forms submit only to
  * the server and the URIs named (the redirect URI a sign-in ends at), no framing, no caching.
@@ -70,7 +70,7 @@ export function formIsSameSite(request: FastifyRequest, cookies: CookiePolicy, f
     return typeof field === 'string' && held !== undefined && TOKEN_SHAPE.test(held) && sameSecret(held, field);
 }
 
-/** Sets the console-session cookie (ISSUE13 sessions model): HttpOnly, SameSite=Lax, Path=/, Secure on https. */
+/** Sets the console-session cookie (spec Authentication 1): HttpOnly, SameSite=Lax, Path=/, Secure on https. */
 export function setSessionCookie(reply: FastifyReply, cookies: CookiePolicy, value: string, maxAge: number): void {
     reply.setCookie(cookies.sessionName, value, { httpOnly: true, sameSite: 'lax', secure: cookies.secure, path: '/', maxAge });
 }

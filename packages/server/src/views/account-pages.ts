@@ -3,7 +3,7 @@ import { escapeHtml as e, hiddenFields, page } from './html.js';
 import { ACCOUNT_STRINGS as S, STRINGS } from './strings.js';
 
 /*
- * The pages the activation and reset mails link to (issue 14 item 3). Like the sign-in pages:
+ * The pages the activation and reset mails link to. Like the sign-in pages:
  * pure functions from plain data to escaped HTML, forms posting to the server with a CSRF field.
  */
 

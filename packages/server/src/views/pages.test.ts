@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as views from './index.js';
 
-/* The built-in auth console (issue 13 item 1): pure render functions, everything escaped, no inline script or style. */
+/* The built-in auth console: pure render functions, everything escaped, no inline script or style. */
 describe('auth pages', () => {
     const hostile = '"><script>alert(1)</script>';
     const realm = { name: 'acme', displayName: hostile };

@@ -51,7 +51,7 @@ function forgotLink(view: SignInView): string {
     return view.forgotPasswordUrl ? `\n<p class="links"><a href="${e(view.forgotPasswordUrl)}">${e(STRINGS.forgotPasswordLink)}</a></p>` : '';
 }
 
-/** The realm's upstream providers (issue 16 item 6): one form, a button per provider posting its id. */
+/** The realm's upstream providers (auth-page contract version 5): one form, a button per provider posting its id. */
 function providerButtons(view: SignInView): string {
     if (!view.providers?.length || !view.providerForm) return '';
     return `
@@ -134,7 +134,7 @@ ${hiddenFields(view.form.fields)}
 }
 
 /**
- * The second sign-in page (issue 14 item 2): the authenticator app's code, or — behind a
+ * The second sign-in page (multi-factor sign-in with TOTP; RFC 6238): the authenticator app's code, or — behind a
  * disclosure that needs no script — a recovery code. Neither field is `required`: the server
  * takes the recovery code when one is given.
  */

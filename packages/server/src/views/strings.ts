@@ -1,5 +1,5 @@
 /**
- * Every text of the auth pages in one place (issue 13 item 1), so a deployment can translate or
+ * Every text of the auth pages in one place, so a deployment can translate or
  * reword them by substituting the console module (AUTH_CONSOLE_PATH) without touching markup.
  */
 export const STRINGS = {
@@ -79,7 +79,7 @@ export const STRINGS = {
 } as const;
 
 /*
- * ---- Activation and password recovery by mail (issue 14 item 3) ----
+ * ---- Activation and password recovery by mail (activation and recovery by mail; spec States) ----
  * The texts of the pages the mailed links open (views/account-pages.ts); the mails' own texts are
  * in mail/templates.ts.
  */

@@ -13,7 +13,7 @@ import { idParams } from '../contracts/resource-schemas.js';
 import type { AppDeps } from '../deps.js';
 
 /*
- * The pages the mails link to (issue 14 item 3): GET shows a form (with the CSRF field of the
+ * The pages the mails link to (spec States "activation round-trip"): GET shows a form (with the CSRF field of the
  * other auth pages, http/auth-pages.ts), POST does what the API route does. Same headers as the
  * sign-in pages (sendPage). Under /realms/:realmId only: the mailed links always name the realm.
  */
