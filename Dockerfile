@@ -16,7 +16,7 @@ RUN npm ci
 COPY packages/core packages/core
 COPY packages/access packages/access
 COPY packages/server packages/server
-# the admin and account consoles (issue 18) are built from apps/console with the client kit's sources
+# the admin and account consoles are built from apps/console with the client kit's sources
 COPY packages/client packages/client
 COPY apps/console apps/console
 RUN npm run build
