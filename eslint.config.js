@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import realmgate from './eslint-rules/no-tracker-references.js';
 
 export default tseslint.config(
     { ignores: ['**/dist/**', '**/node_modules/**', 'writable/**'] },
@@ -23,5 +24,11 @@ export default tseslint.config(
             'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'crypto', 'os', 'util', 'buffer'] }],
             'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname', '__filename'],
         },
+    },
+    {
+        // comments cite the rule, RFC or spec section they follow, never a tracker number
+        files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'packages/*/test/**/*.ts', 'bench/**/*.{ts,mjs}', 'eslint-rules/**/*.{js,ts}'],
+        plugins: { realmgate },
+        rules: { 'realmgate/no-tracker-references': 'error' },
     },
 );
