@@ -1,9 +1,9 @@
 # syntax=docker/dockerfile:1
-# Realmgate image (README "Deploy"; spec v1.0.0-beta.64 item 6): the CLI is the entrypoint and its
+# Realmgate image (docs/operations/deploy.md; spec v1.0.0-beta.64 item 6): the CLI is the entrypoint and its
 # argument list the command (default `start`); PORT 3000 and HOST 0.0.0.0 are image defaults; the
 # healthcheck probes the port PORT names, or the worker's WORKER_PORT for `start worker`.
 
-# --- build: the same commands as a source checkout (README "Deploy" → "From source") ---
+# --- build: the same commands as a source checkout (docs/operations/deploy.md) ---
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./

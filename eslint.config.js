@@ -6,7 +6,7 @@ import pluginVueA11y from 'eslint-plugin-vuejs-accessibility';
 import realmgate from './eslint-rules/no-tracker-references.js';
 
 export default tseslint.config(
-    { ignores: ['**/dist/**', '**/node_modules/**', 'writable/**'] },
+    { ignores: ['**/dist/**', '**/node_modules/**', 'writable/**', 'docs/.vitepress/cache/**'] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     ...pluginVue.configs['flat/recommended'],

@@ -112,7 +112,7 @@ export async function startRealmgate(args: string[], database: BenchDatabase, in
             WRITABLE_DIRECTORY_PATH: database.directory,
             ...database.env,
             // a server database is shared by replicas, so its caches are on only with a bus that empties
-            // them on every replica (README "Caches"): PostgreSQL's own LISTEN/NOTIFY without Redis, so
+            // them on every replica (docs/operations/caches.md): PostgreSQL's own LISTEN/NOTIFY without Redis, so
             // the default PostgreSQL server caches too; MySQL only with Redis, which no MySQL server here
             // has. `postgres+redis` benches PostgreSQL with the Redis bus in its stead
             ...(redis ? { REDIS_URL } : {}),

@@ -2,8 +2,8 @@
  * The `--db` argument of the HTTP benchmark: one bench database or a comma-separated list, each
  * benched in the same pass. SQLite alone is the default, so `npm run bench` costs what it did
  * before databases could be combined. A server database runs in its default configuration,
- * without Redis (PostgreSQL caches through its own LISTEN/NOTIFY bus, MySQL caches nothing: README
- * "Caches"); `postgres+redis` adds PostgreSQL with the Redis bus in its place as a database of its
+ * without Redis (PostgreSQL caches through its own LISTEN/NOTIFY bus, MySQL caches nothing:
+ * docs/operations/caches.md); `postgres+redis` adds PostgreSQL with the Redis bus in its place as a database of its
  * own in the report.
  */
 import type { BenchDialect } from './database.js';

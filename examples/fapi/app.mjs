@@ -2,7 +2,7 @@
 // with openid-client (a certified relying party) doing everything the profile demands —
 // private_key_jwt client authentication, a signed request object (JAR) pushed to the
 // pushed-authorization endpoint (PAR), PKCE S256, and DPoP-bound tokens — then refreshes its tokens
-// and calls an API with them. README "FAPI 2.0 and sender-constrained tokens". Run:
+// and calls an API with them. docs/guide/modern-oauth.md (FAPI 2.0). Run:
 //   node examples/fapi/app.mjs --generate-key client-key.json     (prints the public JWK Set to register)
 //   ISSUER=http://localhost:3000/realms/<realm> CLIENT_ID=<client id> PRIVATE_KEY_FILE=client-key.json \
 //     [API_URL=<a DPoP-protected URL>] node examples/fapi/app.mjs

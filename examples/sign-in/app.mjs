@@ -1,6 +1,6 @@
 // A web application that signs its users in through Realmgate with the authorization code flow,
-// PKCE and OpenID Connect, using openid-client (a certified relying party) — README "Sign in to
-// your application". Run:
+// PKCE and OpenID Connect, using openid-client (a certified relying party) — docs/guide/sign-in.md.
+// Run:
 //   ISSUER=http://localhost:3000/realms/master CLIENT_ID=<client id> [CLIENT_SECRET=<secret>] node examples/sign-in/app.mjs
 // then open http://127.0.0.1:8080/ and sign in.
 import { createServer } from 'node:http';

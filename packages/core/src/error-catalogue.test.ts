@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, ERROR_CODE_STATUS, ErrorCode } from './error-code.js';
 
-/** The rows of docs/errors.md's code table: `| \`code\` | status | when | RFC error |`. */
+/** The rows of docs/reference/errors.md's code table: `| \`code\` | status | when | RFC error |`. */
 function documentedCodes(): { code: string; status: number }[] {
-    const catalogue = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+    const catalogue = readFileSync(new URL('../../../docs/reference/errors.md', import.meta.url), 'utf8');
     return [...catalogue.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map(([, code, status]) => ({ code: code!, status: Number(status) }));
 }
 
 // DESIGN.md §7 habit 4 (after fastify's lib/errors.js and its docs test): one catalogue, documented,
 // and a test that keeps the enumeration, the status table and the documentation in step.
-describe('error catalogue (docs/errors.md)', () => {
+describe('error catalogue (docs/reference/errors.md)', () => {
     const rows = documentedCodes();
 
     it('documents every ErrorCode value, once, and names no code that does not exist', () => {

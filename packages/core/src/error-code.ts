@@ -1,6 +1,6 @@
 /**
  * Stable error codes of every error body (API.md §1). Clients switch over them, so a value is
- * never renamed; the device-flow codes are part of the enumeration (spec Errors). docs/errors.md
+ * never renamed; the device-flow codes are part of the enumeration (spec Errors). docs/reference/errors.md
  * says when each is answered and which RFC `error` it carries on the protocol routes; a code added
  * here needs its row there (error-catalogue.test.ts).
  */

@@ -90,9 +90,9 @@ describe('readConfig: the config file smtp object', () => {
         }
     });
 
-    it('loads the README\'s example file as written (README "Deploy")', () => {
-        const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-        const example = /```yaml\n# realmgate\.config\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    it('loads the deploy guide\'s example file as written (docs/operations/deploy.md)', () => {
+        const guide = readFileSync(new URL('../../../docs/operations/deploy.md', import.meta.url), 'utf8');
+        const example = /```yaml\n# realmgate\.config\.yaml\n([\s\S]*?)```/.exec(guide)?.[1];
         expect(example).toBeDefined();
         const cwd = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
         try {

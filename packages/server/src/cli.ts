@@ -27,7 +27,7 @@ Commands:
   provision [path]      apply provisioning files (a file or folder; default WRITABLE_DIRECTORY_PATH/provisioning)
   --help                this text
 
-Configuration comes from the environment and realmgate.config.json / .yaml or CONFIG_FILE (see the README's Deploy section).`;
+Configuration comes from the environment and realmgate.config.json / .yaml or CONFIG_FILE (see docs/operations/deploy.md).`;
 
 export class CliError extends Error {}
 

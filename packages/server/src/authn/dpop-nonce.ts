@@ -19,7 +19,7 @@ const DPOP_NONCE_WINDOW_SECONDS = 300;
 /**
  * The nonce key: DPOP_NONCE_SECRET, else derived from SECRETS_ENCRYPTION_KEY (HKDF, RFC 5869, with
  * its own label, so the nonce key reveals nothing of the secret box's), else random — correct for
- * one process only, since another replica derives another key (README "DPoP").
+ * one process only, since another replica derives another key (docs/guide/modern-oauth.md, DPoP).
  */
 export function dpopNonceKey(settings: { nonceSecret: string | undefined; secretsEncryptionKey: string | undefined }): Buffer {
     if (settings.nonceSecret) return createHash('sha256').update(settings.nonceSecret).digest();

@@ -17,7 +17,7 @@ export function busCarrier(config: Config): 'redis' | 'postgres' | 'process' {
 /**
  * Where PostgreSQL's bus connects (its LISTEN connection and its NOTIFY pool): DB_BUS_URL, a
  * direct connection for a deployment whose DB_URL goes through a pooler in transaction mode, where
- * LISTEN hears nothing (README "Behind PgBouncer"); else where the pool connects.
+ * LISTEN hears nothing (docs/operations/database.md); else where the pool connects.
  */
 export function busConnection(config: Config, database: DatabaseOptions): ReturnType<typeof postgresConnection> {
     return config.db.busUrl ? { connectionString: config.db.busUrl } : postgresConnection(database);

@@ -91,7 +91,7 @@ function connectionConfig(options: PostgresOptions, extra?: string): pg.PoolConf
  * The session pin to UTC (spec beta.67 item 6), sent on every new connection rather than as the
  * startup `options` parameter: PgBouncer refuses `options` ("unsupported startup parameter") but
  * tracks TimeZone per client and sets it again on every server connection it hands that client,
- * so the pin holds directly and behind a transaction pooler alike (README "Behind PgBouncer").
+ * so the pin holds directly and behind a transaction pooler alike (docs/operations/database.md).
  */
 async function pinToUtc(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw(`SET TimeZone TO '${PG_UTC_ZONE}'`));

@@ -91,7 +91,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     }
     if (sources.caches) registerCacheMetrics(registry, sources.caches);
     // what an operator checks when the caches do not help: whether they may answer, and whether the
-    // bus hears (a PostgreSQL bus behind a transaction pooler never does: README "Caches")
+    // bus hears (a PostgreSQL bus behind a transaction pooler never does: docs/operations/caches.md)
     if (sources.cachesEnabled) registerSwitch(registry, 'realmgate_caches_enabled', '1 while the caches may answer (CACHES, and a bus that hears every replica), else 0.', sources.cachesEnabled);
     if (sources.busLive) registerSwitch(registry, 'realmgate_bus_live', '1 while this process hears every bus message (in process; Redis subscribed; PostgreSQL: its listener heard its latest probe), else 0.', sources.busLive);
     // the children by label values, so the hot path does one Map lookup instead of hashing labels
@@ -182,7 +182,7 @@ const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /**
- * Who may read GET /metrics (API.md §7; the choice is documented in the README). With
+ * Who may read GET /metrics (API.md §7; the choice is documented in docs/operations/health-and-metrics.md). With
  * METRICS_TOKEN set, a scraper sends `Authorization: Bearer <METRICS_TOKEN>` (compared in constant
  * time: secretsEqual compares digests). Unset, only a direct loopback peer is answered: the socket's
  * own address (never X-Forwarded-For, which a client writes), and no forwarding header, so a

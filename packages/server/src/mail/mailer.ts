@@ -28,7 +28,7 @@ export interface Mailer {
 
 /**
  * Without SMTP_URL a route that must send mail cannot do its job: 503 naming the setting, so the
- * operator knows what to configure. Its own code (docs/errors.md `mail_unavailable`): a client
+ * operator knows what to configure. Its own code (docs/reference/errors.md `mail_unavailable`): a client
  * tells a missing service from a server fault, which `internal_error` masks.
  */
 export function mailNotConfigured(): AppError {

@@ -6,7 +6,7 @@
  * limit). Up to 1 GiB of memory the limit is V8's minimum and the growth at most ×1.3; above, the
  * bound climbs towards ×4 (V8 src/heap/heap-controller.cc, MaxGrowingFactor). Realmgate keeps about
  * 50 MB alive, so on a roomy host it carried 150–250 MB of garbage it had no reason to collect yet:
- * most of the resident set the HTTP bench measured (README "Memory").
+ * most of the resident set the HTTP bench measured (docs/operations/memory.md).
  *
  * The heap limit cannot change once Node runs, but the growth can: V8 reads
  * `--heap-growing-percent` each time it sets the next collection's threshold. So the CLI sets it

@@ -182,7 +182,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         await page.locator('main h1').first().waitFor();
         await settled();
         expect(await page.getByLabel('New client secret').count()).toBe(0);
-        // the README's pictures (CONSOLE_SCREENSHOTS): the list and the client's page
+        // the consoles guide's pictures (CONSOLE_SCREENSHOTS): the list and the client's page
         await open('/clients');
         await page.getByRole('link', { name: 'billing', exact: true }).waitFor();
         await screenshot(page, 'admin-clients');

@@ -28,7 +28,7 @@ const PAGES = [
     { nav: 'Applications', heading: 'Applications' },
 ] as const;
 
-/** CONSOLE_SCREENSHOTS=<folder>: the main pages are saved there as PNG (the README's pictures come from docs/screenshots). */
+/** CONSOLE_SCREENSHOTS=<folder>: the main pages are saved there as PNG (the consoles guide's pictures come from docs/screenshots). */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const screenshot = async (page: Page, name: string) => {
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `account-${name}.png`) });

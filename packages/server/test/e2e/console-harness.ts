@@ -54,7 +54,7 @@ export async function watchedPage(context: BrowserContext, expected: Expected = 
 
 /**
  * CONSOLE_SCREENSHOTS=<folder>: the browser tests save their main pages there as PNG, `<name>.png`
- * (the README's pictures come from docs/screenshots); nothing without it.
+ * (the consoles guide's pictures come from docs/screenshots); nothing without it.
  */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
     const folder = process.env.CONSOLE_SCREENSHOTS;

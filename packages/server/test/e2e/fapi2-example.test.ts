@@ -80,7 +80,7 @@ async function startResourceServer(publicUrl: string, credentials: { clientId: s
 }
 
 /**
- * The README section "FAPI 2.0 and sender-constrained tokens" as a newcomer follows it: a realm
+ * The guide docs/guide/modern-oauth.md (FAPI 2.0) as a newcomer follows it: a realm
  * with the FAPI 2.0 profile, a private_key_jwt client registered with the key the example
  * generates, and the openid-client example signing a user in through Chromium with PAR, a signed
  * request object, PKCE and DPoP; then a refresh and a DPoP-bound API call.

@@ -38,7 +38,7 @@ function reference(flags: string[], nodeOptions = ''): HeapProbe {
 }
 
 /**
- * `realmgate start` sets V8's heap growth in its own process (README "Memory"): the server as
+ * `realmgate start` sets V8's heap growth in its own process (docs/operations/memory.md): the server as
  * `npm start`, the image and the bench start it — no flag — gets it; HEAP_GROWING_PERCENT=0 and a
  * heap size the operator passed in NODE_OPTIONS leave V8 its own.
  */

@@ -9,7 +9,7 @@ import { ROOT, spawnServer, stopServer, untilReady, type ServerProcess } from '.
 
 const TIMEOUT = 120_000;
 const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const DEPLOY_GUIDE = readFileSync(join(ROOT, 'docs/operations/deploy.md'), 'utf8');
 
 /** The runtime stage: everything after the last FROM. */
 const RUNTIME = DOCKERFILE.slice(DOCKERFILE.lastIndexOf('\nFROM '));
@@ -60,11 +60,11 @@ describe('the container image: its declared defaults (the container image, spec 
         expect(execForm('HEALTHCHECK')).toEqual(['node', 'packages/server/dist/healthcheck.js']);
     });
 
-    it('builds with the commands the README gives, and ships production dependencies only', () => {
+    it('builds with the commands the deploy guide gives, and ships production dependencies only', () => {
         const build = DOCKERFILE.slice(0, DOCKERFILE.lastIndexOf('\nFROM '));
         const runs = [...build.matchAll(/^RUN (.*)$/gm)].map((match) => match[1]);
         expect(runs).toEqual(['npm ci', 'npm run build', 'npm prune --omit=dev']);
-        expect(README).toContain('npm ci && npm run build && npm prune --omit=dev');
+        expect(DEPLOY_GUIDE).toContain('npm ci && npm run build && npm prune --omit=dev');
         expect(RUNTIME).not.toMatch(/^COPY (?!--from=build).*/m);
     });
 });

@@ -16,7 +16,7 @@ const TIMEOUT = 180_000;
 const unavailable = pgbouncerUnavailable();
 
 /**
- * PostgreSQL through PgBouncer 1.18 in transaction pooling (README "Behind PgBouncer"): each
+ * PostgreSQL through PgBouncer 1.18 in transaction pooling (docs/operations/database.md): each
  * transaction of a client may run on another server connection, and PgBouncer has two of them for
  * the server's eight pooled connections. With DB_NAMED_STATEMENTS=false and
  * DB_ASYNCHRONOUS_COMMIT=false a server migrates a fresh database at boot (its migration lock is a

@@ -24,7 +24,7 @@ async function lineMatching(child: ChildProcess, pattern: RegExp): Promise<strin
 }
 
 /**
- * The README section "Sign in to your application" as a newcomer follows it: a client is created,
+ * The guide docs/guide/sign-in.md as a newcomer follows it: a client is created,
  * the openid-client example application runs against the server, and a browser signs in through it.
  */
 describeEachDialect('the sign-in example application', (dialect) => {

@@ -10,7 +10,7 @@
  *
  * postgres and mysql need TEST_POSTGRES_URL / TEST_MYSQL_URL (test/databases.ts). With TEST_REDIS_URL
  * the app shares its bus over Redis, as a replicated deployment does: the caches are on (CACHES=auto;
- * README "Caches"); without it, PostgreSQL and MySQL cache nothing unless CACHES=on is exported.
+ * docs/operations/caches.md); without it, PostgreSQL and MySQL cache nothing unless CACHES=on is exported.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';

@@ -13,6 +13,7 @@ import { createTestDatabase, describeEachDialect } from '../databases.js';
 
 const SCHEMA_DOC = fileURLToPath(new URL('../../../../docs/provisioning-file.schema.json', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../../../examples/provisioning/realm.yaml', import.meta.url));
+const REACTIVATE_ADMIN = fileURLToPath(new URL('../../../../examples/provisioning/reactivate-admin.yaml', import.meta.url));
 
 /** Every row provisioning can touch, with its update stamp: equal snapshots mean nothing changed. */
 const TABLES = [
@@ -80,7 +81,7 @@ describe('provisioning file format', () => {
         const schema = provisioningFileJsonSchema() as { properties: Record<string, unknown> };
         expect(Object.keys(schema.properties).sort()).toEqual(['permissions', 'policies', 'realms', 'roles', 'scopes']);
         expect(JSON.stringify(schema)).toContain('provisioning.client');
-        // the documented copy (README "Provisioning realms from files") is the schema the server validates with
+        // the documented copy (docs/operations/provisioning.md) is the schema the server validates with
         expect(JSON.parse(readFileSync(SCHEMA_DOC, 'utf8'))).toEqual(schema);
     });
 
@@ -316,9 +317,10 @@ describeEachDialect('provisioning at boot and by the CLI', (dialect) => {
         const folder = await folderWith({
             'realm.yaml': 'realms:\n  - name: booted\n    users:\n      - name: frank\n        password: frank-password\n',
             'example.yaml': await readFile(EXAMPLE, 'utf8'),
+            'reactivate-admin.yaml': await readFile(REACTIVATE_ADMIN, 'utf8'),
         });
-        // USER_ADMIN_ENABLED=false deactivates the admin at bootstrap; the example's merge on `active`
-        // reactivates it in the same start (spec States)
+        // USER_ADMIN_ENABLED=false deactivates the admin at bootstrap; the reactivation example's merge
+        // on `active` reactivates it in the same start (spec States)
         const app = await startTestApp(dialect, { writableDirectoryPath: join(folder, '..'), userAdmin: { enabled: false } });
         try {
             expect(await realmId(app, 'booted')).toBeDefined();

@@ -18,7 +18,7 @@ export interface Config {
     caches: CacheMode;
     /**
      * how far (percent) V8's old generation may grow past what its last full collection kept
-     * (runtime/heap-growth.ts, README "Memory"); unset: 30 with more than 1 GiB of memory, V8's own
+     * (runtime/heap-growth.ts, docs/operations/memory.md); unset: 30 with more than 1 GiB of memory, V8's own
      * below; 0: V8's own. Set at `start`; a heap size in NODE_OPTIONS or node's arguments wins.
      */
     heapGrowingPercent: number | undefined;

@@ -356,7 +356,7 @@ describeEachDialect('mail routes without a relay', (dialect) => {
         const verification = await app.request({ method: 'POST', url: '/users/@me/verification' });
         for (const response of [register, forgot, verification]) {
             expect(response.statusCode).toBe(503);
-            // its own code: not the masked internal_error of a server fault (docs/errors.md)
+            // its own code: not the masked internal_error of a server fault (docs/reference/errors.md)
             expect(response.json<{ code: string; message: string }>()).toMatchObject({ statusCode: 503, code: 'mail_unavailable', message: expect.stringContaining('SMTP_URL') });
         }
         // nothing was written
