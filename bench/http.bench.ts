@@ -432,7 +432,7 @@ async function prepareDatabase(
     if (failed) throw failed.reason;
     const [small, one, large] = started.map((result) => (result as PromiseFulfilledResult<Seeded>).value) as [Seeded, Seeded, Seeded];
 
-    // issue 17: the example resource server, the same route with no authorization and through the adapter
+    // the example resource server, the same route with no authorization and through the adapter
     const resourceServers = {
         none: await startResourceServer('none', small.service, small.fixtures.plain, options),
         local: await startResourceServer('local', small.service, small.fixtures.plain, options),
@@ -486,10 +486,10 @@ async function prepareDatabase(
         // latency as one caller sees it: one request in flight, so no time is spent queued behind others
         httpScenario(k('checkSolo'), server, post('/authorization/check', JSON.stringify({ names: fixtures.checkNames }), { authorization: bearer(tokens.user) }, 'application/json'), 1, { ...realmgate, skipOn404: true }),
         httpScenario(k('catalogSolo'), server, get('/authorization', bearer(tokens.admin)), 1, { ...realmgate, skipOn404: true }),
-        // issue 19 item 3: a consumer that kept the catalog asks again with its ETag and gets 304
+        // a consumer that kept the catalog asks again with its ETag and gets 304
         httpScenario(k('catalog304'), server, { ...get('/authorization', bearer(tokens.admin)), headers: { authorization: bearer(tokens.admin), 'if-none-match': await catalogEtag(server, bearer(tokens.admin)) }, expectStatus: 304 }, c, realmgate),
         httpScenario(k('rsCc'), server, ccRequest(fixtures, fixtures.rs256.client, fixtures.rs256.realmName), c, realmgate),
-        // issue 13, each beside its reference on the same server: redemption and client_credentials,
+        // browser sign-in, each beside its reference on the same server: redemption and client_credentials,
         // GET /userinfo and GET /users/@me with one token (scope openid profile email global)
         httpScenario(k('ccSmall'), server, ccRequest(fixtures, fixtures.plain), c, realmgate),
         assertionScenario(k('privateKeyJwt'), server, assertions, c),
@@ -504,7 +504,7 @@ async function prepareDatabase(
         httpScenario(k('signInPage'), server, get(signInPagePath(signIn)), 1, realmgate),
         httpScenario(k('meOpenid'), server, get('/users/@me', bearer(signIn.openid)), c, realmgate),
         httpScenario(k('rsMe'), server, get('/users/@me', bearer(tokens.rsUser)), c, realmgate),
-        // issue 17: GET /profile of the example resource server, one token throughout (the cache's best case)
+        // GET /profile of the example resource server, one token throughout (the cache's best case)
         httpScenario(k('rsNone'), resourceServers.none, get('/profile', bearer(tokens.user)), c),
         httpScenario(k('rsLocal'), resourceServers.local, get('/profile', bearer(tokens.user)), c),
         httpScenario(k('rsRemote'), resourceServers.remote, get('/profile', bearer(tokens.user)), c),

@@ -3,7 +3,7 @@ import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vite';
 
 /*
- * One Vue application, two entries (issue 18): the admin console at /console/admin/ and the account
+ * One Vue application, two entries: the admin console at /console/admin/ and the account
  * console at /console/account/. They share one build under base /console/: the hashed files land in
  * dist/assets (served at /console/assets/, cached as immutable), the pages at dist/admin/index.html
  * and dist/account/index.html (served with no-cache). Workspace packages resolve to their

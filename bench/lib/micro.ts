@@ -1,7 +1,7 @@
 /**
  * In-process reference rates measured in the same run as the HTTP scenarios: bcrypt verification
  * at the server's cost (the ceiling of the password grant) and JWS signing/verification per
- * algorithm (issue 4: ES256 measured against RS256), with the server's own JWS code, and passkey
+ * algorithm (ES256 measured against RS256), with the server's own JWS code, and passkey
  * assertion verification (WebAuthn §7.2).
  */
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';

@@ -66,7 +66,7 @@ export async function httpScenario(
 }
 
 /**
- * Code redemption (issue 13): every load first mints the codes it will spend through
+ * Code redemption: every load first mints the codes it will spend through
  * `POST /authorize` (the API form, untimed), then loads `POST /token` with them. Skipped, and
  * said so, while `POST /authorize` does not answer.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13's benchmark data: a public client of the bench realm (browser sign-in with PKCE), a
+ * The browser sign-in's benchmark data: a public client of the bench realm (browser sign-in with PKCE), a
  * user bearer issued without a client (what `POST /authorize`, the API form, accepts), a pool of
  * authorization codes minted through `POST /authorize` before each round, and an access token
  * with `openid` for the UserInfo scenario.
@@ -61,7 +61,7 @@ export function pushRequest(signIn: SignInFixtures): LoadRequest {
     };
 }
 
-/** One code from `POST /authorize` (API form, ISSUE13 contract: 200 `{ url, code, … }`), or the failed answer. */
+/** One code from `POST /authorize` (API form, API.md §7 contract: 200 `{ url, code, … }`), or the failed answer. */
 async function mintCode(baseUrl: string, signIn: SignInFixtures, clientId: string): Promise<{ code: string } | { status: number; body: string }> {
     const response = await fetch(`${baseUrl}/authorize`, {
         method: 'POST',
@@ -144,7 +144,7 @@ export async function oidcUserinfoToken(oidcUrl: string): Promise<string> {
 }
 
 /**
- * `GET /authorize` of a browser without a session (issue 13's "sign-in page" figure): the request
+ * `GET /authorize` of a browser without a session (the "sign-in page" figure): the request
  * is validated and the sign-in form rendered, with its CSRF cookie.
  */
 export function signInPagePath(signIn: SignInFixtures): string {

@@ -4,7 +4,7 @@
  * same work as a Realmgate access token); one requested without a resource is opaque, stored in
  * oidc-provider's in-memory adapter.
  *
- * UserInfo (issue 13): an account and a second client `bench-rp` (authorization code), and one
+ * UserInfo (browser sign-in): an account and a second client `bench-rp` (authorization code), and one
  * access token with `openid profile email` minted at boot through the provider's own models —
  * a Grant and an AccessToken saved in its adapter, exactly what a code redemption leaves behind —
  * served at `GET /bench/userinfo-token` so the bench can load oidc-provider's `/me` with it.

@@ -32,7 +32,7 @@ export function tokenTypeFitsKind(typ: unknown, kind: unknown): boolean {
 /**
  * Scope names provisioned globally (API.md §3), ensured at every boot so an existing deployment
  * gains a new one on its next start. `global` unlocks identity policy data (spec consumer rule 12);
- * `profile` and `offline_access` are OpenID Connect Core §5.4 and §11 (issue 13).
+ * `profile` and `offline_access` are OpenID Connect Core §5.4 and §11.
  */
 export const ScopeName = {
     GLOBAL: 'global',

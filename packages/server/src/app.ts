@@ -40,7 +40,7 @@ export interface App {
 }
 
 export interface AppOptions extends WireOptions {
-    /** the built consoles served on this listener with the console session (issue 18); none by default */
+    /** the built consoles served on this listener with the console session; none by default */
     consoles?: readonly ConsoleName[];
     /** another build of apps/console (tests) */
     consoleDistDirectory?: string;
@@ -73,7 +73,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     // the app's own logger, so boot-time warnings (spec Authentication rule 20) reach the log
     await bootstrap(deps, app.log);
-    // issue 15 item 6: the files under WRITABLE_DIRECTORY_PATH/provisioning, after migrations and bootstrap
+    // the files under WRITABLE_DIRECTORY_PATH/provisioning, after migrations and bootstrap
     await provision(deps, provisioningDirectory(config), app.log);
     for (const warning of [trustProxyWarning(config), missingEncryptionKeyWarning(config)]) {
         if (warning) app.log.warn(warning);
@@ -111,7 +111,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registerErrorHandler(app);
     registerInputGuard(app);
     registerLimits(app, deps.limits, deps.events);
-    // parses Cookie before the authentication step reads the console session (issue 13 item 2)
+    // parses Cookie before the authentication step reads the console session (spec Authentication 1)
     await app.register(cookie);
     // middlewareCookie and middlewareQuery (spec Limits), after the cookie plugin's own onRequest hook
     registerRequestSettings(app, { query: config.middlewareQuery, cookie: config.middlewareCookie });
@@ -124,7 +124,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return appOf(app, routes, deps, options);
     }
     await registerOpenApiDocument(app, config.publicUrl);
-    // issue 15 item 5: entity events to sockets that may read them
+    // entity events to sockets that may read them
     attachRealtime(app, deps, registerDomains(app, deps));
     await registerOpenApiRoutes(app, { enabled: config.docsEnabled, publicUrl: config.publicUrl });
     if (options.consoles?.length) {
@@ -149,7 +149,7 @@ function appOf(app: FastifyInstance, routes: RegisteredRoute[], deps: AppDeps, o
             // mail already dispatched leaves before the transport closes
             await deps.mailer?.settled();
             deps.mailer?.close();
-            // event-log entries already recorded are written before the database closes (issue 15)
+            // event-log entries already recorded are written before the database closes (writing an event never fails or loses a request's entry)
             await deps.events.settled();
             await deps.limits.close();
             await deps.bus.close();

@@ -74,7 +74,7 @@ describe('cli', () => {
     });
 });
 
-describe('readConfig: the config file smtp object (issue 20 item 1)', () => {
+describe('readConfig: the config file smtp object', () => {
     it('is checked member by member by the mailer\'s reader, the error naming the file', () => {
         const cwd = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
         try {

@@ -100,7 +100,7 @@ async function migration(operation: string | undefined): Promise<void> {
     }
 }
 
-/** `provision [path]`: migrations and bootstrap as at boot, then the files, in one transaction (issue 15 item 6). */
+/** `provision [path]`: migrations and bootstrap as at boot, then the files, in one transaction (spec Versioning "provisioning createOnly"). */
 async function provisionCommand(path: string | undefined): Promise<void> {
     const config = readConfig();
     const deps = await wire(config);

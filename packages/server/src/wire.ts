@@ -90,7 +90,7 @@ const CATALOG_TTL_MS = 2_000;
 const SHARED_CATALOG_TTL_MS = 60_000;
 
 /**
- * The caches' bounds (issue 19 item 4: every cache bounded, reported in /metrics). Entries are a
+ * The caches' bounds (every cache bounded, reported in /metrics). Entries are a
  * few hundred bytes (a grant row list of 50 grants a few kB): together well under 10 MB.
  */
 const CACHE_BOUNDS = { activeKeys: 1_000, grants: 2_000, realms: 2_000, clients: 5_000, clientScopes: 5_000, clientKeys: 2_000, passkeyKeys: 2_000, authorizationClients: 5_000 } as const;
@@ -120,7 +120,7 @@ const EMPTIED_BY: Record<string, ReadonlyArray<'activeKeys' | 'realms' | 'client
 const GRANT_NEUTRAL = new Set(['session', 'session_token', 'event', 'authenticator', 'scope', 'client_scope']);
 
 /**
- * Issue 19: whether this process may cache. Caching is correct only while every write's
+ * Whether this process may cache. Caching is correct only while every write's
  * invalidation reaches every process before the write answers: a shared bus (Redis, or
  * PostgreSQL's LISTEN/NOTIFY) whose subscription is up, or SQLite (one process on its file). `on`
  * is the operator vouching for one process on MySQL without Redis; `off` never caches.
@@ -175,12 +175,12 @@ function databaseOptions(config: Config): DatabaseOptions {
         ...(config.db.username ? { username: config.db.username } : {}),
         ...(config.db.password ? { password: config.db.password } : {}),
         ...(config.db.database ? { database: config.db.database } : {}),
-        // issue 19 item 2: the pool sized for the load (DB_POOL_SIZE)
+        // the pool sized for the load (DB_POOL_SIZE)
         poolSize: config.db.poolSize,
         // PostgreSQL only; createDatabase ignores both elsewhere
         asynchronousCommit: config.db.asynchronousCommit,
         namedStatements: config.db.namedStatements,
-        // issue 20 item 4: MySQL read replicas (config/load.ts refuses db.replication on another dialect)
+        // MySQL read replicas (config/load.ts refuses db.replication on another dialect)
         ...(config.db.replication ? { replicas: config.db.replication.read } : {}),
     };
 }
@@ -203,7 +203,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     const passwords = createPasswordHasher(options.bcryptCost ?? 10);
     const secrets = createSecretBox(handle, config.secretsEncryptionKey ?? null);
     const clientSecrets = createClientSecretVerifier({ passwords, secrets, db: handle.db });
-    // issue 19: the caches exist before the bus (the key store needs one); they serve nothing until it is up
+    // the caches exist before the bus (the key store needs one); they serve nothing until it is up
     const busRef: { current?: Bus } = {};
     const { registry: cacheRegistry, caches, hear, enabled: cachesEnabled } = createCaches(config, handle.dialect, () => busRef.current);
     const lookups: ProtocolLookups = createProtocolLookups(caches.realms, caches.clients);
@@ -228,7 +228,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
     // (DB_ASYNCHRONOUS_COMMIT; db/asynchronous-commit.ts says which and why)
     const failClosed = failClosedWriter(handle, config.db.asynchronousCommit);
     // every revocation through the store (routes, grants, lifecycle hooks, logout) reaches back-channel logout
-    // issue 15: sign-ins, failures, issuance and session ends are logged beside the request; a
+    // the event log (spec Events 1): sign-ins, failures, issuance and session ends are logged beside the request; a
     // failed write is logged, never the request's failure
     const events = createDetachedEventLog(failClosed(handle.db), handle.dialect, (error) => {
         if (logger) logger.error({ err: error }, 'event log write failed');
@@ -248,7 +248,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         if (logger) logger.info(context);
         else process.emitWarning(context);
     });
-    // issue 15 item 5: a definition change is announced on the bus and every replica rebuilds its
+    // a definition change is announced on the bus and every replica rebuilds its
     // catalog before its next decision; the timer only covers an announcement lost while the bus was
     // away (in process, with no bus between replicas, it is what replicas have)
     busRef.current = bus;
@@ -272,7 +272,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         if (options.logger) options.logger.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited');
         else process.emitWarning(`rate-limit store unavailable; requests pass unlimited: ${String(error)}`);
     }, {
-        // logged once per outage (issue 12): the limits hold in process meanwhile
+        // logged once per outage (spec Limits: rate limits do not fail open): the limits hold in process meanwhile
         outage: (error) => {
             if (options.logger) options.logger.warn({ err: error }, 'rate-limit store (Redis) unreachable; counting in process until it answers');
             else process.emitWarning(`rate-limit store (Redis) unreachable; counting in process until it answers: ${String(error)}`);
@@ -303,7 +303,7 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         // wrong factors counted per ticket and per user in the limits' counter store (authn/ticket-factor.ts)
         secondFactor: { dialect: handle.dialect, secrets, attempts: limits.secondFactor, events },
     });
-    // one transport for the process (issue 14 item 3); a bad smtp object stops the boot here
+    // one transport for the process (the activation and recovery mails); a bad smtp object stops the boot here
     const mailer = createMailer(config.smtp, config.publicUrl, (detail, message) => {
         if (logger) logger.warn(detail, message);
         else process.emitWarning(`${message}: ${JSON.stringify(detail)}`);
@@ -321,8 +321,8 @@ export async function wire(config: Config, options: WireOptions = {}): Promise<A
         db: handle.db,
         catalog,
         bus,
-        // every committed administrative write's events, to the bus (issue 15 item 5); the write
-        // answers once every replica heard them (issue 19: their caches are emptied by then)
+        // every committed administrative write's events, to the bus; the write
+        // answers once every replica heard them (their caches are emptied by then)
         announce: async (events) => {
             await Promise.all(events.map((event) => shared.publishSettled({ kind: 'entity', event: entityEventOf(event) })));
         },

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { TestApp } from './app.js';
 
 /*
- * A browser driven through app.inject for the issue 13 suites: a cookie jar (Set-Cookie in,
+ * A browser driven through app.inject for the browser sign-in suites: a cookie jar (Set-Cookie in,
  * Cookie out), the hidden fields of a rendered form, PKCE pairs, and the realm, client and user
  * a sign-in needs, created through the API.
  */

@@ -88,7 +88,7 @@ export async function globalId(app: TestApp, table: 'auth_permissions' | 'auth_r
     return row.id;
 }
 
-/** Rows written behind the API's back: the remembered grants are emptied as the bus does after an API write (issue 19). */
+/** Rows written behind the API's back: the remembered grants are emptied as the bus does after an API write. */
 function forgetGrants(app: TestApp): void {
     app.deps.caches.invalidateAll();
 }

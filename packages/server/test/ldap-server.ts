@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { freePort } from './network.js';
 
 /*
- * A real OpenLDAP directory for the LDAP identity-provider tests (issue 16): Debian's slapd
+ * A real OpenLDAP directory for the LDAP identity-provider tests: Debian's slapd
  * (`.ci/run` installs it), started on a free loopback port from a generated slapd.conf in a
  * temporary directory, seeded with slapadd, stopped and removed afterwards. No system service
  * and no system configuration are touched.

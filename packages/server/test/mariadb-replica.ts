@@ -7,7 +7,7 @@ import { createConnection } from 'mysql2/promise';
 import { freePort } from './network.js';
 
 /*
- * A throw-away MariaDB primary and replica for the replication suite (issue 20 item 4): two
+ * A throw-away MariaDB primary and replica for the replication suite (db.replication; spec Versioning): two
  * `mariadbd` processes on loopback ports, each on a fresh data folder, the second replicating the
  * first (GTID). The binaries come with the MariaDB server the MySQL tests already need.
  */

@@ -8,7 +8,7 @@ import { authorizeParams, browser, hiddenFields, type BrowserWorld } from './bro
 import { freePort } from './network.js';
 
 /*
- * An upstream OpenID provider on loopback for the identity-provider tests (issue 16): oidc-provider
+ * An upstream OpenID provider on loopback for the identity-provider tests: oidc-provider
  * with its development sign-in pages (any login name, any password), one confidential client for
  * Realmgate (client_secret_basic, oidc-provider's default and RFC 6749 §2.3.1's must-support
  * method), accounts whose claims carry `groups`, and a switch that tampers with the ID token of

@@ -2,7 +2,7 @@ import { describeError, isForbidden, isUnauthenticated } from '../shared/api.js'
 import { t } from '../shared/i18n/i18n.js';
 
 /**
- * What the account pages share (issue 18 item 4). Every call they make is one a signed-in user may
+ * What the account pages share. Every call they make is one a signed-in user may
  * make on its own account: the `@me` routes, POST /users/:id on itself (user_self_manage), its own
  * sessions, authenticators, consents and upstream links.
  */

@@ -4,7 +4,7 @@ import type { ConsoleConfig } from './config.js';
 import { t } from './i18n/i18n.js';
 
 /**
- * The consoles talk to the API only through packages/client (issue 18 item 1). Served by the API,
+ * The consoles talk to the API only through packages/client. Served by the API,
  * the console session cookie goes with every same-origin request (fetch's default credentials) and
  * X-Requested-With satisfies the CSRF rule of cookie-authenticated unsafe requests
  * (authn/console-session.ts, OWASP "Custom Request Headers"); standalone, a bearer token is sent.

@@ -1,5 +1,5 @@
 /**
- * Dates in the viewer's time zone, the UTC instant on hover (issue 18 item 5): the text is local,
+ * Dates in the viewer's time zone, the UTC instant on hover: the text is local,
  * the `title` the ISO 8601 UTC form the API answered.
  */
 const LOCAL = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

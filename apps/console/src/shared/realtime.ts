@@ -3,7 +3,7 @@ import { inject, onBeforeUnmount, type InjectionKey } from 'vue';
 import type { AuthorizationSource } from '@realmgate/client';
 
 /**
- * The realtime bus (packages/server/src/http/realtime.ts, issue 15 item 5) on one socket per page:
+ * The realtime bus (packages/server/src/http/realtime.ts) on one socket per page:
  * `subscribe` to a collection, then an `event` ({ name, entity, id, realmId, data }) for each change
  * to a row the caller may read. Lists refresh on them, so changes made elsewhere appear without a
  * reload. Served by the API the console session cookie authenticates the socket (same origin);

@@ -7,7 +7,7 @@ import { forgetSignedIn, markSignedIn, signedInRealm, type RealmEndpoints } from
 import { t } from './i18n/i18n.js';
 
 /**
- * Signing in (issue 18 item 2, spec beta.66 items 1 and 4). Both ways go through the realm's
+ * Signing in (spec beta.66 items 1 and 4). Both ways go through the realm's
  * authorization endpoint as the public client admin-console with code + PKCE (RFC 7636 S256):
  * - served by the API (`session`): /authorize signs the person in with the auth pages, which set
  *   the console session cookie (authn/console-session.ts); the console then calls the API with that

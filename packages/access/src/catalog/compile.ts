@@ -5,7 +5,7 @@ import { PolicyEvaluationContext } from '../policy/engine.js';
 import { combineLowered } from '../policy/lowering.js';
 import { isPlainObject } from '../policy/path.js';
 import type { CompiledGrant } from '../policy/types.js';
-import { readCallerData, readStrategyOption } from './evaluator.js';
+import { readCallerData, readStrategyOption } from './caller-input.js';
 import type { GrantsByDefinition } from './grants.js';
 import type { ProjectedCatalog } from './projection.js';
 

@@ -1,11 +1,12 @@
-import { isDecisionStrategy, type DecisionStrategy } from '@realmgate/core';
-import { AccessErrorCode, PermissionDeniedError, invalidInput, type PropertyPath } from '../errors.js';
+import type { DecisionStrategy } from '@realmgate/core';
+import { AccessErrorCode, PermissionDeniedError, invalidInput } from '../errors.js';
 import type { PolicyData, PolicyIdentity } from '../policy/data.js';
-import { validateIdentity, validatePolicyData } from '../policy/data.js';
+import { validateIdentity } from '../policy/data.js';
 import { PolicyEvaluationContext } from '../policy/engine.js';
 import { Outcome, decide } from '../policy/outcome.js';
 import { isPlainObject } from '../policy/path.js';
 import type { CompiledGrant } from '../policy/types.js';
+import { readCallerData, readStrategyOption } from './caller-input.js';
 import { compileDefinition, type AuthorizationCompileContext, type AuthorizationCompileResult } from './compile.js';
 import { bindGrants, type GrantsByDefinition } from './grants.js';
 import { projectCatalog, type CompiledDefinition, type ProjectedCatalog } from './projection.js';
@@ -56,7 +57,6 @@ export interface AuthorizationEvaluator {
 
 const EMPTY_GRANTS: readonly CompiledGrant[] = Object.freeze([]);
 const CONTEXT_KEYS = new Set(['name', 'realmId', 'clientId', 'data', 'options']);
-const REFUSED_OPTIONS = ['include', 'exclude', 'pending'];
 
 function readNames(value: unknown): readonly string[] {
     if (typeof value === 'string' && value.length > 0) return [value];
@@ -71,30 +71,6 @@ function readOptionalNullable(ctx: Record<string, unknown>, key: string): string
     if (value === undefined || value === null) return null;
     if (typeof value !== 'string') throw invalidInput([key], 'expected a string or null');
     return value;
-}
-
-export function readStrategyOption(options: unknown, path: PropertyPath = ['options']): DecisionStrategy | undefined {
-    if (options === undefined || options === null) return undefined;
-    if (!isPlainObject(options)) throw invalidInput(path, 'expected an object');
-    for (const key of Object.keys(options)) {
-        if (REFUSED_OPTIONS.includes(key)) {
-            throw invalidInput([...path, key], 'is refused: an authorization evaluator never skips or defers policies', AccessErrorCode.OPTION_REFUSED);
-        }
-        if (key !== 'decisionStrategy') throw invalidInput([...path, key], 'unknown option');
-    }
-    const strategy = options.decisionStrategy;
-    if (strategy === undefined) return undefined;
-    if (!isDecisionStrategy(strategy)) throw invalidInput([...path, 'decisionStrategy'], "expected 'unanimous', 'affirmative' or 'consensus'");
-    return strategy;
-}
-
-/** Evaluation data a consumer passes; the identity always comes from the evaluator itself. */
-export function readCallerData(value: unknown): PolicyData {
-    const data = validatePolicyData(value);
-    if ('identity' in data) {
-        throw invalidInput(['data', 'identity'], 'is refused: the evaluator\'s identity is authoritative');
-    }
-    return data;
 }
 
 function validateInput(input: unknown): { catalog: ProjectedCatalog; identity: PolicyIdentity | null; grants: GrantsByDefinition; clock: () => number } {

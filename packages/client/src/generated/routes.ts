@@ -121,7 +121,7 @@ export interface Routes {
         bodyRequired: true;
         response: string;
     };
-    /** Sign in through an identity provider from the authorization endpoint (issue 16) */
+    /** Sign in through an identity provider from the authorization endpoint */
     "POST /authorize/federated": {
         params: Record<never, never>;
         query: Record<never, never>;
@@ -129,7 +129,7 @@ export interface Routes {
         bodyRequired: true;
         response: string;
     };
-    /** The redirect URI Realmgate registers at upstream identity providers (issue 16) */
+    /** The redirect URI Realmgate registers at upstream identity providers */
     "GET /authorize/federated/callback": {
         params: Record<never, never>;
         query: {
@@ -174,7 +174,7 @@ export interface Routes {
         bodyRequired: true;
         response: string;
     };
-    /** The second-factor form of the authorization endpoint (issue 14) */
+    /** The second-factor form of the authorization endpoint */
     "POST /authorize/second-factor": {
         params: Record<never, never>;
         query: Record<never, never>;
@@ -1247,7 +1247,7 @@ export interface Routes {
         bodyRequired: true;
         response: string;
     };
-    /** Sign in through an identity provider from the device verification page (issue 16) */
+    /** Sign in through an identity provider from the device verification page */
     "POST /device/federated": {
         params: Record<never, never>;
         query: Record<never, never>;
@@ -1255,7 +1255,7 @@ export interface Routes {
         bodyRequired: true;
         response: string;
     };
-    /** The second-factor form of the device verification page (issue 14) */
+    /** The second-factor form of the device verification page */
     "POST /device/second-factor": {
         params: Record<never, never>;
         query: Record<never, never>;

@@ -16,7 +16,7 @@ export interface Actor {
     /** the session of a bearer token (spec States: a password change keeps the current session) */
     sessionId?: string;
     /**
-     * a user bearer's own row, read with its token's state in the same query (issue 19: `GET
+     * a user bearer's own row, read with its token's state in the same query (`GET
      * /users/@me` in one round trip); its readable columns only, never a hash
      */
     ownRow?: Readonly<Record<string, unknown>>;

@@ -3,7 +3,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { basicHeader, useTestApp } from '../../test/app.js';
 import { describeEachDialect } from '../../test/databases.js';
 
-describeEachDialect('Basic authentication on API routes: no enumeration by timing (issue 12 item 11)', (dialect) => {
+describeEachDialect('Basic authentication on API routes: no enumeration by timing', (dialect) => {
     const app = useTestApp(dialect);
     afterEach(() => vi.restoreAllMocks());
 

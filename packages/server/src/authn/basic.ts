@@ -75,7 +75,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
     let costly = false;
     const passwordLogin = { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets, outbound: deps.outbound };
     let unavailable = false;
-    /** a user's password, by the source that verifies it (authn/password-login.ts: local, else the realm's LDAP directories; issue 16) */
+    /** a user's password, by the source that verifies it (authn/password-login.ts: local, else the realm's LDAP directories) */
     const userLogin = async (realmId: string, local: UserCredentials | undefined): Promise<void> => {
         costly = true;
         const result = await verifyPasswordLogin(passwordLogin, realmId, local, credentials.name, credentials.secret);
@@ -104,7 +104,7 @@ export async function authenticateBasic(deps: AuthenticationDeps, header: string
         throw new AppError(ErrorCode.TEMPORARILY_UNAVAILABLE, 'The directory that verifies this account could not be reached; try again later.', { statusCode: 503 });
     }
     // an unknown name, or a known client whose plain or encrypted secret was wrong, pays the same
-    // bcrypt verification a hashed secret costs (issue 12 item 11: no enumeration by timing)
+    // bcrypt verification a hashed secret costs (no enumeration by timing)
     if (!identity && !costly) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
     if (identity?.type === 'user' && deps.config?.userAuthBasic === false) {
         // the password was verified like any other (same cost); right or wrong, Basic is no way in for a user

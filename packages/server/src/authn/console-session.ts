@@ -6,7 +6,7 @@ import { findBrowserSession } from '../storage/console-sessions.js';
 import type { Actor } from './actor.js';
 
 /**
- * The console session (issue 13 item 2; spec Authentication 1): a cookie named after the service
+ * The console session (spec Authentication 1): a cookie named after the service
  * holding `<session id>.<secret>`, the secret 32 random bytes (base64url) of which only the SHA-256
  * digest is stored on the auth_sessions row. Because it is that row, every way of ending a session
  * (sign-out, DELETE /sessions, a password change, a deactivation) ends the cookie too.
@@ -24,7 +24,7 @@ export interface CookiePolicy {
     csrfName: string;
     /** the pending sign-in between the password and the second-factor page (authn/pending-sign-in.ts) */
     pendingName: string;
-    /** the state of a pending round trip through an upstream identity provider (issue 16), binding it to this browser */
+    /** the state of a pending round trip through an upstream identity provider (its state, nonce and PKCE verifier), binding it to this browser */
     federatedName: string;
     secure: boolean;
     /** the origin of PUBLIC_URL: what a same-origin request's Origin header holds */

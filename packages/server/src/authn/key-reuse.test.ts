@@ -11,7 +11,7 @@ import { insertKey } from '../storage/keys.js';
 type TokenAnswer = { access_token: string };
 
 /**
- * Issue 12 item 1: a deleted signing key stays dead. A realm administrator of realm B asking for a
+ * A deleted signing key stays dead. A realm administrator of realm B asking for a
  * new key under the kid of a key deleted in realm C must not revive C's tokens, nor make this
  * process sign B's tokens with C's deleted private key.
  */

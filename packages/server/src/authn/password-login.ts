@@ -73,7 +73,7 @@ async function directoryLogin(deps: PasswordLoginDeps, providers: ProviderRow[],
 }
 
 /**
- * Which source verifies a password (issue 16 item 4): the one place the sign-in form, the password
+ * Which source verifies a password (the local one, else the realm's LDAP directories): the one place the sign-in form, the password
  * grant and Basic decide it. A local user with a password is verified here by bcrypt, and only
  * here — a directory never overrides a local password. Otherwise (no local user, or one without a
  * password, such as a user an LDAP login created) the realm's enabled LDAP providers are tried in

@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from '../secrets/digests.js';
 import { consumeMfaTicket, findLiveMfaTicket, insertMfaTicket } from '../storage/authenticators.js';
 
 /**
- * The browser's sign-in between its two pages (issue 14 item 2): the password was right, the
+ * The browser's sign-in between its two pages (multi-factor sign-in with TOTP; RFC 6238): the password was right, the
  * second factor is pending. The state is an auth_mfa_tickets row — the table of the password
  * grant's mfa_token — held server-side, short-lived and single use; the browser holds only a
  * 256-bit secret in an HttpOnly cookie. The row's id is derived from the secret's SHA-256 digest,

@@ -110,7 +110,7 @@ export async function holdsConfirmedAuthenticator(db: Kysely<Database>, userId: 
 }
 
 /**
- * What a sign-in of this user in this realm needs after the password (issue 14 item 2):
+ * What a sign-in of this user in this realm needs after the password (multi-factor sign-in with TOTP; RFC 6238):
  * `none` — multi-factor off, or on and the user holds no confirmed authenticator in a realm that
  * does not require one; `code` — the second factor; `enrolment` — the realm requires multi-factor
  * (mfaRequired) and the user has no confirmed authenticator yet: no token is issued by a password

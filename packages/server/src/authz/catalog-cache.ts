@@ -7,7 +7,7 @@ import type { GrantRows } from './grants.js';
 
 /**
  * One catalog per process, rebuilt after a definition-layer write in this process, when the bus
- * tells of one on another replica (issue 15 item 5: `announce` publishes, `invalidateLocally`
+ * tells of one on another replica (`announce` publishes, `invalidateLocally`
  * hears), and at most `ttlMs` after a write whose announcement was lost (asked at each read when a
  * function: short while the bus does not hear, wire.ts). Building is
  * O(definitions + policies); requests pay only for their own grants. A rebuild that finds nothing
@@ -28,7 +28,7 @@ export class CatalogCache {
         private readonly clock: () => number = Date.now,
         private readonly announce: () => void = () => undefined,
         /**
-         * the identities' grant rows (issue 19 item 2), beside the definitions they name: every
+         * the identities' grant rows (fewer database round trips on the hot paths), beside the definitions they name: every
          * decision reaches both through this object; emptied with the catalog and by the bus (wire.ts)
          */
         readonly grants?: BoundedCache<GrantRows>,

@@ -97,7 +97,7 @@ function realmsOf(catalog: AuthorizationCatalog): (string | null)[] {
 /**
  * How many narrowed answers one catalog keeps, and how many bytes they may hold together: a
  * catalog of 1,000 definitions serializes to a few hundred kB, so the count alone would let a few
- * hundred distinct reaches hold tens of MB (issue 19 item 4: every cache has a size bound).
+ * hundred distinct reaches hold tens of MB (every cache has a size bound).
  */
 const MAX_BODIES_PER_CATALOG = 64;
 const MAX_BODY_BYTES_PER_CATALOG = 16 * 1024 * 1024;

@@ -70,15 +70,15 @@ function actorCovers(authorizer: RequestAuthorizer, grant: DelegatedGrant, holde
 /**
  * The definition's name as a refusal may show it: only to an actor whose permission_read reaches the
  * definition's realm. A realm administrator of A who names a permission of realm B by id learned its
- * name from the 403 (spec "Realm reach values": another realm's rows are not readable; issue 12's
- * generated isolation suite).
+ * name from the 403 (spec "Realm reach values": another realm's rows are not readable; the generated
+ * realm-isolation suite found it).
  */
 function nameShownTo(authorizer: RequestAuthorizer, definition: GrantedDefinition): string {
     return authorizer.evaluator.allows({ name: PermissionName.PERMISSION_READ, data: probe(definition.realmId) }) ? definition.name : 'a permission';
 }
 
 /**
- * Delegation rule (a) (issue 3 item 7): a grant row written by an actor never exceeds the actor's
+ * Delegation rule (a) (spec Authentication rules 8–11): a grant row written by an actor never exceeds the actor's
  * own reach. 403 otherwise.
  */
 export function assertCanGrant(authorizer: RequestAuthorizer, grant: DelegatedGrant, holderRealm: string | null): void {

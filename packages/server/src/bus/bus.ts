@@ -45,7 +45,7 @@ export interface Bus {
     publish(message: BusMessage): void;
     /**
      * `publish`, settled once every replica subscribed when it was sent has delivered it to its
-     * listeners (issue 19: a write answers only after every replica forgot what it cached), or
+     * listeners (a write answers only after every replica forgot what it cached), or
      * after a bounded wait for one that does not answer (reported). In process: at once. Never rejects.
      */
     publishSettled(message: BusMessage): Promise<void>;

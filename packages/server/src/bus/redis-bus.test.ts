@@ -5,7 +5,7 @@ import type { Bus, BusMessage } from './bus.js';
 import { createRedisBus } from './redis-bus.js';
 
 /*
- * The bus across replicas (issue 15 item 5) against a real Redis (TEST_REDIS_URL; the file is left
+ * The bus across replicas (the realtime bus) against a real Redis (TEST_REDIS_URL; the file is left
  * out of runs without one, vitest.config.ts).
  */
 const url = process.env.TEST_REDIS_URL!;
@@ -79,7 +79,7 @@ describe('the Redis bus', () => {
         }
     });
 
-    it('settles a publish only once every other replica of the channel delivered it (issue 19: caches emptied before a write answers)', async () => {
+    it('settles a publish only once every other replica of the channel delivered it (caches emptied before a write answers)', async () => {
         const channel = `test:bus:${randomUUID()}`;
         const [a, b, c] = [await bus(channel), await bus(channel), await bus(channel)];
         const heard: Record<string, BusMessage[]> = { a: [], b: [], c: [] };

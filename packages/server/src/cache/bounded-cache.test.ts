@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BoundedCache } from './bounded-cache.js';
 import { createCacheRegistry } from './registry.js';
 
-describe('BoundedCache (issue 19 item 4: every cache bounded and counted)', () => {
+describe('BoundedCache (every cache bounded and counted)', () => {
     it('keeps at most its bound, evicting the least recently used, and counts hits, misses and evictions', () => {
         const cache = new BoundedCache<number>('test', 2);
         cache.set('a', 1);

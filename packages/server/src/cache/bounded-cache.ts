@@ -1,5 +1,5 @@
 /**
- * A size-bounded map with least-recently-used eviction (issue 19 item 4: no unbounded cache) and
+ * A size-bounded map with least-recently-used eviction (no unbounded cache) and
  * the counters /metrics reports. One job: remember values under string keys, forget the least
  * recently used one past the bound, and forget on demand (`invalidate`). What a value means, and
  * when it must be forgotten, is its owner's business (cache/registry.ts wires owners to the bus).

@@ -1,7 +1,7 @@
 import { BoundedCache, type CacheStats } from './bounded-cache.js';
 
 /**
- * Every cache of the process in one place (issue 19 item 4): /metrics reports each one's size,
+ * Every cache of the process in one place, so none is unbounded or invisible: /metrics reports each one's size,
  * bound and counters from here, and a resync (the bus lost messages) empties them all at once.
  */
 export interface CacheRegistry {

@@ -1,5 +1,5 @@
 /**
- * The consoles built from apps/console (issue 18), named here so that bootstrap (the client's
+ * The consoles built from apps/console, named here so that bootstrap (the client's
  * redirect URIs), the HTTP layer (serving them) and the CLI (start roles) agree. The auth console
  * is the server's own pages (views/).
  */

@@ -51,7 +51,7 @@ smtp:
   secure: true
 `;
 
-describe('configuration file (issue 20 item 1)', () => {
+describe('configuration file', () => {
     it('reads realmgate.config.yaml from the working directory with the spec nesting', () => {
         const cwd = folderWith({ 'realmgate.config.yaml': YAML_FILE });
         const config = loadBootConfig({}, cwd);

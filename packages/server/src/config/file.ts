@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './parsers.js';
 import { CONFIG_KEYS, type ConfigKey } from './schema.js';
 
-/** Looked for in the working directory when CONFIG_FILE is unset (issue 20 item 1). */
+/** Looked for in the working directory when CONFIG_FILE is unset (the configuration file's default names). */
 const CONFIG_FILE_NAMES = ['realmgate.config.json', 'realmgate.config.yaml', 'realmgate.config.yml'] as const;
 
 /** A configuration file read and flattened: the file's value per configuration key (`db.url`, `port`, …). */

@@ -165,7 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * The configuration at boot (issue 20 item 1): the file (CONFIG_FILE or realmgate.config.* in
+ * The configuration at boot: the file (CONFIG_FILE or realmgate.config.* in
  * `cwd`) under the environment, which overrides it key by key.
  */
 export function loadBootConfig(env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): Config {

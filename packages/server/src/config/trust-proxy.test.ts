@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from './load.js';
 import { fastifyTrustProxy, trustProxyWarning } from './trust-proxy.js';
 
-describe('TRUST_PROXY (issue 12 item 3)', () => {
+describe('TRUST_PROXY (trusted proxies: only the addresses they added count)', () => {
     it('a production boot trusting every hop is warned, naming the risk and the fix; nothing else is', () => {
         const warning = trustProxyWarning(loadConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }));
         expect(warning).toMatch(/X-Forwarded-For/);

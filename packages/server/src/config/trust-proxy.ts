@@ -1,7 +1,7 @@
 import type { Config } from './schema.js';
 
 /**
- * The warning of a production boot with `TRUST_PROXY=true` (issue 12; the spec's default stays):
+ * The warning of a production boot with `TRUST_PROXY=true` (the spec's default stays; the warning names the risk and the fix):
  * trusting every hop lets a caller name its own address through `X-Forwarded-For`, so it picks its
  * own rate-limit key — escaping the failure lockout, locking out another address — and forges the
  * session `ipAddress`. A hop count or the proxies' addresses trust only what those proxies added.

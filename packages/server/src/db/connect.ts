@@ -146,7 +146,7 @@ function mysqlDialect(options: DatabaseOptions, createPool: typeof createMysqlPo
         // Every new pooled session: NOW() and friends must agree with the 'Z' mysql2 writes.
         onCreateConnection: async (connection) => {
             await connection.executeQuery(CompiledQuery.raw(`SET time_zone = '${MYSQL_UTC_OFFSET}'`));
-            // verified on every connection of every pool (issue 20 item 4), not only the first at boot
+            // verified on every connection of every pool (MySQL read replicas; spec Versioning), not only the first at boot
             const { rows } = await connection.executeQuery<{ zone: string }>(CompiledQuery.raw('SELECT @@session.time_zone AS zone'));
             if (!isMysqlUtc(rows[0]?.zone)) {
                 throw new DatabaseConfigError(`${source} time_zone`, `the MySQL session time_zone of ${source} is "${String(rows[0]?.zone)}", not UTC; the session could not be pinned`);

@@ -30,7 +30,7 @@ async function serverDatabaseUrl(dialect: 'postgres' | 'mysql', run: (url: strin
     }
 }
 
-// Issue 11 item 7: a deployment loads only the drivers it is configured for (db/connect.ts, limits/setup.ts).
+// A deployment loads only the drivers it is configured for (db/connect.ts, limits/setup.ts).
 describe('database and cache drivers are loaded only when configured', () => {
     it('an SQLite process loads better-sqlite3 and neither pg, mysql2 nor ioredis', async () => {
         const writable = await mkdtemp(join(tmpdir(), 'realmgate-drivers-'));

@@ -38,7 +38,7 @@ async function schemaOf(handle: DatabaseHandle): Promise<string[]> {
     return [...columns.map((row) => `${row.t}.${row.c}`), ...indexes.map((row) => `${row.t} index ${row.i}`)].sort();
 }
 
-/** MySQL/MariaDB DDL commits statement by statement: a crash mid-migration must not wedge later boots (issue 12 item 6). */
+/** MySQL/MariaDB DDL commits statement by statement: a crash mid-migration must not wedge later boots. */
 describeEachDialect('migrations survive a crash', (dialect) => {
     let reference: string[];
     beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The SQL texts PostgreSQL runs as named prepared statements (issue 19 item 2): the hot paths'
+ * The SQL texts PostgreSQL runs as named prepared statements (fewer database round trips on the hot paths): the hot paths'
  * queries, compiled once by db/prepared.ts and storage/prepared-insert.ts, register their text here;
  * node-postgres then parses and plans each once per connection and afterwards sends only Bind and
  * Execute with a statement name, so the server skips parsing and planning on every token, bearer

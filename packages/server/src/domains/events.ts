@@ -21,6 +21,6 @@ export async function recordEvent(
         actorId: ctx?.actor.identity?.id ?? null,
         request: ctx ? { ip: ctx.request.ip ?? null, method: ctx.request.method ?? null, path: ctx.request.path ?? null } : null,
     })]);
-    // the realtime bus hears of it once the change is committed (issue 15 item 5)
+    // the realtime bus hears of it once the change is committed
     announceAfterCommit(db, { name: event.name, refType: event.refType, refId: event.refId, realmId: event.realmId, data: event.data ?? null, createdAt: new Date() });
 }

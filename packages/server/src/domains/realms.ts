@@ -35,7 +35,7 @@ spec.fields = [
     displayNameField,
     descriptionField,
     builtInField,
-    // API.md §7 "Realm settings" (migration 0005); only the multi-factor ones act so far (issue 14):
+    // API.md §7 "Realm settings" (migration 0005); only the multi-factor ones act so far:
     // mfaEnabled asks holders of a confirmed authenticator for a code after the password and refuses
     // them Basic; mfaRequired also refuses a password-only sign-in to users who have not enrolled
     ...(['registrationEnabled', 'emailVerificationRequired', 'mfaEnabled', 'mfaRequired'] as const).map((name): FieldSpec => ({

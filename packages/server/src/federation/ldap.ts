@@ -75,7 +75,7 @@ async function closing<T>(client: Client, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * An LDAP login (issue 16 item 4): search then bind. The service binds with the provider's bind DN
+ * An LDAP login (RFC 4515 filter escaping): search then bind. The service binds with the provider's bind DN
  * (or anonymously), finds exactly one entry by `userFilter` with the login name inserted as an
  * escaped literal (RFC 4515; spec Authentication 19), then binds as that entry with the password
  * given; the groups are the entries `groupFilter` finds with the user's DN and name inserted the

@@ -7,7 +7,7 @@ import { upstreamClientAuth, type AssertionKeySource } from './upstream-client-a
 import { UpstreamUnavailableError, type UpstreamIdentity } from './upstream-identity.js';
 
 /*
- * The relying party of an upstream OpenID Connect or OAuth 2.0 provider (issue 16 item 3), with
+ * The relying party of an upstream OpenID Connect or OAuth 2.0 provider (OpenID Connect / OAuth 2.0 login with PKCE, state and nonce), with
  * openid-client: authorization code with PKCE S256 (RFC 7636), `state` (RFC 6749 §10.12) and, for
  * OpenID Connect, `nonce` and a verified ID token (OIDC Core §3.1.3.7). An upstream refusing, a
  * tampered ID token, a wrong state or issuer throw; the caller shows a sign-in error.

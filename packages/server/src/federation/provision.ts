@@ -53,7 +53,7 @@ function matchedRoles(provider: ProviderRow, mappings: ProviderMappings, identit
     return matched;
 }
 
-/** Mapped user fields and attributes, applied on every login (issue 16 item 5). */
+/** Mapped user fields and attributes, applied on every login (spec States "first login"). */
 async function applyAttributes(tx: Kysely<Database>, dialect: DialectName, userId: string, realmId: string, mappings: ProviderMappings, identity: UpstreamIdentity, now: Date): Promise<void> {
     const columns: MappedUserColumns = {};
     for (const mapping of mappings.attributes) {
@@ -103,7 +103,7 @@ export interface ProvisionDeps {
 }
 
 /**
- * The user an upstream login signs in as (issue 16 items 3 and 5; spec States): the user linked to
+ * The user an upstream login signs in as (spec States "first login"): the user linked to
  * the upstream subject; else — only when the provider allows it and both sides verified the
  * address — the one user of the realm with that email, then linked (`accountByEmail`, which throws
  * AccountLinkRefusedError when an account holds the address but may not be linked); else a new user, filed under

@@ -1,4 +1,4 @@
-/** What a provider tells about a user after a verified login (issue 16 items 3–5). */
+/** What a provider tells about a user after a verified login (OpenID Connect, OAuth 2.0 or LDAP). */
 export interface UpstreamIdentity {
     /** the stable upstream subject: OIDC Core §2 `sub`, an OAuth 2.0 user id, an LDAP entry's DN */
     subject: string;

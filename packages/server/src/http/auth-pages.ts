@@ -78,7 +78,7 @@ export function formIsSameSite(request: FastifyRequest, cookies: CookiePolicy, f
     return typeof field === 'string' && held !== undefined && TOKEN_SHAPE.test(held) && sameSecret(held, field);
 }
 
-/** Sets the console-session cookie (ISSUE13 sessions model): HttpOnly, SameSite=Lax, Path=/, Secure on https. */
+/** Sets the console-session cookie (spec Authentication 1): HttpOnly, SameSite=Lax, Path=/, Secure on https. */
 export function setSessionCookie(reply: FastifyReply, cookies: CookiePolicy, value: string, maxAge: number): void {
     reply.setCookie(cookies.sessionName, value, { httpOnly: true, sameSite: 'lax', secure: cookies.secure, path: '/', maxAge });
 }

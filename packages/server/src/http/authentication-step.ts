@@ -45,7 +45,7 @@ export interface AuthenticationStepDeps extends HeaderAuthenticationDeps {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * CSRF protection of a cookie-authenticated unsafe request (issue 13 item 2; OWASP CSRF Prevention
+ * CSRF protection of a cookie-authenticated unsafe request (spec Authentication 1; OWASP CSRF Prevention
  * Cheat Sheet, "Verifying Origin" and "Custom Request Headers"): its Origin must be PUBLIC_URL's
  * origin, or, when a client sends no Origin, it must carry `X-Requested-With`, a header a
  * cross-site HTML form cannot send and a cross-origin script can only send after a CORS preflight.
@@ -91,7 +91,7 @@ async function authenticateRequest(deps: AuthenticationStepDeps, request: Fastif
     const routeRealmId = found ?? null;
     let actor: Actor;
     try {
-        // issue 13 item 2: without an Authorization header, a live console session is the caller
+        // without an Authorization header, a live console session is the caller
         // (a revoked, expired or mismatched cookie is no session: the request is anonymous)
         const session = cookie === undefined ? null : await verifyConsoleSession(deps.db, cookie);
         if (session) assertSameOrigin(request, cookies!);
@@ -132,7 +132,7 @@ function hooksOf<H>(hooks: H | H[] | undefined): H[] {
  * - `onSend`: an answer of a `required` or `optional` route carries `Cache-Control: no-store`
  *   unless its route set a policy of its own (the catalog's `private, no-cache`): such an answer
  *   may hold a secret or personal data (`fields=+secret`, a rotated secret, an email) that no
- *   cache may keep (RFC 9111 §5.2.2.5; OWASP REST Security, issue 12 item 13).
+ *   cache may keep (RFC 9111 §5.2.2.5; OWASP REST Security).
  * A route without a declaration fails the boot: every route says how it authenticates.
  */
 export function registerAuthenticationStep(app: FastifyInstance, deps: AuthenticationStepDeps): void {
@@ -140,7 +140,8 @@ export function registerAuthenticationStep(app: FastifyInstance, deps: Authentic
     app.decorateRequest('context', null as unknown as RequestContext);
     // the steps run as hooks of the routes that authenticate, not of every request: a protocol
     // route (`none`: the token endpoint authenticates its client itself) pays for none of them
-    // (issue 19). Route hooks run after the global ones of the same kind, where these were
+    // (a bearer check costs nothing on the token endpoint's hot path). Route hooks run after the
+    // global ones of the same kind, where these were
     // registered anyway: after the limits' gate and the input guard.
     const requireCredential = async (request: FastifyRequest) => {
         if (!request.headers.authorization && sessionCookieOf(request, cookies) === undefined) throw credentialsMissing();

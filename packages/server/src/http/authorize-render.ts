@@ -77,7 +77,7 @@ export function sendCsrfRefusal(context: BrowserContext, request: FastifyRequest
 }
 
 /**
- * The realm's enabled OpenID Connect and OAuth 2.0 providers of a sign-in page (issue 16 item 6),
+ * The realm's enabled OpenID Connect and OAuth 2.0 providers of a sign-in page (auth-page contract version 5),
  * the form their buttons post, and the upstream origins that form ends at (its answer is a 303 to
  * the upstream, which the page's CSP form-action must allow: Chromium enforces it on redirects).
  */
@@ -152,7 +152,7 @@ export function secondFactorChoice(context: BrowserContext, offer: { totp: boole
     return { ...(offer.passkey ? { passkey: { optionsUrl: passkeyOptionsUrl(context), form } } : {}), ...(offer.totp ? {} : { totp: false }) };
 }
 
-/** The second sign-in page of an authorization request (issue 14 item 2): the request and the CSRF token in hidden fields. */
+/** The second sign-in page of an authorization request (multi-factor sign-in with TOTP; RFC 6238): the request and the CSRF token in hidden fields. */
 export function sendSecondFactor(
     context: BrowserContext, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest,
     page: { error?: string; status?: number; offer?: { totp: boolean; passkey: boolean } } = {},

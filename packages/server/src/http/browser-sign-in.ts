@@ -37,7 +37,7 @@ export interface SignInPages {
     signIn(error?: string, status?: number, username?: string): FastifyReply | Promise<FastifyReply>;
     /** the second-factor page offering what the user holds (a code, a passkey), with a message after a wrong one */
     secondFactor(offer: SecondFactorOffer, error?: string, status?: number): FastifyReply | Promise<FastifyReply>;
-    /** the client's access policy (issue 13 item 12): a reply ends the sign-in without a session */
+    /** the client's access policy (spec client field accessPolicyId): a reply ends the sign-in without a session */
     admit(user: SignInUser): Promise<FastifyReply | null>;
 }
 
@@ -67,7 +67,7 @@ async function gate(
 /** How a browser sign-in happened: the form's password, an upstream provider, or a passkey (WebAuthn, API.md §8). */
 type SignInHow = { providerId?: string; passkey?: boolean };
 
-/** issue 15: the form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
+/** The form's sign-ins and failures are entries of the event log (never the name typed: it may be an email) */
 function signInEvent(context: BrowserContext, request: FastifyRequest, pages: SignInPages, name: string, userId: string | null, how: SignInHow = {}): void {
     const { providerId } = how;
     context.deps.events.record({
@@ -113,7 +113,7 @@ export async function passwordStep(context: BrowserContext, request: FastifyRequ
     const { user, failed, unavailable } = await verifySignIn(
         { db: deps.db, dialect: deps.handle.dialect, passwords: deps.passwords, secrets: deps.secrets, outbound: deps.outbound }, pages.realm.id, username, password,
     );
-    // issue 16: a directory that could not answer is said so, never reported as a wrong password
+    // a directory that could not answer is said so, never reported as a wrong password
     if (unavailable) return { reply: await again(S.directoryUnavailable, 503) };
     if (!user) {
         if (failed) {
@@ -128,7 +128,7 @@ export async function passwordStep(context: BrowserContext, request: FastifyRequ
 }
 
 /**
- * After the first factor (a password, or a login through an identity provider — issue 16): the
+ * After the first factor (a password, or a login through an identity provider): the
  * session, or the second-factor page when one is due in the realm. A realm requiring multi-factor
  * refuses a user who has not enrolled: a first factor alone never signs in there.
  */

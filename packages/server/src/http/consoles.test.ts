@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_CONSOLE_CLIENT } from '../config/consoles.js';
 import { consolePolicy, registerConsoles } from './consoles.js';
 
-/** Serving the built consoles (issue 18 item 1), against a stand-in build: no database, no browser. */
+/** Serving the built consoles under /console, against a stand-in build: no database, no browser. */
 describe('console serving', () => {
     const dist = mkdtempSync(join(tmpdir(), 'realmgate-console-'));
     mkdirSync(join(dist, 'admin'));

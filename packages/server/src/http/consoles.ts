@@ -58,7 +58,7 @@ function notBuilt(reply: FastifyReply, distDirectory: string): FastifyReply {
 }
 
 /**
- * Serves the built consoles (issue 18 item 1): `/console/assets/*` are Vite's content-hashed files,
+ * Serves the built consoles: `/console/assets/*` are Vite's content-hashed files,
  * cached for a year as immutable; every other path under `/console/<name>/` that is not a file is
  * one of the console's client-side routes and answers its index.html (history fallback), never
  * cached (`no-cache`), so a new build is picked up at the next navigation. Without a build the

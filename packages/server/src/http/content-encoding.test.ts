@@ -20,7 +20,7 @@ async function drain(stream: NodeJS.ReadableStream): Promise<{ decoded: number; 
     return { decoded, error: undefined };
 }
 
-describe('content-encoding: streaming decoding of request bodies (issue 12 item 15)', () => {
+describe('content-encoding: streaming decoding of request bodies (spec Limits: the 10 MB cap applies after decompression)', () => {
     it('stops an endless zip bomb at the expansion bound, long before the 10 MB cap, for every coding', async () => {
         for (const [coding, compress] of [['gzip', createGzip], ['deflate', createDeflate], ['br', createBrotliCompress]] as const) {
             const bomb = endlessBomb(compress);

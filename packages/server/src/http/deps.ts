@@ -42,18 +42,18 @@ export interface AppDeps {
     handle: DatabaseHandle;
     db: DatabaseHandle['db'];
     catalog: CatalogCache;
-    /** the realtime bus (issue 15 item 5): entity events and catalog invalidation, across replicas with Redis */
+    /** the realtime bus: entity events and catalog invalidation, across replicas with Redis */
     bus: Bus;
     /** hands a committed write's entity events to the bus (storage/write-transaction.ts `announce`) */
     announce(events: readonly CommittedEvent[]): Promise<void>;
-    /** every cache of the process, for /metrics (issue 19 item 4) */
+    /** every cache of the process, for /metrics (none unbounded, every one reported) */
     caches: CacheRegistry;
     passwords: PasswordHasher;
     secrets: SecretBox;
     clientSecrets: ClientSecretVerifier;
     keys: KeyStore;
     sessions: SessionStore;
-    /** issue 15: the event log's entries written beside a request (sign-ins, failures, issuance, session ends) */
+    /** the event log's entries written beside a request (sign-ins, failures, issuance, session ends) */
     events: DetachedEventLog;
     /** OIDC Back-Channel Logout: the deliveries the sessions store schedules; settled() waits for them */
     backchannelLogout: BackchannelLogout;
@@ -90,12 +90,12 @@ export interface AppDeps {
     passkeyKeys: VerifyingKeyMemo;
     /** DPoP proofs (RFC 9449) at /token, the API routes and /userinfo, and the server's nonces */
     dpop: DpopVerifier;
-    /** issue 15 item 7: the Prometheus registry and the counters the routes feed */
+    /** the Prometheus registry and the counters the routes feed */
     metrics: Metrics;
-    /** issue 13: the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */
+    /** the auth pages (views/, or the module AUTH_CONSOLE_PATH names) */
     views: AuthConsole;
     /** the mail relay (SMTP_URL); null when none is configured */
     mailer: Mailer | null;
-    /** issue 14 item 3: self-registration, activation and password recovery by mail */
+    /** self-registration, activation and password recovery by mail */
     account: AccountService;
 }

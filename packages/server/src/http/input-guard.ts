@@ -4,7 +4,7 @@ import { contentCodingOf, decodedBody } from './content-encoding.js';
 
 /**
  * A lone surrogate (a `\ud800` escape in JSON) is no character: UTF-8 cannot encode it, so each
- * database replaced or refused it its own way (RFC 8259 §8.2, issue 12 item 12). In a `u` regex a
+ * database replaced or refused it its own way (RFC 8259 §8.2). In a `u` regex a
  * well-formed pair is one code point, so \p{Cs} matches only a lone half.
  */
 const LONE_SURROGATE = /\p{Cs}/u;

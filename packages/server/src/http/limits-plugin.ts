@@ -14,7 +14,7 @@ import type { RequestLimits } from '../limits/request-limits.js';
 export const CHARGED_BY_ROUTE = { limits: 'route' } as const;
 
 /**
- * Route config of the operations routes (GET /health, /health/ready, /metrics; issue 15 item 7):
+ * Route config of the operations routes (GET /health, /health/ready, /metrics; API.md §7):
  * off the limits altogether, so a probe or scraper is never refused or charged, and a refused
  * address cannot make an instance look unhealthy. They read no credentials of the API.
  */
@@ -57,7 +57,7 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits, even
     app.addHook('onRequest', async (request, reply) => {
         if (offLimits(request)) return;
         limits.admit(request, (headers) => reply.headers(headers));
-        // a console-session cookie is a credential (issue 13): charged to its user by the authentication
+        // a console-session cookie is a credential (spec Authentication 1): charged to its user by the authentication
         // step, or to the address when the request ends (limits.finish) if it named no live session
         if (request.headers.authorization === undefined && !mayCarrySession(request.headers.cookie) &&
             (request.routeOptions.config as { limits?: string }).limits !== CHARGED_BY_ROUTE.limits) {
@@ -73,7 +73,7 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits, even
     });
     app.addHook('onError', async (request, _reply, error) => {
         if (!isFailedAuthentication(error)) return;
-        // issue 15: a failed sign-in is an entry of the event log, written outside the request's
+        // a failed sign-in is an entry of the event log, written outside the request's
         // (rolled back) work and never awaited; a forged bearer is not a sign-in and tells nothing
         const signIn = failedSignInOf(error);
         if (signIn && events) {

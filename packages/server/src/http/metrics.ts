@@ -10,7 +10,7 @@ export interface MetricsSources {
     /** sessions neither revoked nor expired (one indexed COUNT, refreshed at most every SESSIONS_REFRESH_MS) */
     activeSessions(): Promise<number>;
     pool?: () => PoolStats;
-    /** every cache's size, bound and counters (cache/registry.ts; issue 19 item 4) */
+    /** every cache's size, bound and counters (cache/registry.ts) */
     caches?: () => CacheStats[];
     /** whether the caches may answer now (wire.ts: CACHES, and a bus that hears every replica) */
     cachesEnabled?: () => boolean;
@@ -21,7 +21,7 @@ export interface MetricsSources {
 }
 
 /**
- * The process's Prometheus metrics (issue 15 item 7; DESIGN.md "Observability built in"). One
+ * The process's Prometheus metrics (API.md §7; DESIGN.md "Observability built in"). One
  * registry per app, so two apps in one process (tests, replicas) never share counters.
  */
 export interface Metrics {
@@ -133,7 +133,7 @@ function registerSwitch(registry: Registry, name: string, help: string, on: () =
 }
 
 /**
- * Issue 19 item 4: no cache without a bound, and every one visible — entries and bound as gauges,
+ * No cache without a bound, and every one visible — entries and bound as gauges,
  * hits, misses, evictions and invalidations as counters, read from the registry at each scrape.
  */
 function registerCacheMetrics(registry: Registry, caches: () => CacheStats[]): void {
@@ -182,7 +182,7 @@ const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /**
- * Who may read GET /metrics (issue 15 item 7; the choice is documented in docs/operations/health-and-metrics.md). With
+ * Who may read GET /metrics (API.md §7; the choice is documented in docs/operations/health-and-metrics.md). With
  * METRICS_TOKEN set, a scraper sends `Authorization: Bearer <METRICS_TOKEN>` (compared in constant
  * time: secretsEqual compares digests). Unset, only a direct loopback peer is answered: the socket's
  * own address (never X-Forwarded-For, which a client writes), and no forwarding header, so a

@@ -38,7 +38,7 @@ const AUTHORIZATION_ENTITIES = new Set([
 ]);
 
 /**
- * The realtime half of the bus (issue 15 item 5): socket.io on the API's listener. A socket
+ * The realtime half of the bus: socket.io on the API's listener. A socket
  * authenticates like a request — `auth: { token }` with a bearer access token, or the console
  * session cookie from the server's own origin — then `subscribe`s to collections; each entity event
  * of a collection reaches a socket only when its caller may read that row (the collection's read

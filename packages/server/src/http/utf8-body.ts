@@ -29,9 +29,9 @@ function formIsUtf8(text: string): boolean {
  * JSON (RFC 8259 §8.1) and forms (WHATWG URL §5.1) are UTF-8: their parsers take the body's bytes
  * (decoded from any content coding first: http/content-encoding.ts) and refuse a broken sequence
  * with 400 and an issue, before anything reads them as text — the default decoding replaces a
- * broken sequence with U+FFFD, and each database then stored something else (issue 12 item 12).
+ * broken sequence with U+FFFD, and each database then stored something else.
  * A check of the whole buffer (node:buffer isUtf8) costs far less than a checking stream on every
- * request with a body (issue 19).
+ * request with a body.
  */
 function utf8JsonParser(json: FastifyBodyParser<string>): FastifyBodyParser<Buffer> {
     return (request, body, done) => {

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPair, type JsonWebKey, ty
 import { promisify } from 'node:util';
 
 /**
- * Signing algorithms a realm key may have: ES256 by default (P-256, issue 4: small keys, fast
+ * Signing algorithms a realm key may have: ES256 by default (P-256: small keys, fast
  * signatures), RS256 because OpenID Connect requires it to be supportable for ID tokens
  * (OIDC Core §15.1).
  */

@@ -93,8 +93,8 @@ const activeKeyCacheKey = (realmId: string, algorithm?: SigningAlgorithm): strin
 
 /**
  * Per-realm signing keys in auth_keys (use 'sig'), next to the realm encryption keys (use 'enc').
- * With `activeKeys`, the active signing key of a realm (and algorithm) is remembered (issue 19
- * item 2): every issue reads it (a code redemption twice). Only what exists is remembered; every
+ * With `activeKeys`, the active signing key of a realm (and algorithm) is remembered (fewer
+ * database round trips on the hot paths): every issuance reads it (a code redemption twice). Only what exists is remembered; every
  * write to auth_keys through the API or a realm change empties it on every replica through the bus
  * before the write answers (wire.ts), and a key created here empties its realm's entries at once.
  * Verifying never trusts it: a token's key status is read with its session (tokens/subject-check.ts).

@@ -9,7 +9,7 @@ const marked = new WeakMap<object, FailedSignIn | null>();
 
 /**
  * What a failed sign-in is about, when the code that refuses it knows (the event log's
- * `signInFailed`, issue 15): the realm tried and the identity, never the name or secret typed.
+ * `signInFailed`, spec Events 1): the realm tried and the identity, never the name or secret typed.
  */
 export interface FailedSignIn {
     realmId: string | null;

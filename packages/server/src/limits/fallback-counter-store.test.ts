@@ -29,7 +29,7 @@ const startRedis = async (port: number): Promise<ChildProcess> => {
     return server;
 };
 
-describe('rate limits with Redis gone at runtime (issue 12: they do not fail open)', () => {
+describe('rate limits with Redis gone at runtime (they do not fail open)', () => {
     let redis: ChildProcess | null = null;
     afterEach(() => {
         redis?.kill('SIGKILL');

@@ -7,7 +7,7 @@ export interface FallbackReport {
 }
 
 /**
- * Rate limits do not fail open (issue 12; spec Limits: the failure lockout must hold): while the
+ * Rate limits do not fail open (spec Limits: the failure lockout must hold): while the
  * shared store (Redis) does not answer, counting goes on in process — per replica, so a lockout
  * is no longer shared, but an address still meets its 300-failure limit. Every call tries the
  * primary first (ioredis without an offline queue refuses at once while disconnected), so counting

@@ -1,7 +1,7 @@
 import type { MailMessage } from './mailer.js';
 
 /**
- * Every text the server mails, in one place (issue 14 item 3). Each template takes the realm as
+ * Every text the server mails, in one place, so a deployment can review or translate them. Each template takes the realm as
  * the user knows it (its display name, else its name) and a link built from PUBLIC_URL; the HTML
  * alternative is the same text with the link as an anchor, every value escaped.
  */

@@ -5,7 +5,7 @@ import { describeEachDialect } from '../../test/databases.js';
 type TokenAnswer = { access_token: string; refresh_token?: string };
 
 /**
- * Issue 12 item 3: a client's accessPolicyId is evaluated at every token issuance through the
+ * A client's accessPolicyId is evaluated at every token issuance through the
  * client — password (confidential and public client), client_credentials and refresh.
  */
 describeEachDialect('POST /token: the client\'s access policy', (dialect) => {

@@ -70,7 +70,7 @@ describeEachDialect('back-channel logout delivery, cascade and refusal', (dialec
         const first = await login(app, world.realm.id, actor.name, 'secret-password', { client_id: world.client.name, client_secret: world.client.secret });
         const second = await login(app, world.realm.id, actor.name, 'secret-password', { client_id: other.name, client_secret: other.secret });
         const unrelated = await login(app, world.realm.id, actor.name, 'secret-password', { client_id: world.client.name, client_secret: world.client.secret });
-        // application sessions signed in through the browser session (issue 13 sessions model)
+        // application sessions signed in through the browser session (each application session's parent_id)
         await app.deps.db.updateTable('auth_sessions').set({ parent_id: browser.sessionId }).where('id', 'in', [first.sessionId, second.sessionId]).execute();
 
         const ended = await app.deps.sessions.revoke(app.deps.db, browser.sessionId);

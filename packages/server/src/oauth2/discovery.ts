@@ -110,7 +110,7 @@ export async function discoveryDocument(
         ...(mtls !== undefined ? { mtls_endpoint_aliases: { token_endpoint: `${mtls}/token`, device_authorization_endpoint: `${mtls}/device_authorization` } } : {}),
         issuer: issuerOf(publicUrl, realm.name),
         // the protocol routes sit at the root for every realm; the realm follows from the client
-        // (authorization, token) or the token (userinfo, logout) — ISSUE13 routes
+        // (authorization, token) or the token (userinfo, logout) (OIDC Discovery 1.0 §3)
         authorization_endpoint: `${base}/authorize`,
         token_endpoint: `${base}/token`,
         // OpenID Connect Core §5.3

@@ -17,7 +17,7 @@ export const invalidGrant = (description: string): AppError => oauthError(ErrorC
 const protocolMembers = new WeakMap<object, Readonly<Record<string, string>>>();
 
 /**
- * `mfa_required` (API.md §1 ErrorCode; issue 14): the password was right and a second factor is
+ * `mfa_required` (API.md §1 ErrorCode): the password was right and a second factor is
  * due. Answered 400 as every RFC 6749 §5.2 grant error; `mfa_token` (when given) is the ticket
  * the multi-factor grant redeems with the code.
  */

@@ -126,7 +126,7 @@ export function introspectionJson(answer: IntrospectionResponse): string {
 /** OpenID claims of a user subject (spec Introspection response); a client subject has none. */
 async function openIdClaims(db: Kysely<Database>, subject: IntrospectedSubject, profile?: UserProfile): Promise<IntrospectedClaims> {
     if (subject.kind !== 'user') return {};
-    // read with the token's state when it was (issue 19 item 2: no second round trip)
+    // read with the token's state when it was (no second round trip)
     const claims = profile ? claimsOfProfile(profile) : await userClaims(db, subject.id);
     if (!claims) return {};
     // the spec's Introspection response names its OpenID claims: `name` (an ID token and UserInfo claim) is not one

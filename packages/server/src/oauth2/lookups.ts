@@ -4,7 +4,7 @@ import type { ClientCredentials } from '../storage/clients.js';
 import type { RealmRef } from '../storage/realms.js';
 
 /**
- * A client that authenticated (issue 19 item 2: none of a known client's authentications read the
+ * A client that authenticated (none of a known client's authentications read the
  * database). Its secret is never kept: a confidential client's row carries `secret: ''` (which
  * verifies nothing, secrets/client-secret-verifier.ts) and the secret it proved is remembered only
  * as an HMAC-SHA256 under a key of this process that is never stored nor logged.
@@ -16,7 +16,7 @@ export interface RememberedClient {
 }
 
 /**
- * The protocol endpoints' lookups served from memory (issue 19 item 2): realms by id, name and
+ * The protocol endpoints' lookups served from memory (fewer database round trips on the hot paths): realms by id, name and
  * owning client, and clients that authenticated. Emptied on every replica by the bus before a
  * write to a realm or client answers (wire.ts); entries are only ever added from committed reads.
  */

@@ -152,7 +152,7 @@ describeEachDialect('POST /token: password and client_credentials grants', (dial
         expect(jwks.keys.map((key) => key.kid)).toEqual([newKid]);
         // a realm without any signing key row issues as well
         await app.deps.db.deleteFrom('auth_keys').where('realm_id', '=', realmId).where('use', '=', 'sig').execute();
-        // a write behind the API's back: empty the caches as the bus does after an API write (issue 19)
+        // a write behind the API's back: empty the caches as the bus does after an API write
         app.deps.caches.invalidateAll();
         const fresh = await issue();
         const published = (await app.request({ method: 'GET', url: `/realms/${realmId}/jwks`, as: null })).json() as JSONWebKeySet;

@@ -74,7 +74,7 @@ describeEachDialect('ID token claims and GET/POST /userinfo (OpenID Connect Core
         const bare = decodeJwt((await signInThrough('openid', dana, null)).tokens.id_token!);
         expect(bare.nonce).toBeUndefined();
         for (const claim of ['preferred_username', 'email', 'email_verified', 'given_name']) expect(bare[claim]).toBeUndefined();
-        // `identity` keeps releasing the profile, as before issue 13
+        // `identity` keeps releasing the profile, as before the OpenID Connect scopes existed
         const identity = decodeJwt((await signInThrough('openid identity')).tokens.id_token!);
         expect(identity).toMatchObject({ preferred_username: 'dana', given_name: 'Dana' });
         expect(identity.email).toBeUndefined();

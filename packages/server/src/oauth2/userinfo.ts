@@ -77,7 +77,7 @@ function presentedToken(request: UserinfoRequest): { token: string; presentation
  */
 export function createUserinfoEndpoint(deps: UserinfoDeps) {
     /**
-     * The user's profile read with the token's state (issue 19 item 2: one round trip), handed from
+     * The user's profile read with the token's state (one round trip), handed from
      * `authenticate` to `claims` of the same request: keyed by the claims object that request got
      * back — a fresh object per request, since the verifier's remembered claims are shared.
      */

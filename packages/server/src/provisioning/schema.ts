@@ -10,7 +10,7 @@ import { userSpec, USER_PASSWORD_SCHEMA } from '../domains/users/definition.js';
 import { clientSpec } from '../domains/clients/definition.js';
 
 /**
- * The provisioning file format (issue 15 item 6; spec Versioning "provisioning createOnly"). Every
+ * The provisioning file format (spec Versioning "provisioning createOnly"). Every
  * entry carries the attributes of the resource's create body (`POST /<collection>`), checked by the
  * same field schemas, minus the references the file names by name instead of by id; then its
  * strategy and the bindings it declares by name. Exported for the documentation

@@ -103,7 +103,7 @@ function parseFilterValue(name: string, field: QueryFieldSpec, value: string): P
 /**
  * The most list values one query's filters may hold together. Each value is a bound parameter, and
  * the databases cap them per statement (SQLite 32,766, PostgreSQL 65,535): a longer "in" list was a
- * 500 (issue 12 fuzzing), where a client's input answers 400 (API.md §1).
+ * 500 (found by fuzzing), where a client's input answers 400 (API.md §1).
  */
 export const MAX_FILTER_VALUES = 1_000;
 

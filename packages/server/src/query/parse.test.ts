@@ -208,7 +208,7 @@ describe('filter refusals', () => {
         }
     });
 
-    it(`at most ${MAX_FILTER_VALUES} list values across the filters (each is a bound parameter; issue 12 fuzzing)`, () => {
+    it(`at most ${MAX_FILTER_VALUES} list values across the filters (each is a bound parameter; a fuzzed request found the limit)`, () => {
         const list = (count: number, prefix = 'v') => Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(',');
         expect(filterOf(list(MAX_FILTER_VALUES))).toMatchObject({ operator: 'in' });
         expect(onlyIssue({ 'filter[name]': list(MAX_FILTER_VALUES + 1) })).toEqual({ path: ['filter', 'name'], code: 'invalid_filter' });

@@ -4,7 +4,7 @@ import { fromDbBool, fromDbDateOrNull, toDbBool, toDbDate, type DialectName } fr
 import { findRealmByIdOrName } from './realms.js';
 
 /*
- * Activation and reset codes of users (issue 14 item 3; spec Versioning: stored as a SHA-256
+ * Activation and reset codes of users (spec Versioning: stored as a SHA-256
  * digest). A code is single use: the statement that consumes it names the digest in its WHERE, so
  * of two concurrent redemptions only one changes the row.
  */

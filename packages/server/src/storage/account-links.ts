@@ -4,7 +4,7 @@ import { fromDbDate } from '../db/values.js';
 import type { RowCondition } from './resource/rows.js';
 
 /*
- * What a user has granted and linked, as the account console lists it (issue 18 item 4): the
+ * What a user has granted and linked, as the account console lists it: the
  * consents it gave clients (auth_user_consents, written by storage/consents.ts) and the upstream
  * identities linked to it (auth_user_identities, written by federation/provision.ts).
  */

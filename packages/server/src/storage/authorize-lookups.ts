@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { fromDbBool } from '../db/values.js';
 
-/** A client as the authorization and logout endpoints see it, with its realm (issue 13). */
+/** A client as the authorization and logout endpoints see it, with its realm. */
 export interface AuthorizationClient {
     id: string;
     name: string;
@@ -78,7 +78,7 @@ export interface SignInUser {
 }
 
 /**
- * The user the sign-in form names in a realm (issue 13 item 3: username or email): by name first,
+ * The user the sign-in form names in a realm (username or email): by name first,
  * else by email when exactly one user of the realm has it (an address shared by several names no one).
  */
 export async function findSignInUser(db: Kysely<Database>, realmId: string, login: string): Promise<SignInUser | undefined> {

@@ -92,7 +92,7 @@ export async function findBuiltInUser(db: Kysely<Database>, realmId: string, nam
 
 /**
  * The built-in administrator (API.md §5), inserted with its password hash in the same statement:
- * a crash can no longer leave the row without a password (issue 12 item 5). A concurrent replica
+ * a crash can no longer leave the row without a password (bootstrap is atomic). A concurrent replica
  * inserting it first wins; its id is returned.
  */
 export async function insertBuiltInUser(

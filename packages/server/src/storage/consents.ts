@@ -4,7 +4,7 @@ import { classifyDbError } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
 import { toDbDate, type DialectName } from '../db/values.js';
 
-/** The scopes a user granted a client (issue 13 item 3: consent remembered per user and client); empty when none. */
+/** The scopes a user granted a client (consent remembered per user and client); empty when none. */
 export async function findConsentedScopes(db: Kysely<Database>, userId: string, clientId: string): Promise<string[]> {
     const row = await db.selectFrom('auth_user_consents').select('scopes')
         .where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();

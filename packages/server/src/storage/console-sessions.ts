@@ -4,7 +4,7 @@ import { fromDbBool, fromDbDate, fromDbDateOrNull, type DialectName } from '../d
 import { insertSessionRows, sessionRowOf, type NewSessionRecord } from './sessions.js';
 
 /**
- * A browser session (issue 13): an auth_sessions row without a client, whose cookie secret's
+ * A browser session (the console session, spec Authentication 1): an auth_sessions row without a client, whose cookie secret's
  * SHA-256 digest is stored so the cookie can be checked; created_at is the authentication time.
  */
 export async function insertBrowserSession(db: Kysely<Database>, dialect: DialectName, session: NewSessionRecord & { cookieDigest: string | null; acr: string }): Promise<void> {

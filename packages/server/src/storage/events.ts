@@ -57,7 +57,7 @@ const insertEventRows = prepareInsert('auth_events', [
 
 /**
  * Events written beside a request rather than inside its transaction (sign-ins, failures, token
- * issuance): "writing an event never fails the request that caused it" (issue 15). Entries
+ * issuance): "writing an event never fails the request that caused it" (spec Events). Entries
  * recorded within DETACHED_EVENT_DELAY_MS of each other share one multi-row INSERT, so a login
  * does not wait on a commit of its own; the request never awaits the write and an error is
  * reported to `onError`, never thrown.
@@ -72,7 +72,7 @@ export interface DetachedEventLog {
  * How long a detached entry may wait for others to share its INSERT: a token endpoint serving one
  * request at a time would otherwise pay a commit per request for its entries alone (SQLite: about
  * 150 µs, more than the rest of a client_credentials request's SQL). Entries are best effort
- * (issue 15): a crash loses at most this window's; a shutdown writes them (settled()).
+ * (so a token answer waits on no event write): a crash loses at most this window's; a shutdown writes them (settled()).
  */
 const DETACHED_EVENT_DELAY_MS = 50;
 

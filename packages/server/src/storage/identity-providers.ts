@@ -5,7 +5,7 @@ import { fromDbBool, toDbBool, toDbDate, type DialectName } from '../db/values.j
 import { grantsChangedAfterCommit } from './write-transaction.js';
 
 /*
- * The queries of identity providers beyond the resource engine's (issue 16): the providers a sign-in
+ * The queries of identity providers beyond the resource engine's: the providers a sign-in
  * page lists and a login uses, their mappings, the links of upstream subjects to users, the users
  * a first login creates, and the pending upstream round trips.
  */
@@ -151,7 +151,7 @@ export async function setUserAttribute(db: Kysely<Database>, dialect: DialectNam
 }
 
 /**
- * The roles a provider maps, made to match the upstream's current values (issue 16 item 5: roles
+ * The roles a provider maps, made to match the upstream's current values (roles
  * are applied on every login): mapped roles now matched are granted, mapped roles no longer
  * matched are taken away. Roles the provider does not map are left alone.
  */
@@ -165,7 +165,7 @@ export async function syncMappedRoles(db: Kysely<Database>, dialect: DialectName
     if (added.length > 0) {
         await db.insertInto('auth_user_roles').values(added.map((roleId) => ({ id: randomUUID(), user_id: userId, role_id: roleId, created_at: at, updated_at: at }))).execute();
     }
-    // no entity event tells of these bindings: the remembered grants are emptied once committed (issue 19)
+    // no entity event tells of these bindings: the remembered grants are emptied once committed, on every replica
     if (removed.length > 0 || added.length > 0) grantsChangedAfterCommit(db);
 }
 

@@ -10,7 +10,7 @@ const INSERT_SLOT = '\u0000realmgate-insert-slot';
  * (the batches of the hot paths hold 1 to 100 rows) and re-run with the rows' values bound in
  * `columns` order. Kysely builds and compiles an operation tree of every value on each call —
  * for a token answer's session and event rows more CPU than SQLite spends inserting them
- * (issue 19, `packages/server/test/measure/event-log.ts`); the SELECTs' counterpart is db/prepared.ts. A column missing from a row is NULL.
+ * (measured in `packages/server/test/measure/event-log.ts`); the SELECTs' counterpart is db/prepared.ts. A column missing from a row is NULL.
  */
 export function prepareInsert<T extends keyof Database & string>(table: T, columns: readonly (keyof Insertable<Database[T]> & string)[]) {
     const texts = new Map<unknown, Map<number, { sql: string; query: CompiledQuery['query'] }>>();

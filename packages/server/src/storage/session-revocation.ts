@@ -74,7 +74,7 @@ async function revokeCascadeIn(db: Kysely<Database>, dialect: DialectName, where
 
 /**
  * Revokes the live sessions `where` chooses and, with them, the sessions signed in through them
- * (parent_id, issue 13: ending a browser session ends the application sessions it started); the
+ * (parent_id: ending a browser session ends the application sessions it started); the
  * sessions this call moved from live to revoked, each once. On MySQL outside a transaction it
  * opens one, for the row locks of revokeOnce.
  */

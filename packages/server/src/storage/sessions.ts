@@ -18,7 +18,7 @@ export interface NewSessionRecord {
     userAgent: string | null;
     expiresAt: Date;
     createdAt: Date;
-    /** the browser session an application session was signed in through (issue 13); null otherwise */
+    /** the browser session an application session was signed in through (ending it ends this one); null otherwise */
     parentId?: string | null;
 }
 
@@ -126,7 +126,7 @@ function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
 }
 /**
  * A user token's state with the user's profile columns from the row the query joins anyway
- * (issue 19 item 2): userinfo and introspection answer the OpenID claims without a second round
+ * (fewer database round trips on the hot paths): userinfo and introspection answer the OpenID claims without a second round
  * trip, and nothing is cached — the claims are as fresh as the session they come with.
  */
 const STATE_OF_USER_TOKEN = prepareQuery((db, param) => db.selectFrom('auth_sessions')
@@ -142,7 +142,7 @@ const STATE_OF_USER_TOKEN = prepareQuery((db, param) => db.selectFrom('auth_sess
         'subject.name as subject_name', 'subject.email as subject_email', 'subject.email_verified as subject_email_verified',
         'subject.first_name as subject_first_name', 'subject.last_name as subject_last_name',
         'subject.display_name as subject_display_name', 'subject.updated_at as subject_updated_at',
-        // the rest of the user's readable columns: GET /users/@me answers from this row (issue 19: one round trip)
+        // the rest of the user's readable columns: GET /users/@me answers from this row (one round trip)
         'subject.id as subject_id', 'subject.name_locked as subject_name_locked', 'subject.status as subject_status',
         'subject.status_message as subject_status_message', 'subject.path_id as subject_path_id', 'subject.created_at as subject_created_at',
     ])

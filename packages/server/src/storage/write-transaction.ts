@@ -18,7 +18,7 @@ export interface WriteTransactionDeps {
     catalog: { invalidate(): void };
     /**
      * hears the entity events a committed write recorded (the realtime bus); never of a rollback.
-     * Awaited: the write answers once every replica heard them and emptied its caches (issue 19)
+     * Awaited: the write answers once every replica heard them and emptied its caches
      */
     announce?: (events: readonly CommittedEvent[]) => void | Promise<void>;
 }
@@ -57,7 +57,7 @@ const roots = new WeakMap<Kysely<Database>, Kysely<Database>>();
 const grantSignals = new WeakMap<Kysely<Database>, () => Promise<void>>();
 
 /**
- * Issue 19: `signal` runs (and is awaited) after the commit of any write that changed an identity's
+ * `signal` runs (and is awaited) after the commit of any write that changed an identity's
  * grants without an entity event — an upstream login's role mappings (storage/identity-providers.ts)
  * — so the grants every replica remembers are emptied before that request answers.
  */
@@ -133,7 +133,7 @@ async function joinTransaction<T>(
 }
 
 /**
- * The one way the administrative API writes (issue 11 item 4): preload, open the transaction, hand
+ * The one way the administrative API writes (queries live in the storage layer): preload, open the transaction, hand
  * `work` the transaction and the row lock of the dialect (spec beta.64 item 2: writes run under a
  * row lock on PostgreSQL and MySQL; SQLite serialises writers anyway), map constraint violations
  * (db/errors.ts) to 409/400 while an AppError passes as thrown, and invalidate the catalog only

@@ -2,7 +2,7 @@ import type { EndedSession } from '../storage/session-revocation.js';
 import type { DetachedEventLog } from '../storage/events.js';
 
 /**
- * The event log's sign-in, token and session entries (issue 15 item 1, spec Events 1): scope
+ * The event log's sign-in, token and session entries (spec Events 1): scope
  * `auth`, written beside the request (never in its transaction, never failing it). Names follow
  * the spec's `clientSecretRotated`; the entity type is the identity or the session concerned.
  * `data` holds how it happened, never what was typed (a name may be an email, spec Events 5).

@@ -5,7 +5,7 @@ import type { SigningAlgorithm } from '../keys/material.js';
  * Token claims (API.md §4): access tokens are JWTs with iss, sub, sub_kind, kind, realm_id,
  * realm_name, client_id (when issued to a client), scope, session_id, jti, iat, exp. Refresh tokens
  * carry the same claims with kind `refresh_token`; their jti is the auth_session_tokens row id.
- * A multi-factor ticket (kind `mfa_token`, issue 14) carries them too, before any session exists:
+ * A multi-factor ticket (kind `mfa_token`) carries them too, before any session exists:
  * its jti and session_id are its auth_mfa_tickets row id; it is never a bearer, never introspected.
  */
 export const TOKEN_KIND = { ACCESS: 'access_token', REFRESH: 'refresh_token', MFA: 'mfa_token' } as const;

@@ -82,7 +82,7 @@ function accessTokenHash(accessToken: string): string {
 /** RFC 9449 §6.1 (RFC 7800 §3.1): the `cnf` claim of a token bound to a DPoP key; nothing for a bearer token. */
 const confirmation = (jkt: string | null) => (jkt === null ? {} : { cnf: { jkt } });
 
-/** A multi-factor ticket (issue 14): the password was right, the second factor is pending. */
+/** A multi-factor ticket: the password was right, the second factor is pending. */
 export interface MfaTokenRequest {
     subject: TokenSubject;
     clientId: string | null;

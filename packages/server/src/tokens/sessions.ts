@@ -19,7 +19,7 @@ export interface NewSession {
     userAgent: string | null;
     expiresAt: Date;
     /**
-     * an application session signed in through a browser session (issue 13, code redemption):
+     * an application session signed in through a browser session (code redemption):
      * the browser session, revoked with it; and the authentication time, which the code carries
      * and which is the session's created_at (API.md §3), so a refresh keeps `auth_time`
      */

@@ -197,7 +197,7 @@ export function createTokenVerifier(): TokenVerifier {
             return verified;
         }),
         verifyRefreshToken: (db, token) => withLiveKey<RefreshVerification>(db, token, async ({ claims, key }) => {
-            // the key's mark and row, the session and the subject in one query (issue 19: a rotation reads once)
+            // the key's mark and row, the session and the subject in one query (a rotation reads once)
             const state = await findTokenState(db, { subjectKind: claims.sub_kind, subjectId: claims.sub, sessionId: claims.session_id, kid: key.kid });
             // no session row, so no key columns either: the key is read on its own, as verifySigned does
             const keyRow = state ?

@@ -1,5 +1,5 @@
 /**
- * The contract of the auth console module (issue 13 item 1; spec "A service that fails to start"):
+ * The contract of the auth console module (spec "A service that fails to start"):
  * the entry exports `CONTRACT_VERSION` and one render function per page. Each takes plain data
  * and returns a whole HTML document; escaping is the module's job. The server sets the status,
  * the headers (Content-Security-Policy, framing, caching) and the cookies.
@@ -47,7 +47,7 @@ export interface PageForm {
     fields: Readonly<Record<string, string | undefined>>;
 }
 
-/** An upstream identity provider the user may sign in through (issue 16 item 6). */
+/** An upstream identity provider the user may sign in through (auth-page contract version 5). */
 export interface PageProvider {
     id: string;
     name: string;
@@ -76,7 +76,7 @@ export interface SignInView extends PageLanguage {
     client: PageClient;
     form: PageForm;
     /**
-     * the realm's enabled OpenID Connect and OAuth 2.0 providers (issue 16 item 6); each is a submit
+     * the realm's enabled OpenID Connect and OAuth 2.0 providers (auth-page contract version 5); each is a submit
      * button of `providerForm` posting `provider_id` with the form's hidden fields
      */
     providers?: readonly PageProvider[];
@@ -133,7 +133,7 @@ export interface FormPostView extends PageLanguage {
 }
 
 /**
- * The second sign-in page (issue 14 item 2): after a right password, a field labelled
+ * The second sign-in page (multi-factor sign-in with TOTP; RFC 6238): after a right password, a field labelled
  * "Authentication code" for the code of an authenticator app (RFC 6238), and a recovery code instead.
  * The form posts `otp` or `recovery_code`.
  */

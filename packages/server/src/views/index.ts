@@ -1,5 +1,5 @@
 /**
- * The default auth console (issue 13 item 1): server-rendered pages that work without JavaScript.
+ * The default auth console (replaceable through AUTH_CONSOLE_PATH): server-rendered pages that work without JavaScript.
  * A deployment may substitute another module with the same exports (AUTH_CONSOLE_PATH); the server
  * refuses to boot when its CONTRACT_VERSION is not the one this entry declares (views/load.ts).
  */

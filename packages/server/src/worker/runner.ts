@@ -46,7 +46,7 @@ export interface Worker {
 }
 
 /**
- * The worker (issue 15 item 4, spec beta.64 item 5): every sweep of the registry once per
+ * The worker (spec beta.64 item 5): every sweep of the registry once per
  * interval, each under a database lease so several workers on one database do not run the same
  * sweep twice. The lease is held for one interval: the worker that takes it runs that minute's
  * pass, and renews it on its next one; a worker that died is replaced once its lease runs out.

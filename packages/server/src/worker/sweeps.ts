@@ -11,7 +11,7 @@ export interface SweepContext {
     now: Date;
 }
 
-/** A background task of the worker (issue 15 item 4): run once a minute under its own lease. */
+/** A background task of the worker (the worker role; spec beta.64 item 5, Limits): run once a minute under its own lease. */
 export interface Sweep {
     /** the lease name (auth_worker_leases.name, at most 64 characters) and the health report's key */
     name: string;
@@ -53,7 +53,7 @@ export const SWEEPS: readonly Sweep[] = [
     // RFC 8628 §3.2 expires_in
     expiredRows('expired-device-codes', 'auth_device_codes'),
     expiredRows('expired-mfa-tickets', 'auth_mfa_tickets'),
-    // issue 16: upstream round trips never completed (their state, nonce and PKCE verifier)
+    // upstream identity-provider round trips never completed (their state, nonce and PKCE verifier)
     expiredRows('expired-federated-logins', 'auth_federated_logins'),
     // single-use identifiers past the lifetime of what carried them (limits/replay-guard.ts)
     expiredRows('expired-replay-guards', 'auth_replay_guards'),

@@ -7,7 +7,7 @@ import { freePort } from '../network.js';
 import { launchChromium } from './relying-party.js';
 
 /**
- * Issue 14 item 3 end to end: the server listens at PUBLIC_URL, mails through a real relay on
+ * Activation and recovery by mail (spec States) end to end: the server listens at PUBLIC_URL, mails through a real relay on
  * loopback (self-signed certificate, trusted through ?tls.rejectUnauthorized=false), and Chromium
  * opens the mailed links and submits the pages' forms, under their real Content-Security-Policy.
  */

@@ -8,7 +8,7 @@ import { describeEachDialect } from '../databases.js';
 import { freePort } from '../network.js';
 
 /**
- * The admin console's access areas (issue 18 item 3: clients, roles, permissions, policies,
+ * The admin console's access areas (clients, roles, permissions, policies,
  * scopes) in Debian's chromium against the app listening in process with the built console: every
  * page loads with no console error, no failed request and no serious or critical axe-core
  * violation; a client is created and its secret rotated (shown once; the old one refused by
@@ -117,7 +117,7 @@ describeEachDialect('admin console: clients, roles, permissions, policies and sc
         }
         expect(findings).toEqual([]);
 
-        // 360 px wide (issue 18 item 5): nothing wider than the screen, the tree editor included
+        // 360 px wide (the narrowest screen the consoles support): nothing wider than the screen, the tree editor included
         await page.setViewportSize({ width: 360, height: 800 });
         const overflowing: string[] = [];
         for (const path of ['/clients', `/clients/${client.id}`, `/roles/${role.id}`, `/permissions/${permission.id}`, `/policies/${policy.id}`]) {

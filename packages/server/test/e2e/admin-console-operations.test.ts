@@ -12,7 +12,7 @@ import { login, probe } from '../sessions.js';
 import { ensureConsoleBuilt, screenshot } from './console-harness.js';
 
 /**
- * The admin console's operations areas (issue 18 item 3: sessions, keys, identity providers,
+ * The admin console's operations areas (sessions, keys, identity providers,
  * folders, events, and the realm scope of user and client grants) in Debian's chromium against the
  * app listening in process with the built console: every page loads with no console error, no
  * failed request and no serious or critical axe-core violation; a key generated and an in-use key's
@@ -121,7 +121,7 @@ describeEachDialect('admin console: sessions, keys, identity providers, folders,
         }
         expect(findings).toEqual([]);
 
-        // 360 px wide (issue 18 item 5): nothing wider than the screen, the chart and the key ids included
+        // 360 px wide (the narrowest screen the consoles support): nothing wider than the screen, the chart and the key ids included
         await page.setViewportSize({ width: 360, height: 800 });
         const overflowing: string[] = [];
         for (const path of ['/sessions', '/keys', `/identity-providers/${provider.id}`, `/folders/${folder.id}`, '/events', `/clients/${client.id}/permissions`]) {

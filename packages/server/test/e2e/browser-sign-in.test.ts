@@ -7,7 +7,7 @@ import { describeEachDialect } from '../databases.js';
 import { launchChromium, startListeningApp, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
 
 /**
- * A person signs in to an application in a real browser (issue 13): Debian's chromium drives the
+ * A person signs in to an application in a real browser (authorization code with PKCE): Debian's chromium drives the
  * server's own pages, openid-client is the relying party, a loopback listener is the application's
  * redirect URI and back-channel logout endpoint. Nothing is injected: every step is real HTTP.
  */

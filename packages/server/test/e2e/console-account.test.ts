@@ -13,7 +13,7 @@ import { startMailServer, type MailServer } from '../mail-server.js';
 import { freePort } from '../network.js';
 
 /*
- * The account console (issue 18 item 4) in Debian's chromium against the real server on loopback,
+ * The account console in Debian's chromium against the real server on loopback,
  * serving the built console (`npm run build -w @realmgate/console`) with the console session: a
  * plain user — no permission beyond user_self_manage, the self-service grant — signs in, every
  * page loads clean (no console error, no failed request, no serious axe-core violation at 360 px
@@ -122,7 +122,7 @@ describeEachDialect('end to end: the account console in chromium', (dialect) => 
                 await open(page, nav, heading);
                 const violations = await axeViolations(page);
                 expect(violations, `${heading} at ${viewport.width} px`).toEqual([]);
-                // nothing wider than the window at 360 px (issue 18 item 5)
+                // nothing wider than the window at 360 px, the narrowest screen the consoles support
                 expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), `${heading} at ${viewport.width} px`).toBe(true);
             }
         }

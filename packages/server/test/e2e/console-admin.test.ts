@@ -10,7 +10,7 @@ import { axeViolations, ensureConsoleBuilt, screenshot, watchedPage, type Watche
 import { launchChromium } from './relying-party.js';
 
 /**
- * The admin console in a real browser (issue 18): Debian's chromium against the server listening
+ * The admin console in a real browser: Debian's chromium against the server listening
  * on loopback with the built console, SQLite only and one browser for the file (the browser
  * suites' budget). Every page is checked for console errors, failed requests and serious axe-core
  * violations; the server's own sign-in page is what `GET /` leads to.

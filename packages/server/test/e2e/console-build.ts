@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from '../server-process.js';
 
 /*
- * The consoles' build for the browser tests (issue 18): made once per run by the global setup when
+ * The consoles' build for the browser tests: made once per run by the global setup when
  * apps/console/dist is missing or older than its sources, so that test files running side by side
  * never build into the same folder at once.
  */

@@ -7,7 +7,7 @@ import { ROOT } from '../server-process.js';
 export { ensureConsoleBuilt } from './console-build.js';
 
 /*
- * The consoles' browser harness (issue 18): the build the server serves, made when it is missing or
+ * The consoles' browser harness: the build the server serves, made when it is missing or
  * older than its sources; a page that records every console error, failed request and error
  * answer; and an axe-core scan of the page as rendered.
  */

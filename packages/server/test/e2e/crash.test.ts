@@ -27,7 +27,7 @@ async function countsOf(handle: Pick<TestDatabase, 'db'>): Promise<Counts> {
 }
 
 /**
- * Issue 12, "crash tests": a server process `kill -9`ed during its first boot (at deterministic
+ * Crash tests: a server process `kill -9`ed during its first boot (at deterministic
  * statements: crash-boot.script.ts kills itself once the database has answered the chosen one) and
  * during a write burst (after a set number of acknowledged writes): the next boot is healthy —
  * migrations complete, the bootstrap rows all there, the administrator logs in — and every write

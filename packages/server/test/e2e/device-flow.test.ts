@@ -11,7 +11,7 @@ import { launchChromium, startListeningApp } from './relying-party.js';
 /**
  * The device flow (RFC 8628) end to end with openid-client over real HTTP: the device discovers
  * the realm, starts the flow and polls with the library's helpers, while the user approves
- * through the API with a bearer issued without a client, or — issue 14 item 1 — in Debian's
+ * through the API with a bearer issued without a client, or — RFC 8628 device authorization — in Debian's
  * chromium at the `/device` page the device names (verification_uri, verification_uri_complete).
  */
 describeEachDialect('end to end: openid-client device authorization grant', (dialect) => {

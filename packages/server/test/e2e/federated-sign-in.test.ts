@@ -10,7 +10,7 @@ import { recordedViews } from './recording-console.js';
 import { authorizeDevice, DEVICE_GRANT, poll } from '../device-flow.js';
 
 /**
- * Sign-in through an upstream OpenID provider, end to end in Chromium (issue 16): oidc-provider on
+ * Sign-in through an upstream OpenID provider, end to end in Chromium: oidc-provider on
  * loopback is the upstream, Realmgate the relying party (openid-client inside), openid-client again
  * the application in front of Realmgate. A first login creates the user and files it under
  * sources/<provider name>; a second links by the upstream subject; a tampered ID token, a wrong

@@ -51,7 +51,7 @@ function runHealthcheck(env: Record<string, string>, extra: string[] = []): Prom
     return new Promise((done) => child.once('exit', (code) => done({ code, output })));
 }
 
-describe('the container image: its declared defaults (issue 20 item 5, spec beta.64 item 6)', () => {
+describe('the container image: its declared defaults (the container image, spec beta.64 item 6)', () => {
     it('runs the CLI as the entrypoint with `start` as the default command, PORT 3000 and HOST 0.0.0.0, as a non-root user', () => {
         expect(execForm('ENTRYPOINT')).toEqual(['node', 'packages/server/dist/cli.js']);
         expect(execForm('CMD')).toEqual(['start']);
@@ -83,7 +83,7 @@ describe('the container image: its declared defaults (issue 20 item 5, spec beta
     });
 });
 
-describe('the container image: its commands run (issue 20 item 5)', () => {
+describe('the container image: its commands run (the container image)', () => {
     let directory: string;
     let env: Record<string, string>;
     let api: ServerProcess | undefined;

@@ -7,7 +7,7 @@ import { describeEachDialect } from '../databases.js';
 import { launchChromium, startListeningApp, startRelyingParty, type RelyingPartyListener } from './relying-party.js';
 
 /**
- * Multi-factor sign-in in a real browser (issue 14 item 2): a user enrolled through the API signs
+ * Multi-factor sign-in in a real browser (multi-factor sign-in with TOTP; RFC 6238): a user enrolled through the API signs
  * in to an application in Debian's chromium — the password, then the second page with the code
  * otplib computes (RFC 6238), or a recovery code — and openid-client redeems the code.
  */

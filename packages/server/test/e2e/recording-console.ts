@@ -4,7 +4,7 @@ import * as builtIn from '../../src/views/index.js';
 /*
  * A substituted auth console module (AUTH_CONSOLE_PATH, contract version 5) for the federated
  * sign-in tests: the built-in pages, with the render data of the sign-in, consent and device
- * decision pages recorded where the test reads them (issue 16 item 6: providers, federatedLogin).
+ * decision pages recorded where the test reads them (providers, federatedLogin).
  */
 export interface RecordedViews {
     signIn: SignInView[];

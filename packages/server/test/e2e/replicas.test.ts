@@ -70,7 +70,7 @@ for (const { redis, dialects } of BUSES) describeEachDialect(`two replicas on on
         }
     });
 
-    /* Issue 12: every state change made through one replica holds on the other on the next request. */
+    /* Every state change made through one replica holds on the other on the next request. */
     let realm: { id: string; name: string };
     beforeAll(async () => {
         realm = (await replicas.json<{ data: { id: string; name: string } }>(replicas.a, 'POST', '/realms', { name: 'replicated-realm' }, 201)).data;
@@ -148,7 +148,7 @@ for (const { redis, dialects } of BUSES) describeEachDialect(`two replicas on on
     });
 
     /*
-     * Issue 19: every cache (active signing keys, grants, realms, clients that authenticated) is
+     * Every cache (active signing keys, grants, realms, clients that authenticated) is
      * warmed on replica B, the change is made through replica A, and B's very next request sees it.
      * With a shared bus (Redis, or PostgreSQL's LISTEN/NOTIFY) the write answers only after B emptied
      * its caches; MySQL replicas without Redis cache nothing (CACHES=auto), and these hold as well.

@@ -79,7 +79,7 @@ describe('start roles: two processes on one port, the worker beside the API', ()
         started.push(disabled);
         expect(await disabled.exited).toBe(1);
         expect(disabled.output.join('')).toContain('WORKER_ENABLED is false');
-        // the admin and account consoles are built (issue 18); a mis-typed name is refused (spec: start roles)
+        // the admin and account consoles are built; a mis-typed name is refused (spec: start roles)
         const unknown = await spawnServer(env, [CLI, 'start', 'console', 'admn']);
         started.push(unknown);
         expect(await unknown.exited).toBe(1);

@@ -10,7 +10,7 @@ import { createDetachedEventLog } from '../../src/storage/events.js';
 type Row = { name: string; scope: string; ref_type: string; ref_id: string | null; realm_id: string | null; data: string | null };
 
 /*
- * Issue 15 item 1: sign-in success and failure (password grant, Basic, browser form), token
+ * Sign-in success and failure (password grant, Basic, browser form), token
  * issuance per grant and session ends are entries of the event log, written beside the request.
  */
 describeEachDialect('event log: sign-ins, token issuance and session ends', (dialect) => {

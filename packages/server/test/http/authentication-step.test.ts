@@ -5,7 +5,7 @@ import { describeEachDialect } from '../databases.js';
 import { masterRealmId } from '../identities.js';
 
 /*
- * Authentication is a named step before validation (issue 11 item 2): a protected route answers
+ * Authentication is a named step before validation: a protected route answers
  * 401 to a caller without (valid) credentials whatever the body, and validates the body (400 with
  * issues) only for an authenticated caller. The other orderings of the step stay as they were.
  */

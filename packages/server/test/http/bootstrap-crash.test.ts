@@ -19,7 +19,7 @@ function crashAfterUserInsert(): KyselyPlugin {
     };
 }
 
-describeEachDialect('bootstrap survives a crash (issue 12 item 5)', (dialect) => {
+describeEachDialect('bootstrap survives a crash (bootstrap is atomic)', (dialect) => {
     const app = useTestApp(dialect);
 
     it('a boot that finds the bootstrap admin without a password (a first boot killed mid-way) sets the configured one', async () => {

@@ -4,11 +4,11 @@ import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /**
- * Issue 12 item 13: an authenticated answer may carry a secret or personal data (a client secret,
+ * An authenticated answer may carry a secret or personal data (a client secret,
  * a rotated secret, an email), so no cache may keep it (RFC 9111 §5.2.2.5 no-store); routes that
  * say otherwise keep their own policy.
  */
-describeEachDialect('authenticated answers are never cached (issue 12 item 13)', (dialect) => {
+describeEachDialect('authenticated answers are never cached (authenticated answers carry Cache-Control: no-store)', (dialect) => {
     const app = useTestApp(dialect);
     let realm: string;
     let client: string;

@@ -9,7 +9,7 @@ import { syncMappedRoles } from '../../src/storage/identity-providers.js';
 import { protocolTransaction } from '../../src/storage/write-transaction.js';
 
 /**
- * Issue 19 item 2: the caches of one process (active signing keys, grants, realms, clients that
+ * The caches of one process (active signing keys, grants, realms, clients that
  * authenticated) answer the hot paths without the database, and every write through the API
  * empties what it changes before it answers — the next request sees the change. In process here
  * (CACHES=on: one process on PostgreSQL/MySQL too); across two replicas in e2e/replicas.test.ts.

@@ -7,12 +7,12 @@ import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /**
- * Issue 12 item 15: gzip, deflate and br request bodies are decoded, streaming, before the UTF-8
+ * Gzip, deflate and br request bodies are decoded, streaming, before the UTF-8
  * check and the parsers; the 10 MB cap counts decoded bytes (spec Limits) and a body expanding more
  * than MAX_RATIO times past its first MiB is refused; corrupt data answers 400, other codings 415.
  * Decoding happens before any statement, so the embedded database is the only one it runs on.
  */
-describeEachDialect('compressed request bodies (issue 12 item 15)', (dialect) => {
+describeEachDialect('compressed request bodies (spec Limits: the 10 MB cap applies after decompression)', (dialect) => {
     const app = useTestApp(dialect);
     let realm: string;
     beforeAll(async () => {

@@ -21,7 +21,7 @@ import { createRealm, globalId, insertScope, uniqueName } from '../grant-fixture
 import { createClient, masterRealmId } from '../identities.js';
 
 /*
- * Issue 5 item 4, the equivalence proof (spec model line 6, "Catalog consumer rules"): for
+ * The equivalence proof (spec model line 6, "Catalog consumer rules"): for
  * generated worlds of realms, users and clients, direct and role grants at every realmScope,
  * junction policies, client-owned definitions and roles (tokens through the owning client and
  * through another, spec Authentication rule 8), definitions with and without extra
@@ -283,7 +283,7 @@ describeEachDialect('equivalence: a catalog consumer decides exactly as the serv
             if (subject?.kind === 'user' && via === 'none') forms.push({ as: undefined, payload: { identity: { type: subject.kind, id: subject.id }, realmId: probe } });
             for (const form of forms) {
                 const checked = await app.request({ method: 'POST', url: `/permissions/${definition.id}/check`, payload: form.payload, as: form.as });
-                // issue 12 item 9: a definition of another realm outside the caller's read reach is 404, as an unknown id
+                // a definition of another realm outside the caller's read reach is 404, as an unknown id
                 const foreign = definition.realmId !== null && definition.realmId !== subject?.realm.id;
                 if (form.as !== undefined && foreign && checked.statusCode === 404) continue;
                 expect(checked.statusCode, checked.body).toBe(200);

@@ -4,11 +4,11 @@ import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /**
- * Issue 12 item 12: input that is not text (invalid UTF-8, lone surrogates) is refused instead of
+ * Input that is not text (invalid UTF-8, lone surrogates) is refused instead of
  * being replaced differently by each database; names are stored in NFC and hold no control,
  * bidirectional formatting or zero-width character.
  */
-describeEachDialect('input encoding (issue 12 item 12)', (dialect) => {
+describeEachDialect('input encoding (invalid UTF-8 refused, names in NFC without control, bidi or zero-width characters)', (dialect) => {
     const app = useTestApp(dialect);
     let realm: string;
     beforeAll(async () => {
@@ -78,7 +78,7 @@ describeEachDialect('input encoding (issue 12 item 12)', (dialect) => {
         expect((await app.request({ method: 'PUT', url: `/realms/${realm}/roles/${encodeURIComponent('x\u202Ey')}`, payload: {} })).statusCode).toBe(400);
     });
 
-    it('answers a broken JSON body that nothing reads without an uncaught stream error (issue 12 fuzzing)', async () => {
+    it('answers a broken JSON body that nothing reads without an uncaught stream error (found by fuzzing)', async () => {
         // before the fix the unread body's UTF-8 check failed with no listener: an uncaught exception, the process ended
         const payload = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
         for (const [url, as] of [['/users', undefined], ['/openapi.json', null], ['/realms/master/.well-known/openid-configuration', null]] as const) {

@@ -5,7 +5,7 @@ import { describeEachDialect } from '../databases.js';
 import { createRealm } from '../grant-fixtures.js';
 
 /*
- * Issue 19 item 3: on PostgreSQL and MySQL a list read with its exact total (API.md §1
+ * On PostgreSQL and MySQL a list read with its exact total (API.md §1
  * `meta.total`) is one statement — `count(*) over ()` carries the total on every row of the page —
  * and a COUNT runs only when the page comes back empty past the first row. SQLite, in process,
  * keeps the page and a COUNT (storage/resource/list.ts says why). The totals are those of the rows

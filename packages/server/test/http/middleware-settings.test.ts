@@ -4,7 +4,7 @@ import { authorizeParams, browser, browserWorld } from '../browser.js';
 import { describeEachDialect } from '../databases.js';
 
 /*
- * Issue 20 item 2 (spec Limits): middlewareBody, middlewareCookie, middlewareQuery and
+ * Request middleware settings (spec Limits): middlewareBody, middlewareCookie, middlewareQuery and
  * middlewareRateLimit through the real app. None of them reaches the database, so they run on the
  * embedded one only: a server database would add its setup and nothing these settings depend on.
  */

@@ -11,7 +11,7 @@ import { describeEachDialect } from '../databases.js';
 import { startReplicatedPair, type ReplicatedPair } from '../mariadb-replica.js';
 
 /*
- * Issue 20 item 4 with real replication: a MariaDB primary and a replica of it on loopback ports,
+ * MySQL read replicas (spec Versioning) with real replication: a MariaDB primary and a replica of it on loopback ports,
  * started by the suite (test/mariadb-replica.ts). With the replica paused (a lagging copy), a
  * request reads its own write from the primary while another request's reads, served by the
  * replica, do not see it yet; once the replica catches up they do.

@@ -12,7 +12,7 @@ import { ADMIN, basicHeader } from '../app.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../databases.js';
 
 /*
- * Issue 20 item 4: MySQL read replicas (db.replication). The "replica" here is an independent
+ * MySQL read replicas (db.replication). The "replica" here is an independent
  * database on the test server holding a snapshot of the primary taken after its boot, not a
  * replicated copy (the issue allows it when replication cannot be set up in the test): a row
  * written afterwards to one of the two exists only there, so what a request reads shows which pool

@@ -12,7 +12,7 @@ type Document = { openapi: string; paths: Record<string, Record<string, Operatio
 const templated = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /*
- * GET /openapi.json (issue 11 item 3): a valid OpenAPI 3.1 document, built from the route
+ * GET /openapi.json: a valid OpenAPI 3.1 document, built from the route
  * declarations, that covers every registered route with its method, error answers and security.
  */
 describe('the OpenAPI document', () => {

@@ -27,7 +27,7 @@ function recordingLogger(warn: (message: string) => void): FastifyBaseLogger {
     return logger as unknown as FastifyBaseLogger;
 }
 
-describeEachDialect('platform settings at their defaults (issue 20 item 3)', (dialect) => {
+describeEachDialect('platform settings at their defaults (behaviour settings)', (dialect) => {
     const app = useTestApp(dialect);
 
     it('binds system.default to a permission created through the API', async () => {
@@ -50,7 +50,7 @@ describeEachDialect('platform settings at their defaults (issue 20 item 3)', (di
     });
 });
 
-describeEachDialect('platform settings turned the other way (issue 20 item 3)', (dialect) => {
+describeEachDialect('platform settings turned the other way (behaviour settings)', (dialect) => {
     const warnings: string[] = [];
     const app = useTestApp(dialect, {
         permissionsDefaultPolicyAssignment: false,

@@ -4,7 +4,7 @@ import { describeEachDialect } from '../databases.js';
 import { uniqueName } from '../grant-fixtures.js';
 
 /*
- * Issue 20 item 6 (spec Resources "attribute values (user, role, policy, identity provider)": a
+ * Attribute values keep their type (spec Resources "attribute values (user, role, policy, identity provider)": a
  * string keeps its type). A policy's configuration is one JSON column (domains/policies/
  * configuration.ts), so every value keeps its JSON type as written: a string that looks numeric
  * or boolean stays a string, a number a number, on every dialect and through every read.

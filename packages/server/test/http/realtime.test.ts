@@ -9,7 +9,7 @@ import { freePort } from '../network.js';
 import { login } from '../sessions.js';
 
 /*
- * Issue 15 item 5: the realtime bus. Entity events reach a socket after the commit, only when its
+ * The realtime bus. Entity events reach a socket after the commit, only when its
  * caller may read the row (the collection's read permission on the row's realm, one engine), with
  * no withheld column (spec Events 5); a socket whose credential ended hears nothing more.
  */

@@ -9,7 +9,7 @@ type Responses = Record<string, { content?: Record<string, { schema: object }> }
 type Document = { paths: Record<string, Record<string, { responses: Responses }>>; components: object };
 
 /*
- * The document cannot lie (issue 11 item 3): real answers of the main routes, successes and
+ * The document cannot lie: real answers of the main routes, successes and
  * errors, validate against the response schemas GET /openapi.json documents for them. Answers
  * are serialized with JSON.stringify, so a schema that missed a member would fail here rather
  * than silently drop it.

@@ -7,7 +7,7 @@ import { masterRealmId } from '../identities.js';
 import { CORS_LOOKUP_TTL_MS } from '../../src/http/cors.js';
 
 /*
- * Browser readiness (issue 11 item 6): helmet's security headers on every answer, errors and 404s
+ * Browser readiness: helmet's security headers on every answer, errors and 404s
  * included; CORS for the origins the clients name (redirect URIs, base URL) and CORS_ORIGINS, and
  * for no other; CORS never stands in for authorization.
  */

@@ -6,13 +6,13 @@ import { useTestApp } from '../app.js';
 import { describeEachDialect } from '../databases.js';
 
 /**
- * Issue 12 item 16: every update body is checked by its schema before authorization, on every
+ * Every update body is checked by its schema before authorization, on every
  * mount; a wrong-typed member answers 400 with issues, never 500 (it reached the access engine),
  * 200 (the nested mount ignored it) or 409 (an array taken as a realm move).
  */
 const WRONG_REALM_IDS: unknown[] = [42, true, { $ne: null }, ['x']];
 
-describeEachDialect('update bodies are validated before authorization (issue 12 item 16)', (dialect) => {
+describeEachDialect('update bodies are validated before authorization (update bodies are validated before authorization)', (dialect) => {
     const app = useTestApp(dialect);
     let realm: string;
     beforeAll(async () => {

@@ -1,5 +1,5 @@
 /*
- * A first latency figure for POST /authorization/check (issue 5 "Speed"): 256 names for a user
+ * A first latency figure for POST /authorization/check (the batch check's speed target): 256 names for a user
  * holding 100 grants, in-process through app.inject on SQLite. The load-generator benchmark
  * against a separate process lives in bench/.
  *

@@ -1,5 +1,5 @@
 /*
- * A first figure for GET /authorization with 1,000 definitions (issue 5 "Speed"), in process through
+ * A first figure for GET /authorization with 1,000 definitions (the catalog's speed target), in process through
  * app.inject on SQLite, beside a bare Fastify route; the autocannon harness in bench/ is the real one.
  * Run: node --conditions=source --import tsx packages/server/test/measure/catalog-latency.ts
  */

@@ -1,5 +1,5 @@
 /*
- * First paint of the admin console's users list (issue 18 "Speed": under 1 s on this machine with
+ * First paint of the admin console's users list (target: under 1 s on this machine with
  * 1,000 users, measured in the browser and reported, not a timed test). The app on SQLite with the
  * built consoles listens on a free loopback port; a realm gets 1,000 users through the API; the
  * bootstrap admin signs in once in Debian's chromium, and each of N loads of the users page runs in

@@ -1,5 +1,5 @@
 /*
- * What the detached event log costs a token request (issue 19): a client_credentials answer
+ * What the detached event log costs a token request: a client_credentials answer
  * records three entries (signedIn, session.created, tokenIssued). Records `rounds` × 1,000 such
  * triples on a SQLite file and prints the process CPU time per triple — the JS that builds and
  * queues the rows, and the batched INSERTs (SQLite runs in this process).

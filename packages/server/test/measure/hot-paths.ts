@@ -1,5 +1,5 @@
 /*
- * Where the time of the hot protocol paths goes (issue 6 profiling, issue 19 item 2): client_credentials
+ * Where the time of the hot protocol paths goes (profiled to cut database round trips): client_credentials
  * with a plain, encrypted and hashed secret, authorization_code redemption, refresh rotation,
  * introspection of a token whose user holds 50 grants, a bearer GET /users/@me and GET /userinfo,
  * in-process through app.inject. Prints per request the CPU time, the SQL statements it sends (its
@@ -107,7 +107,7 @@ try {
         if (response.statusCode === 200) refreshToken = (response.json() as { refresh_token: string }).refresh_token;
         return response;
     });
-    // issue 13: authorization_code redemption (public client, PKCE S256, access + refresh + ID token),
+    // authorization_code redemption (public client, PKCE S256, access + refresh + ID token),
     // codes minted beforehand through POST /authorize, the API form
     const redirectUri = 'https://spa.hot.example/cb';
     const userBearer = `Bearer ${token}`;

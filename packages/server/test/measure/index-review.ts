@@ -1,5 +1,5 @@
 /*
- * Issue 19 item 2, the index review: every secondary index of the tables each token writes
+ * Fewer database round trips on the hot paths, the index review: every secondary index of the tables each token writes
  * (auth_sessions, auth_session_tokens, auth_authorization_codes) beside the query that uses it,
  * proven with EXPLAIN on PostgreSQL over a seeded database (realms, clients, users, client and
  * browser sessions with their application sessions, refresh tokens, codes; ANALYZEd). Each query

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { JsonSchema } from './openapi-operations.js';
 
 /*
- * fast-check arbitraries for hostile input (issue 12 "Keep it running"): values shaped by a route's
+ * fast-check arbitraries for hostile input (a standing part of npm test): values shaped by a route's
  * schema, then broken — wrong types, oversized and encoding-broken strings (lone surrogates, NUL,
  * bidi and zero-width characters), deep nesting, prototype-polluting keys — and raw payloads that
  * are not JSON at all (invalid UTF-8 bytes, truncated text, wrong media types).

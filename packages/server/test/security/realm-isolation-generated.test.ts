@@ -8,7 +8,7 @@ import { realmState, stateChanges } from './realm-state.js';
 import { buildRealmWorld, type Kind, type RealmWorld } from './realm-world.js';
 
 /*
- * Realm isolation, generated (issue 12 "Keep it running"; spec "Realm reach values"): two realms
+ * Realm isolation, generated (a standing part of npm test; spec "Realm reach values"): two realms
  * with a row of every kind; realm A's administrator (the built-in realm_admin role, by Basic and
  * by Bearer) and a client token of realm A (client_credentials, the same role) against every
  * collection and verb on realm B's rows. A leak is: a success on one of B's rows, one of B's names or ids in an answer that was

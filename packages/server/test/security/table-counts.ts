@@ -12,7 +12,7 @@ async function tables(app: TestApp): Promise<string[]> {
     const key = app.deps.db;
     let found = tablesOf.get(key);
     if (!found) {
-        // the event log is written beside requests, refused ones included (issue 15: a failed
+        // the event log is written beside requests, refused ones included (spec Events 1: a failed
         // sign-in is an entry), and after the answer (never awaited): its own suite checks it
         found = app.deps.db.introspection.getTables().then((list) => list.map((table) => table.name)
             .filter((name) => name.startsWith('auth_') && name !== 'auth_events').sort());

@@ -19,11 +19,11 @@ function compact(header: Record<string, unknown>, payload: Record<string, unknow
 const hmac = (secret: string) => (input: string) => createHmac('sha256', secret).update(input).digest('base64url');
 
 /**
- * Issue 12, "token attacks as tests": the forgeries an intruder tries on a JWT bearer (RFC 8725
+ * Token attacks as tests: the forgeries an intruder tries on a JWT bearer (RFC 8725
  * §2, §3.1–3.2, §3.10), each refused at `/users/@me` (401) and inactive at introspection
  * (RFC 7662 §2.2), next to the untouched token that still works.
  */
-describeEachDialect('token attacks (issue 12)', (dialect) => {
+describeEachDialect('token attacks (RFC 8725)', (dialect) => {
     const app = useTestApp(dialect);
     let realmA: { id: string; name: string };
     let realmB: { id: string; name: string };

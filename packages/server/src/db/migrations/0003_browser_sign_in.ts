@@ -3,7 +3,7 @@ import { ID, addColumn, createIndex, createTable, foreignKey, timestampType, wit
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * Browser sign-in (issue 13): authorization codes, remembered consents, the console session
+ * Browser sign-in (RFC 6749 §4.1, OIDC Core §3.1): authorization codes, remembered consents, the console session
  * cookie and the link between a browser session and the sessions its applications hold.
  */
 const CODES = 'auth_authorization_codes';

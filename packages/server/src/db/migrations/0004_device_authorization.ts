@@ -3,7 +3,7 @@ import { ID, createIndex, createTable, foreignKey, timestampType } from './conte
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * The device authorization grant (RFC 8628, issue 14): one row per device authorization request.
+ * The device authorization grant (RFC 8628): one row per device authorization request.
  * Both codes are bearer secrets, so only their SHA-256 digests are stored (as the authorization
  * codes of migration 0003; spec Authentication 12).
  */

@@ -3,7 +3,7 @@ import { ID, addColumn, createIndex, createTable, foreignKey, timestampType, wit
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * Multi-factor sign-in with TOTP (RFC 6238; issue 14 item 2): a user's authenticators, their
+ * Multi-factor sign-in with TOTP (RFC 6238): a user's authenticators, their
  * single-use recovery codes, the single-use multi-factor tickets of the password grant, and the
  * realm settings of API.md §7.
  */

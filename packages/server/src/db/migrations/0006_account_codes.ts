@@ -4,7 +4,7 @@ import { addColumn, createIndex, timestampType } from './context.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * Activation and recovery by mail (issue 14 item 3). auth_users already carries reset_hash,
+ * Activation and recovery by mail (spec States "activation round-trip"). auth_users already carries reset_hash,
  * reset_at and activate_hash (0001); the activation code gets its issue time (activate_at) so it
  * can expire like the reset code, and both digests are indexed: the mailed link is looked up by
  * its digest, never by scanning users (DESIGN.md §6).

@@ -3,7 +3,7 @@ import { createTable, timestampType } from './context.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * Issue 15 item 4: several workers on one database do not run the same sweep twice. A sweep runs
+ * Several workers on one database do not run the same sweep twice. A sweep runs
  * only under its lease: one row per sweep name, taken by a conditional UPDATE (one statement, so
  * atomic on all three dialects: PostgreSQL and InnoDB re-check the condition on the row they wait
  * for, SQLite has one writer). A lease row is not data of any realm and holds no personal data.

@@ -3,7 +3,7 @@ import { ID, createIndex, createTable, foreignKey, timestampType, withTimestamps
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * Identity providers (issue 16; spec Resources, States): upstream OpenID Connect / OAuth 2.0
+ * Identity providers (spec Resources, States): upstream OpenID Connect / OAuth 2.0
  * providers and LDAP directories of a realm, their attribute and role mappings, the links of an
  * upstream subject to a user, and the pending upstream round trips (state, nonce, PKCE verifier).
  * The OAuth client secret and the LDAP bind password are sealed under the realm's encryption key

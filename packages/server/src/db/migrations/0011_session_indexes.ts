@@ -3,7 +3,7 @@ import { createIndex } from './context.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /*
- * Issue 19 item 2: the indexes of auth_sessions, which every token pays for (client_credentials
+ * The indexes of auth_sessions, which every token pays for (client_credentials
  * writes one row per token, a refresh updates seen_at and expires_at). docs/indexes.md lists each
  * remaining index beside the query that uses it (EXPLAIN on PostgreSQL).
  *

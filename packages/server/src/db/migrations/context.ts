@@ -28,7 +28,7 @@ export function timestampType(context: MigrationContext): ColumnDataType {
 /*
  * MySQL/MariaDB DDL is not transactional: each CREATE commits at once, so a boot killed in the
  * middle of a migration leaves part of it built and the migration unrecorded, and the next boot
- * runs it again from the top (issue 12 item 6: "Table 'auth_realms' already exists"). There every
+ * runs it again from the top ("Table 'auth_realms' already exists"). There every
  * step is create-if-missing, so the rerun resumes where the crash left it. Each step is one
  * statement (a table with its foreign keys, or one index), which MySQL 8 and MariaDB apply
  * atomically. PostgreSQL and SQLite run a migration in one transaction and need none of this.

@@ -12,7 +12,7 @@ import { insertIdentityLink } from '../../storage/identity-providers.js';
 type Row = Record<string, unknown> & { id: string };
 type List = { data: Row[]; meta: { total: number } };
 
-/** `/user-consents` and `/user-identities` (issue 18 item 4): the user's own, an administrator's by reach, no one else's. */
+/** `/user-consents` and `/user-identities` (the account console): the user's own, an administrator's by reach, no one else's. */
 describeEachDialect('the account\'s consents and upstream links', (dialect) => {
     const app = useTestApp(dialect);
     let realmA: string;

@@ -12,7 +12,7 @@ import type { Db } from '../resource/context.js';
 import { recordEvent } from '../events.js';
 
 /*
- * What a user granted and linked (API.md §7 `/user-consents`, `/user-identities`; issue 18 item 4):
+ * What a user granted and linked (API.md §7 `/user-consents`, `/user-identities`; the account console):
  * listed and withdrawn by the user itself in the account console — withdrawing narrows what the
  * account can do, so it needs no permission on oneself — or by an administrator holding user_read
  * (to list) and user_update (to withdraw) on the user, decided in the user's realm like every

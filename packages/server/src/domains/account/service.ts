@@ -78,7 +78,7 @@ const userEvent = (action: 'created' | 'updated', id: string, realmId: string) =
 const invalidCode = () => validationFailed([issue(['code'], 'invalid', 'is unknown, already used or expired')]);
 
 /**
- * Activation and recovery by mail (issue 14 item 3; spec States "activation round-trip",
+ * Activation and recovery by mail (spec States "activation round-trip",
  * "user password reset"; spec Endpoints POST /password-forgot). Codes are 256-bit
  * (secrets/digests.ts), mailed once, stored as their SHA-256 digest, expire and are single use.
  */

@@ -10,7 +10,7 @@ import { notFound } from '../../errors/app-error.js';
  * - reading: the user itself (as GET /users/@me needs no permission), or `user_read` on the user;
  *   anyone else is answered 404, as for a row outside the caller's reach;
  * - enrolling, confirming, deleting: `user_update` on the user (an administrator), or on oneself
- *   the self-manage fallback of every self-service credential change (issue 3 item 7:
+ *   the self-manage fallback of every self-service credential change (spec Authentication rules 8–11:
  *   `user_self_manage`, with `authenticators` as the attribute name its denylist policy judges).
  */
 export async function authorizeOnUser(ctx: RequestContext, user: { id: string; realmId: string }, action: 'read' | 'write'): Promise<void> {

@@ -16,7 +16,7 @@ const PASSWORD = 'secret-password';
 interface Authenticator { id: string; type: string; name: string; confirmed: boolean; userId: string; realmId: string }
 interface Enrolment { data: Authenticator; meta: { secret: string; uri: string; qrCode: string } }
 
-describeEachDialect('/user-authenticators (API.md §7; issue 14)', (dialect) => {
+describeEachDialect('/user-authenticators (API.md §7; RFC 6238)', (dialect) => {
     const app = useTestApp(dialect);
     let realmA: string;
     let realmB: string;

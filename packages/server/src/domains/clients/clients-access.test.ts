@@ -95,7 +95,7 @@ describeEachDialect('clients: realm reach, withheld secret and self-management',
             const client = await createClient(app, realmA, 'self-some');
             await grantDirect(app, { clientId: client.id }, 'client_self_manage', RealmScope.OWN);
             await app.json({ method: 'POST', url: `/clients/${client.id}`, payload: { displayName: 'Myself', description: 'mine' }, as: client.header }, 200);
-            // spec Authentication rule 14: a client managing itself cannot change its own grantTypes (nor mark itself first-party, issue 13)
+            // spec Authentication rule 14: a client managing itself cannot change its own grantTypes (nor mark itself first-party, which skips consent)
             for (const payload of [{ grantTypes: ['client_credentials'] }, { active: false }, { redirectUri: 'https://evil.example.com/cb' }, { backchannelLogoutUri: 'https://x.example.com/l' }, { firstParty: true }]) {
                 const response = await app.request({ method: 'POST', url: `/clients/${client.id}`, payload, as: client.header });
                 expect(response.statusCode, JSON.stringify(payload)).toBe(403);

@@ -48,7 +48,7 @@ describeEachDialect('clients: secret modes and rotation', (dialect) => {
         }
     });
 
-    it('hashes a bcrypt value sent through the API like any other value on create, update and rotation (issue 12 item 14)', async () => {
+    it('hashes a bcrypt value sent through the API like any other value on create, update and rotation (spec Errors "client secret hash-like input")', async () => {
         // spec Errors "client secret hash-like input": only provisioning files keep a bcrypt value verbatim
         const bcrypt = await hash('imported-secret', { cost: 4 });
         const installs = (id: string) => async () => {

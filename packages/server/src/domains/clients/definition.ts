@@ -57,7 +57,7 @@ spec.fields = [
     { name: 'grantTypes', column: 'grant_types', type: 'stringList', nullable: true, maxLength: 64, create: 'optional', update: true },
     uriField('baseUrl', 'base_url', 2048),
     uriField('backchannelLogoutUri', 'backchannel_logout_uri', 2048),
-    // issue 13: a client an administrator marks as first-party is not asked for consent
+    // a client an administrator marks as first-party is not asked for consent
     { name: 'firstParty', column: 'first_party', type: 'boolean', create: 'optional', update: true, default: false },
     // OIDC Registration §2 `id_token_signed_response_alg`: null signs ID tokens (and logout tokens,
     // Back-Channel Logout §2.4) with RS256, the algorithm every relying party supports (Core §15.1)

@@ -67,7 +67,7 @@ export function createSecretStore(deps: { passwords: PasswordHasher; secrets: Se
     return {
         async store(tx, realmId, mode, plaintext) {
             // spec Errors "client secret hash-like input": hashed like any other value, a bcrypt one
-            // included, or an API caller could install a precomputed hash (issue 12 item 14); only a
+            // included, or an API caller could install a precomputed hash (spec Errors "client secret hash-like input"); only a
             // provisioning file keeps a bcrypt value verbatim (spec Versioning beta.65 item 4)
             if (mode === 'hashed') return deps.passwords.hash(plaintext);
             // AES-256-GCM under the realm's encryption key (spec Authentication rule 15)

@@ -131,7 +131,7 @@ function restOf(row: TableRow<'auth_identity_providers'>): Record<string, unknow
 }
 
 /**
- * Identity providers (issue 16; spec Resources, States; API.md §3, §7). The OAuth client secret and
+ * Identity providers (spec Resources, States; API.md §3, §7). The OAuth client secret and
  * the LDAP bind password are always written sealed under the realm's encryption key; a plaintext
  * left from before encryption is sealed by the next save whether or not it changed (spec States).
  * Readers whose permissions cover the provider get the plaintext through `fields=+clientSecret` /

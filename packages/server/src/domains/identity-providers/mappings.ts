@@ -7,7 +7,7 @@ import { defineResource, type Tx } from '../resource/context.js';
 import { commonFields, type ResourceSpec } from '../resource/spec.js';
 
 /*
- * The mappings of an identity provider (issue 16 item 1; API.md §7): their realm is the
+ * The mappings of an identity provider (identity providers are a realm-bound resource; API.md §7): their realm is the
  * provider's, never taken from the body (as attributes take their owner's), and they are
  * administered under the provider's permissions: a mapping is part of the provider's configuration.
  */

@@ -9,7 +9,7 @@ type ErrorBody = { code: string; issues?: { path: (string | number)[]; code: str
 const HUGE = 'x'.repeat(20_000);
 
 /*
- * Bad input on every junction create and update route (issue 3 Tests): missing, wrong-typed,
+ * Bad input on every junction create and update route (malformed input answers 400, never 500): missing, wrong-typed,
  * oversized and unknown members answer 400 with issues, and the database is unchanged afterwards.
  */
 describeEachDialect('junction bad input', (dialect) => {

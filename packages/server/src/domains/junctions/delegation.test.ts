@@ -7,7 +7,7 @@ import {
 } from '../../../test/grant-fixtures.js';
 
 /*
- * Delegation (issue 3 item 7; spec Authentication rules 8–11): a junction row written by an actor
+ * Delegation (spec Authentication rules 8–11): a junction row written by an actor
  * never exceeds the actor's own reach, and realm_admin cannot change the bindings of global roles.
  */
 describeEachDialect('delegation', (dialect) => {
@@ -38,7 +38,7 @@ describeEachDialect('delegation', (dialect) => {
         expect(await countRows(app, 'auth_role_permissions')).toBe(before - 1);
     });
 
-    it('does not name another realm\'s permission in its refusal, and names a readable one (issue 12 isolation)', async () => {
+    it('does not name another realm\'s permission in its refusal, and names a readable one (spec "Realm reach values")', async () => {
         const ownRole = await insertRole(app, realmB);
         const elsewhere = await createRealm(app);
         const hidden = await createPermission(app, elsewhere, 'hidden-perm-of-another-realm');

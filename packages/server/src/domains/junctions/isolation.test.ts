@@ -18,7 +18,7 @@ interface Case {
 }
 
 /*
- * Realm isolation for every junction route (issue 3 Tests): a realm-A actor holding the junction's
+ * Realm isolation for every junction route: a realm-A actor holding the junction's
  * read/create/delete permissions at own, ownOrNull and any, against rows whose holder is in realm
  * A, realm B or global. Delegation is kept out of the way: the actor holds the granted permission
  * (scope_read) at any, and assigned roles carry nothing.

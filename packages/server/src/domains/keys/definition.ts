@@ -135,9 +135,9 @@ async function releaseDependents(dialect: DialectName, row: KeyRow, tx: Tx, quer
     }
     if (row.use !== 'enc') return null;
     const dependents = await clientsEncryptedUnder(tx, row.id);
-    // issue 14: TOTP seeds are sealed under the realm's encryption key as well
+    // TOTP seeds are sealed under the realm's encryption key as well
     const seeds = await authenticatorsEncryptedUnder(tx, row.id);
-    // issue 16: identity-provider client secrets and bind passwords too (spec client routes)
+    // identity-provider client secrets and bind passwords too (spec client routes)
     const providers = await providersEncryptedUnder(tx, row.id);
     if (dependents.length === 0 && seeds.length === 0 && providers.length === 0) return null;
     if (!force) {

@@ -9,7 +9,7 @@ import {
 type List = { data: { id: string }[]; meta: { total: number } };
 
 /*
- * Realm isolation (issue 3 Tests): an actor of realm A holding the resource's permissions at own,
+ * Realm isolation (every route proves it): an actor of realm A holding the resource's permissions at own,
  * ownOrNull and any tries realm A's, realm B's and global rows; every outcome follows the reach table.
  */
 describeEachDialect('policy and permission-policy realm isolation', (dialect) => {

@@ -62,7 +62,7 @@ export function bodySchemas(
         }
         // an open body lets every member through, so a creatable field it may carry on update
         // (a policy's realmId: a realm move) keeps its type there too: a wrong-typed value answers
-        // 400 before it reaches authorization (issue 12 item 16), never the access engine
+        // 400 before it reaches authorization, never the access engine
         if (field.update || (open && field.create)) update[field.name] = fieldSchema(field);
     }
     for (const [name, schema] of Object.entries(extra)) {

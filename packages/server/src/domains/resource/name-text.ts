@@ -5,7 +5,7 @@ import type { ResourceDefinition } from './context.js';
  * Characters a name must not hold: controls (C0, DEL, C1), the bidirectional formatting
  * characters (U+202A–U+202E embeddings and overrides, U+2066–U+2069 isolates, U+200E/U+200F
  * marks, U+061C) and the invisible ones (U+200B–U+200D, U+2060, U+FEFF). Each lets two names that
- * look alike differ, or one name display as another (Unicode TR #36 §2, TR #39 §3; issue 12 item 12).
+ * look alike differ, or one name display as another (Unicode TR #36 §2, TR #39 §3).
  */
 const FORBIDDEN_IN_NAMES = /[\p{Cc}\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/u;
 

@@ -57,7 +57,7 @@ const tokenSpec: ResourceSpec = {
 
 /**
  * The caller's own sessions: readable without session_read, as their owner may end them
- * (DELETE /sessions/:id, revoke.ts) — the account console lists them (issue 18 item 4).
+ * (DELETE /sessions/:id, revoke.ts) — the account console lists them.
  */
 function ownSessions(ctx: RequestContext): Condition | null {
     const identity = ctx.actor.identity;

@@ -18,7 +18,7 @@ function changesCredentials(row: TableRow<'auth_users'>, input: Input): boolean 
 
 /**
  * OWASP ASVS 5.0 §6.2.3: a user changing its own password or email proves it knows the current
- * password, so a stolen bearer alone cannot take the account over (issue 12 item 4). An
+ * password, so a stolen bearer alone cannot take the account over (OWASP ASVS 5.0 §6.2.3: a self-service credential change needs the current password). An
  * administrator's change of another user needs no such proof. Missing: 400 with an issue; wrong:
  * see authn/current-password.ts.
  */

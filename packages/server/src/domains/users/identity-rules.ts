@@ -48,7 +48,7 @@ export function refuseRealmMove(entity: string, row: Row, input: Record<string, 
 }
 
 /**
- * Issue 3 item 7: `<entity>_update` on oneself falls back to `<entity>_self_manage`. That permission
+ * `<entity>_update` on oneself falls back to `<entity>_self_manage`. That permission
  * is bound to system.default (so a grant is needed) and to the self-manage denylist policy, which
  * refuses the denylisted members through attributeNames (the body's keys).
  */

@@ -6,7 +6,7 @@ import { describeEachDialect } from '../../../test/databases.js';
 import { createRealm } from '../../../test/grant-fixtures.js';
 import { login, probe } from '../../../test/sessions.js';
 
-/** OWASP ASVS 5.0 §6.2.3 (issue 12 item 4): a bearer alone changes neither one's password nor one's email. */
+/** OWASP ASVS 5.0 §6.2.3: a bearer alone changes neither one's password nor one's email. */
 describeEachDialect('own password and email changes need the current password', (dialect) => {
     const app = useTestApp(dialect);
     let realm: string;

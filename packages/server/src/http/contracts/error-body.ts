@@ -31,7 +31,7 @@ const OAuthErrorBody = Type.Object({
     ...errorMembers,
     error: Type.String(),
     error_description: Type.String(),
-    /** issue 14: the multi-factor ticket of an `mfa_required` answer at the password grant */
+    /** the multi-factor ticket of an `mfa_required` answer at the password grant */
     mfa_token: Type.Optional(Type.String()),
 }, { additionalProperties: false, $id: 'OAuthError', title: 'OAuthError' });
 

@@ -17,7 +17,7 @@ const Consent = Type.Object({
     clientName: Type.String(), clientDisplayName: Type.Union([Type.String(), Type.Null()]), ...Timestamps,
 }, { additionalProperties: false, title: 'user_consent' });
 
-/** `/user-identities`: an upstream subject linked to a user (federation, issue 16), with its provider's name. */
+/** `/user-identities`: an upstream subject linked to a user (federation), with its provider's name. */
 const IdentityLink = Type.Object({
     id: Type.String(), userId: Type.String(), realmId: Type.String(), providerId: Type.String(), providerName: Type.String(),
     providerDisplayName: Type.Union([Type.String(), Type.Null()]), protocol: Type.String(), subject: Type.String(), ...Timestamps,
@@ -29,7 +29,7 @@ const single = <T extends ReturnType<typeof Type.Object>>(item: T, description: 
     Type.Object({ data: item, meta: Type.Object({}) }, { additionalProperties: false, description });
 
 /**
- * The account's grants and links (issue 18 item 4): `GET|DELETE /user-consents`, `GET|DELETE
+ * The account's grants and links, as the account console lists them: `GET|DELETE /user-consents`, `GET|DELETE
  * /user-identities`. The caller's own by default; an administrator names `userId` (user_read) and
  * withdraws with user_update on the user (domains/account/links.ts).
  */

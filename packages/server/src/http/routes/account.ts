@@ -10,7 +10,7 @@ import { idParams } from '../contracts/resource-schemas.js';
 import type { AppDeps } from '../deps.js';
 
 /*
- * The account routes of API.md §7 that need mail (issue 14 item 3): POST /register, POST
+ * The account routes of API.md §7 that need mail (spec States, Authentication 17): POST /register, POST
  * /users/activate, POST /password-forgot, POST /password-reset. Each sits at the root (the master
  * realm, as names resolve there on every other route, spec Authentication 5) and under
  * /realms/:realmId. They take no credentials: the mailed code is the proof.

@@ -21,7 +21,7 @@ function webauthnBrowserBundle(): string {
 }
 
 /**
- * `GET /assets/auth.css`, `GET /assets/form-post.js` (issue 13 item 1) and the passkey scripts (API.md §8): the auth pages carry no
+ * `GET /assets/auth.css`, `GET /assets/form-post.js` (the built-in auth pages) and the passkey scripts (API.md §8): the auth pages carry no
  * inline style or script (their CSP allows only 'self'), so both are served from here.
  */
 export function registerAssetRoutes(app: FastifyInstance, views: AuthConsole): void {

@@ -28,7 +28,7 @@ export async function validatedForm(context: BrowserContext, request: FastifyReq
 }
 
 /**
- * The sign-in pages of an authorization request (issue 13 items 3, 12; issue 14 item 2): the
+ * The sign-in pages of an authorization request (sign-in and consent; the client's access policy; the TOTP second page, RFC 6238): the
  * sign-in form again, the second-factor form (both carrying the request in hidden fields), and the
  * client's access policy, whose refusal answers access_denied at the redirect URI.
  */
@@ -46,8 +46,9 @@ export function authorizePages(context: BrowserContext, request: FastifyRequest,
 }
 
 /**
- * `POST /authorize/sign-in` (issue 13 items 3, 12, 13) and `POST /authorize/second-factor` (issue
- * 14 item 2): one step of the browser sign-in (http/browser-sign-in.ts) — the password, then the
+ * `POST /authorize/sign-in` (throttled like the password grant; the client's access policy applies) and
+ * `POST /authorize/second-factor` (the TOTP page, RFC 6238): one step of the browser sign-in
+ * (http/browser-sign-in.ts) — the password, then the
  * second page when a second factor is due — and, once the user is signed in, the flow goes on in
  * the new browser session (consent, or the code).
  */
@@ -64,7 +65,7 @@ export async function signInForm(context: BrowserContext, request: FastifyReques
 }
 
 /**
- * `POST /authorize/consent` (issue 13 item 3): Allow records the scopes for the user and client and
+ * `POST /authorize/consent` (consent remembered per user and client): Allow records the scopes for the user and client and
  * answers with a code; Deny answers access_denied (RFC 6749 §4.1.2.1). The answer counts for the
  * session the page was shown to; if the cookie names another one now, the flow starts over.
  */
@@ -90,7 +91,7 @@ export function registerAuthorizeFormRoutes(scope: FastifyInstance, context: Bro
         response: { 200: PAGE, 303: REDIRECT }, errors: [401, 403],
     }), (request, reply) => signInForm(context, request, reply, passwordStep));
     scope.post('/authorize/second-factor', contract({
-        auth: 'none', tags: ['oauth2'], summary: 'The second-factor form of the authorization endpoint (issue 14)',
+        auth: 'none', tags: ['oauth2'], summary: 'The second-factor form of the authorization endpoint',
         description: '`otp` (the 6-digit code of an authenticator app, RFC 6238) or `recovery_code`, the CSRF token and the authorization request '
             + 'carried in hidden fields; the pending sign-in is the HttpOnly cookie the sign-in form set. A wrong or replayed code counts as a failed authentication.',
         consumes: FORM, body: Type.Unknown({ description: 'The second-factor form.' }),

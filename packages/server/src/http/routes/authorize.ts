@@ -46,7 +46,7 @@ async function apiAuthorize(deps: AppDeps, request: FastifyRequest, reply: Fasti
 }
 
 /**
- * The authorization endpoint (issue 13 items 3, 4, 8; RFC 6749 §3.1, OIDC Core §3.1.2): `GET` and
+ * The authorization endpoint (sign-in, consent, the API form and single sign-on; RFC 6749 §3.1, OIDC Core §3.1.2): `GET` and
  * `POST /authorize` for a browser, `POST /authorize` with credentials for the API form, and the
  * sign-in and consent forms' targets. The routes are `auth: 'none'`: the browser routes read the
  * console session themselves, the API form authenticates its caller here.

@@ -17,8 +17,7 @@ import type { AppDeps } from '../deps.js';
 import { pageLocale } from '../page-locale.js';
 
 /*
- * The device verification page (RFC 8628 §3.3; spec `GET /device`, outside /console; issue 14
- * item 1): the verification_uri and verification_uri_complete of `POST /device_authorization`.
+ * The device verification page (RFC 8628 §3.3; spec `GET /device`, outside /console): the verification_uri and verification_uri_complete of `POST /device_authorization`.
  * The user code comes first — typed, or from `?user_code=` — because it names the realm the user
  * signs in to (user codes are unique across realms); then the sign-in of the authorization
  * endpoint (password, second factor) unless the browser already holds a session of that realm;
@@ -217,7 +216,7 @@ export function registerDevicePageRoutes(app: FastifyInstance, deps: AppDeps): v
             consumes: FORM, body: Type.Unknown({ description: 'The sign-in form.' }), response: { 200: PAGE }, errors: [401, 403, 429],
         }), (request, reply) => signInForm(context, request, reply, passwordStep));
         scope.post('/device/second-factor', contract({
-            auth: 'none', tags: ['auth pages'], summary: 'The second-factor form of the device verification page (issue 14)',
+            auth: 'none', tags: ['auth pages'], summary: 'The second-factor form of the device verification page',
             description: '`otp` or `recovery_code`, `user_code` and the CSRF token; the pending sign-in is the HttpOnly cookie the sign-in form set.',
             consumes: FORM, body: Type.Unknown({ description: 'The second-factor form.' }), response: { 200: PAGE }, errors: [401, 403, 429],
         }), (request, reply) => signInForm(context, request, reply, secondFactorStep));

@@ -23,7 +23,7 @@ import { authorizePages, validatedForm } from './authorize-forms.js';
 import { checkedForm, confirmPage, devicePages } from './device-page.js';
 
 /*
- * Sign-in through an upstream OpenID Connect or OAuth 2.0 provider (issue 16 items 3 and 6), from
+ * Sign-in through an upstream OpenID Connect or OAuth 2.0 provider (authorization code with PKCE, state and nonce), from
  * the sign-in page of the authorization endpoint and of the /device page: the provider's button
  * posts here with the page's hidden fields; the browser goes to the upstream with code + PKCE,
  * state and nonce; the upstream sends it back to one callback, where the round trip is taken once
@@ -173,7 +173,7 @@ export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDep
     void app.register(async (scope) => {
         scope.setErrorHandler((error, request, reply) => sendErrorAsPage(context, error, request, reply, 'federated sign-in'));
         scope.post('/authorize/federated', contract({
-            auth: 'none', tags: ['oauth2'], summary: 'Sign in through an identity provider from the authorization endpoint (issue 16)',
+            auth: 'none', tags: ['oauth2'], summary: 'Sign in through an identity provider from the authorization endpoint',
             description: '`provider_id` (an enabled OpenID Connect or OAuth 2.0 provider of the client\'s realm), the CSRF token and the authorization request carried in hidden fields: 303 to the upstream provider (authorization code with PKCE S256, state, nonce).',
             consumes: FORM, body: Type.Unknown({ description: 'The provider form of the sign-in page.' }),
             response: { 200: PAGE, 303: REDIRECT }, errors: [403],
@@ -184,7 +184,7 @@ export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDep
             return start(context, signer, request, reply, authorization.client.realm, form.provider_id, { kind: 'authorize', params: { ...authorization.params } });
         });
         scope.post('/device/federated', contract({
-            auth: 'none', tags: ['auth pages'], summary: 'Sign in through an identity provider from the device verification page (issue 16)',
+            auth: 'none', tags: ['auth pages'], summary: 'Sign in through an identity provider from the device verification page',
             description: '`provider_id`, `user_code` and the CSRF token: 303 to the upstream provider; back at the callback, the device decision page.',
             consumes: FORM, body: Type.Unknown({ description: 'The provider form of the device sign-in page.' }),
             response: { 200: PAGE, 303: REDIRECT }, errors: [403, 429],
@@ -195,7 +195,7 @@ export function registerFederatedSignInRoutes(app: FastifyInstance, deps: AppDep
             return start(context, signer, request, reply, found.realm, form.provider_id, { kind: 'device', userCode: typed });
         });
         scope.get('/authorize/federated/callback', contract({
-            auth: 'none', tags: ['oauth2'], summary: 'The redirect URI Realmgate registers at upstream identity providers (issue 16)',
+            auth: 'none', tags: ['oauth2'], summary: 'The redirect URI Realmgate registers at upstream identity providers',
             description: 'The upstream\'s authorization response (RFC 6749 §4.1.2): `code` and `state` (or `error`). The state must be the one this browser holds; the round trip is used once.',
             querystring: Type.Object({
                 code: Type.Optional(Type.String({ maxLength: 4096 })), state: Type.Optional(Type.String({ maxLength: 512 })),

@@ -32,7 +32,7 @@ const Readiness = (description: string) => Type.Object({
 const NO_STORE = { 'cache-control': 'no-store' };
 
 /**
- * The operations routes (issue 15 item 7, API.md §7): liveness, readiness and the Prometheus
+ * The operations routes (API.md §7): liveness, readiness and the Prometheus
  * metrics, off the limits (OFF_LIMITS). Liveness answers while the process serves requests at
  * all; readiness asks the database and, when REDIS_URL is set, Redis — a replica that cannot
  * reach them should leave the load balancer, not be restarted.

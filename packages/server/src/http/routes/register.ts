@@ -70,20 +70,20 @@ export function registerDomains(app: FastifyInstance, deps: AppDeps): readonly R
         onIssued: deps.metrics.tokenIssued,
     });
     registerPushedAuthorizationRoutes(app, { endpoint: deps.pushedAuthorizationEndpoint, limits: deps.limits });
-    // issue 15 item 7: /health, /health/ready, /metrics
+    // /health, /health/ready, /metrics
     registerOperationsRoutes(app, deps);
     registerDeviceRoutes(app, { endpoint: deps.deviceAuthorizationEndpoint, verification: deps.deviceVerification, limits: deps.limits });
     registerSelfIntrospectionRoute(app, deps);
     registerUserinfoRoutes(app, { userinfo: deps.userinfoEndpoint, limits: deps.limits });
     registerUserAuthenticatorRoutes(app, deps);
     registerPasskeyRegistrationRoutes(app, deps);
-    // issue 18 item 4: the account's consents and upstream links
+    // the account's consents and upstream links
     registerAccountLinkRoutes(app, deps);
     registerAuthorizationCheckRoutes(app, deps);
     registerAuthorizationCatalogRoute(app, deps);
     registerDiscoveryRoutes(app, { db: deps.db, publicUrl: deps.config.publicUrl, mtlsPublicUrl: deps.config.mtlsPublicUrl });
     registerAuthPages(app, deps);
-    // issue 14 item 3: activation and recovery by mail, and the pages the mails link to
+    // activation and recovery by mail, and the pages the mails link to
     registerAccountRoutes(app, deps);
     registerAccountPages(app, deps);
     // bulk schema description (spec "Schema and statistics facets")

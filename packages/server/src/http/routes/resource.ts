@@ -58,7 +58,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: RouteDeps, de
             const ctx = request.context;
             return listEntities(deps, definition, ctx, request.query as Record<string, unknown>);
         });
-        // QUERY_SCHEMA_DISCOVERY_ENABLED=false (issue 20 item 3): the path answers the ordinary 404 of an
+        // QUERY_SCHEMA_DISCOVERY_ENABLED=false: the path answers the ordinary 404 of an
         // unknown route; held by a hidden route, as `/:id` would otherwise read `@schema` as an id (400)
         if (!deps.config.querySchemaDiscoveryEnabled) {
             app.get(`${base}/@schema`, { schema: { hide: true }, config: { auth: 'none' } }, (_request, reply) => reply.callNotFound());

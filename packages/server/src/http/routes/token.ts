@@ -25,9 +25,9 @@ const OAUTH_ERRORS: ReadonlyMap<string, string> = new Map([
     // RFC 8707 §2: a resource indicator the server does not accept
     ErrorCode.INVALID_TARGET,
     ErrorCode.AUTHORIZATION_PENDING, ErrorCode.SLOW_DOWN, ErrorCode.ACCESS_DENIED,
-    // issue 14: the password grant's second-factor ticket
+    // the password grant's second-factor ticket (mfa_required)
     ErrorCode.MFA_REQUIRED,
-    // issue 16: a directory that could not answer (RFC 6749 §4.1.2.1 names the code)
+    // a directory that could not answer (RFC 6749 §4.1.2.1 names the code)
     ErrorCode.TEMPORARILY_UNAVAILABLE,
     // RFC 9449 §5, §8
     ErrorCode.INVALID_DPOP_PROOF, ErrorCode.USE_DPOP_NONCE,

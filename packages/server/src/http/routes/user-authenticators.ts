@@ -64,7 +64,7 @@ const reservedSegment: preValidationHookHandler = (request, reply, done) => {
     done();
 };
 
-/** `/user-authenticators`: enrol, confirm, list, read and remove TOTP authenticators (issue 14 item 2). */
+/** `/user-authenticators`: enrol, confirm, list, read and remove TOTP authenticators (multi-factor sign-in with TOTP; RFC 6238). */
 export function registerUserAuthenticatorRoutes(app: FastifyInstance, appDeps: AppDeps): void {
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const deps: AuthenticatorDeps = {

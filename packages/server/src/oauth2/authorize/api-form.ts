@@ -29,7 +29,7 @@ const loginRequired = (message: string) => new AppError(ErrorCode.LOGIN_REQUIRED
  * page. Only a user authenticated without a client may authorize an application — a bearer issued
  * to a client (or a client itself) answers 400 login_required; Basic is unaffected (a session is
  * created for it, the code needs one). The user must belong to the client's realm, and the
- * client's access policy must admit it (issue 13 item 12).
+ * client's access policy must admit it (spec client field accessPolicyId).
  */
 export async function authorizeForActor(
     deps: ApiFormDeps,

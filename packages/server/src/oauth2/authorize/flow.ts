@@ -31,8 +31,8 @@ export interface FlowOptions {
 }
 
 /**
- * Whether a session may answer the request without a new sign-in (issue 13 item 8; OIDC Core
- * §3.1.2.1): it must belong to the client's realm (a realm B session is never used for a realm A
+ * Whether a session may answer the request without a new sign-in (single sign-on; OIDC Core
+ * §3.1.2.1 prompt and max_age): it must belong to the client's realm (a realm B session is never used for a realm A
  * client), prompt=login forces a fresh sign-in, and max_age one when the last real sign-in is older.
  */
 function sessionSatisfies(request: AuthorizationRequest, session: ConsoleSession | null, fresh: boolean): session is ConsoleSession {
@@ -43,7 +43,7 @@ function sessionSatisfies(request: AuthorizationRequest, session: ConsoleSession
     return true;
 }
 
-/** Issue 13 item 12: the client's access policy (spec client field accessPolicyId) must admit the user. */
+/** The client's access policy (spec client field accessPolicyId) must admit the user. */
 export function accessAllows(db: Kysely<Database>, request: AuthorizationRequest, user: { id: string; realmName: string }): Promise<boolean> {
     return clientAccessAllows(db, { realmId: request.client.realm.id, accessPolicyId: request.client.accessPolicyId }, {
         id: user.id, type: 'user', realmId: request.client.realm.id, realmName: user.realmName, clientId: null,
@@ -59,7 +59,7 @@ async function scopesNeedingConsent(db: Kysely<Database>, request: Authorization
 }
 
 /**
- * The next step of a browser authorization request (issue 13 items 3, 8, 12): sign in, consent, or
+ * The next step of a browser authorization request (single sign-on, consent, the client's access policy): sign in, consent, or
  * the response at the redirect URI — a code, or login_required / consent_required (prompt=none,
  * OIDC Core §3.1.2.6) / access_denied (a denial by the user or by the client's access policy).
  */

@@ -17,7 +17,7 @@ export interface NewBrowserSession {
 }
 
 /**
- * A new browser session (ISSUE13 sessions model): an auth_sessions row of the user without a
+ * A new browser session (the parent of the application sessions it signs in): an auth_sessions row of the user without a
  * client, created_at the authentication time; with `cookie`, the SHA-256 digest of a fresh cookie
  * secret is stored on it. It lives as long as a refresh token (TOKEN_REFRESH_MAX_AGE).
  */

@@ -2,9 +2,9 @@ import { verifyPasswordLogin, type PasswordLoginDeps, type PasswordLoginResult }
 import { findSignInUser } from '../../storage/authorize-lookups.js';
 
 /**
- * The sign-in form's credential check (issue 13 items 3 and 13): username or email in the client's
+ * The sign-in form's credential check (protected like the password grant): username or email in the client's
  * realm, then the password, by the source that verifies it (authn/password-login.ts: the local
- * password, else the realm's LDAP directories; issue 16 item 4). An unknown user, a user without a
+ * password, else the realm's LDAP directories; RFC 4515 filter escaping). An unknown user, a user without a
  * password, a wrong password and an inactive user all answer null, and every path pays one bcrypt
  * verification, so neither the answer nor its time tells them apart.
  */

@@ -3,7 +3,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { useTestApp } from '../../../test/app.js';
 import { describeEachDialect } from '../../../test/databases.js';
 
-describeEachDialect('client authentication at /token: no enumeration by timing (issue 12)', (dialect) => {
+describeEachDialect('client authentication at /token: no enumeration by timing', (dialect) => {
     const app = useTestApp(dialect);
     afterEach(() => vi.restoreAllMocks());
 

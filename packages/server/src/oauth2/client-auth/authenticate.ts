@@ -29,7 +29,7 @@ export interface ClientAuthDeps {
     passwords: PasswordHasher;
     /** USER_AUTH_BASIC: whether the Basic fallback to a user's credentials (introspection, revocation) is open */
     config?: { userAuthBasic: boolean };
-    /** Basic user credentials may be verified by an LDAP directory (issue 16): its bind password is sealed */
+    /** Basic user credentials may be verified by an LDAP directory: its bind password is sealed */
     secrets: SecretBox;
     /** the hosts such a directory may be reached at (OUTBOUND_ALLOWED_HOSTS) */
     outbound: OutboundPolicy;
@@ -112,7 +112,7 @@ export async function authenticateClient(
     const presented: TokenEndpointAuthMethod = basic ? 'client_secret_basic' : credentials.secret !== undefined ? 'client_secret_post' : 'none';
     const lookups = deps.lookups;
     const cacheKey = `${realmId}/${credentials.id}`;
-    // issue 19 item 2: a client that authenticated before answers from memory when it presents the
+    // a client that authenticated before answers from memory when it presents the
     // same proof (its secret's keyed digest, or again no secret for a public client) the way its
     // method allows; anything else — another secret, another method — takes the full path below,
     // failures counted as before
@@ -142,7 +142,7 @@ export async function authenticateClient(
         throw refusedFor(realmId, row);
     }
     if (!(await deps.clientSecrets.verify(row, credentials.secret))) {
-        // no enumeration by timing (issue 12): a wrong secret costs one bcrypt verification whether
+        // no enumeration by timing: a wrong secret costs one bcrypt verification whether
         // the client is unknown (above), stored hashed (spent in verify) or stored plain/encrypted
         if (!row.secretHashed) await deps.passwords.verify(credentials.secret, DUMMY_BCRYPT_HASH);
         throw refusedFor(realmId, row);

@@ -6,7 +6,7 @@ import type { GrantRequest } from './contract.js';
 
 /**
  * The token request's client's access policy must admit the subject before anything is issued
- * (spec client field `accessPolicyId`; issue 12). Refused as RFC 6749 §5.2 prescribes per grant:
+ * (spec client field `accessPolicyId`). Refused as RFC 6749 §5.2 prescribes per grant:
  * for the password and refresh grants the grant itself may not be used through this client —
  * `invalid_grant`; for client_credentials the authenticated client is not authorized to use the
  * grant — `unauthorized_client` (its credentials were right, so not `invalid_client`, a failed

@@ -16,7 +16,7 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
  * RFC 7636 §4.6 (S256 only, §4.2; `plain` is never minted): BASE64URL(SHA256(ASCII(verifier)))
  * must equal the bound challenge, compared in constant time. A verifier for a code bound to no
  * challenge is refused too (RFC 9700 §4.8.2: PKCE downgrade), and a public client always needs one
- * (RFC 9700 §2.1.1; its code was minted with a challenge, ISSUE13 authorization rules).
+ * (RFC 9700 §2.1.1; its code was minted with a challenge).
  */
 function assertPkce(code: StoredAuthorizationCode, verifier: string | undefined, publicClient: boolean): void {
     if (code.codeChallenge === null) {
@@ -43,7 +43,7 @@ async function replayed(deps: GrantDeps, request: GrantRequest, codeId: string, 
 }
 
 /**
- * Every check that leaves the code unspent when it fails (issue 12: a refused request is no
+ * Every check that leaves the code unspent when it fails (a refused request is no
  * redemption, so the honest retry still works), each an RFC 6749 §5.2 invalid_grant.
  */
 function assertRedeemable(code: StoredAuthorizationCode, request: GrantRequest, clientId: string, publicClient: boolean): void {
@@ -98,7 +98,7 @@ export const authorizationCodeGrant: Grant = {
                 await assertClientAdmits(request, subject);
                 const { accessMaxAge, refreshMaxAge } = deps.tokens.settings;
                 // No transaction, an order (one commit per redemption cost more than the rest of its SQL
-                // on SQLite; issue 13 speed): the session first, then the code spent naming it, then
+                // on SQLite, measured): the session first, then the code spent naming it, then
                 // the tokens. From the moment the code is spent its session exists, so a replay finds
                 // it to revoke (RFC 6749 §4.1.2); a crash in between leaves a session without tokens,
                 // which expires, or a spent code, which the user replaces by signing in again.

@@ -38,7 +38,7 @@ export interface TokenResponse {
 /** A token request as the grants see it: transport-free, parameters single-valued (RFC 6749 §3.2). */
 export interface GrantRequest {
     db: Kysely<Database>;
-    /** the `grant_type` being run (the event log's tokenIssued entry, issue 15) */
+    /** the `grant_type` being run (the event log's tokenIssued entry, spec Events 1) */
     grantType: string;
     realm: { id: string; name: string; securityProfile?: string | null | undefined; defaultAudience?: string | null | undefined };
     client: RequestClient | null;
@@ -72,11 +72,11 @@ export interface GrantDeps {
     passwords: PasswordHasher;
     /** the hosts an LDAP directory may be reached at (the password grant's directory login) */
     outbound: OutboundPolicy;
-    /** the multi-factor core's dependencies (issue 14: the password grant's mfa_token and its redemption) */
+    /** the multi-factor core's dependencies (the password grant's mfa_token and its redemption) */
     secondFactor: TicketFactorDeps;
     /** a client's scope bindings, remembered (oauth2/grants/scope.ts) */
     scopeBindings: ScopeBindings;
-    /** the event log's issuance entries, batched and never awaited (issue 15: a token answer waits on no event write) */
+    /** the event log's issuance entries, batched and never awaited (a token answer waits on no event write) */
     events: DetachedEventLog;
     /** the authorization engine's catalog: grants that ask it whether the client holds a permission (token exchange) */
     catalog: CatalogCache;

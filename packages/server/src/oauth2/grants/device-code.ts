@@ -32,7 +32,7 @@ async function pending(dialect: DialectName, request: GrantRequest, code: Device
 /**
  * RFC 8628 §3.4–3.5: the device polls with its device code. The tokens (access, refresh, an ID
  * token with `openid`) are issued once, in a new session of the client whose parent is the session
- * the user approved in (ISSUE13 sessions model) — so ending that session ends this one. A code
+ * the user approved in (its parent_id) — so ending that session ends this one. A code
  * approved in a session since revoked (sign-out, password change, deactivation), or by a user
  * since deactivated, is not redeemed (spec Authentication 12).
  */

@@ -49,7 +49,7 @@ function redeem(app: TestApp, mfaToken: string, factor: { otp: string } | { reco
     return app.request({ method: 'POST', url: '/token', as: null, payload: { grant_type: MFA_OTP_GRANT_TYPE, mfa_token: mfaToken, ...factor } });
 }
 
-describeEachDialect('multi-factor sign-in at the password grant (RFC 6238; issue 14)', (dialect) => {
+describeEachDialect('multi-factor sign-in at the password grant (RFC 6238)', (dialect) => {
     const app = useTestApp(dialect);
     let realm: string;
     beforeAll(async () => {

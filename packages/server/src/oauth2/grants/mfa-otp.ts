@@ -6,7 +6,7 @@ import { invalidGrant, invalidRequest } from '../errors.js';
 import { assertClientAdmits } from './access-policy.js';
 import { issueForLogin, type Grant } from './contract.js';
 
-/** The grant type redeeming an mfa_token (issue 14): an extension URI, as RFC 6749 §4.5 asks of new grants. */
+/** The grant type redeeming an mfa_token (RFC 6238 code): an extension URI, as RFC 6749 §4.5 asks of new grants. */
 export const MFA_OTP_GRANT_TYPE = 'urn:realmgate:params:oauth:grant-type:mfa-otp';
 
 /**

@@ -23,7 +23,7 @@ export const passwordGrant: Grant = {
             const { username, password } = request.params;
             if (!username || password === undefined) throw invalidRequest('The password grant needs username and password.');
             const local = await findUserInRealm(request.db, request.realm.id, username);
-            // the local password, else the realm's LDAP directories (authn/password-login.ts; issue 16 item 4)
+            // the local password, else the realm's LDAP directories (authn/password-login.ts)
             const login = await verifyPasswordLogin(
                 { db: request.db, dialect: deps.dialect, passwords: deps.passwords, secrets: deps.secondFactor.secrets, outbound: deps.outbound }, request.realm.id, local, username, password,
             );

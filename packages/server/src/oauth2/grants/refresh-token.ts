@@ -63,7 +63,7 @@ export const refreshTokenGrant: Grant = {
             };
             const narrowing = { audience, grantResource, ...realmAudienceOf(request) };
             // spent last: a request refused above leaves the token usable, so its honest retry is
-            // no replay (issue 12). The spent token's row becomes its successor's and the session is
+            // no replay (a refused refresh does not burn the token). The spent token's row becomes its successor's and the session is
             // extended to its expiry, in one commit (storage/session-tokens.ts rotateRefreshToken)
             const issued = await deps.tokens.rotate(request.db, { ...grant, ...narrowing, spentJti: claims.jti, accessJkt: request.dpopJkt, refreshJkt });
             if (!issued) {

@@ -10,7 +10,7 @@ import { GLOBAL_SCOPE } from '../../tokens/claims.js';
 export type ScopeBindings = (db: Kysely<Database>, clientId: string, realmId: string) => Promise<ClientScopeBinding[]>;
 
 /**
- * The bindings through `cache`, keyed by client and realm (issue 19 item 2: client_credentials
+ * The bindings through `cache`, keyed by client and realm (client_credentials
  * reads nothing for a known client). The bus empties it on every replica before a write to a
  * scope, a binding, a client or a realm answers (wire.ts), so a changed binding applies to the
  * next token.

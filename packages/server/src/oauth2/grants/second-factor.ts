@@ -9,7 +9,7 @@ import type { GrantDeps, GrantRequest } from './contract.js';
 const MFA_TOKEN_MAX_AGE = 300;
 
 /**
- * After a right password (issue 14 item 2): when the realm turns multi-factor on and the user holds
+ * After a right password (multi-factor sign-in with TOTP; RFC 6238): when the realm turns multi-factor on and the user holds
  * a confirmed authenticator, no token is issued — `mfa_required` carries an mfa_token bound to the
  * user, client, scope and realm, single use (its auth_mfa_tickets row), redeemed with the code by
  * the `urn:realmgate:params:oauth:grant-type:mfa-otp` grant. A realm that requires multi-factor

@@ -62,7 +62,7 @@ function countRows(db: Kysely<Database>, list: ListSelection): Promise<number> {
  * SQLite runs in process, so there is no round trip to save, and its window materializes every
  * matching row where COUNT reads an index and the page stops at LIMIT: measured with
  * test/measure/catalog-and-lists.ts, the window cost about 1 ms more CPU per 1,000-row list, so
- * SQLite keeps the two statements (issue 19).
+ * SQLite keeps the two statements.
  */
 export async function listPage<T extends TableName>(db: Kysely<Database>, list: ListSelection<T>, page: { limit: number; offset: number }): Promise<{ rows: TableRow<T>[]; total: number }> {
     if (list.dialect === 'sqlite') {

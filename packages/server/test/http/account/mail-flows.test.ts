@@ -13,7 +13,7 @@ import type { Config, DeepPartial } from '../../../src/config/schema.js';
 import { sha256Hex } from '../../../src/secrets/digests.js';
 
 /*
- * Issue 14 item 3 against a real SMTP relay on loopback (test/mail-server.ts, self-signed
+ * Activation and recovery by mail (spec States) against a real SMTP relay on loopback (test/mail-server.ts, self-signed
  * certificate, trusted through the spec's opt-out ?tls.rejectUnauthorized=false): the activation
  * and reset links are taken from the received mail and followed to the end in the pages; the
  * enumeration-safe 202; expiry (a controllable clock), single use and realm isolation of codes.

@@ -7,7 +7,7 @@ import { describeEachDialect } from '../../databases.js';
 import { login } from '../../sessions.js';
 
 /*
- * Issue 13 item 4 (POST /authorize, the API form of spec Authentication 7) and item 13 (the sign-in
+ * POST /authorize (the API form of spec Authentication 7), and the sign-in form (the sign-in
  * form is protected like the password grant: failed-authentication limiter, concurrent-login gate).
  */
 describeEachDialect('POST /authorize: the API form', (dialect) => {

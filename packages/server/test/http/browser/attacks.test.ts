@@ -5,7 +5,7 @@ import { authorizeParams, browser, browserWorld, createBrowserClient, hiddenFiel
 import { describeEachDialect } from '../../databases.js';
 
 /*
- * The attacks of RFC 9700 §4 that apply to the authorization endpoint (issue 13 Tests): no
+ * The attacks of RFC 9700 §4 that apply to the authorization endpoint: no
  * redirect to an unregistered or altered redirect URI, PKCE required of a public client and
  * `plain` refused, CSRF on the sign-in form, framing of the pages, realm isolation, the client's
  * access policy.

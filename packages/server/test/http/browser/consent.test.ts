@@ -4,7 +4,7 @@ import { authorizeParams, browser, browserWorld, codeRow, hiddenFields, location
 import { describeEachDialect } from '../../databases.js';
 
 /*
- * Issue 13 item 3: consent is asked when the client requests scopes the user has not granted it,
+ * Consent is asked when the client requests scopes the user has not granted it,
  * remembered per user and client, skipped for a first-party client; Deny answers access_denied.
  */
 describeEachDialect('browser sign-in: consent', (dialect) => {

@@ -9,7 +9,7 @@ import { masterRealmId } from '../../identities.js';
 import { toDbDate } from '../../../src/db/values.js';
 
 /*
- * Issue 13 item 2: the console session is a credential on the API too (not narrowed by a client),
+ * The console session is a credential on the API too (not narrowed by a client),
  * with CSRF protection on unsafe methods; a revoked, expired or mismatched cookie is no session.
  * Item 1: AUTH_CONSOLE_PATH substitutes the pages; another contract version stops the boot.
  */
@@ -107,7 +107,7 @@ describe('AUTH_CONSOLE_PATH', () => {
     };
     const names = [
         'renderSignIn', 'renderConsent', 'renderLogout', 'renderLoggedOut', 'renderError', 'renderFormPost',
-        // issue 14: the device page and the second sign-in page, in the same contract version 5
+        // the device page and the second sign-in page, in the same contract version 5
         'renderSecondFactor', 'renderDeviceCode', 'renderDeviceConfirm', 'renderDeviceDone',
     ];
     const renderers = names

@@ -10,7 +10,7 @@ import { DEVICE_VERIFICATION_MAX } from '../../../src/limits/device-verification
 import { WINDOW_MS } from '../../../src/limits/limiter.js';
 
 /*
- * Issue 14 item 1: the device verification page (RFC 8628 §3.3, spec `GET /device`) through
+ * The device verification page (RFC 8628 §3.3, spec `GET /device`) through
  * app.inject — the code, the sign-in of the code's realm (with the second page when due), the
  * client and scopes, Approve or Deny, the result; then the device's poll.
  */

@@ -10,7 +10,7 @@ import { loginGateKey } from '../../../src/limits/request-limits.js';
 import { sha256Hex } from '../../../src/secrets/digests.js';
 
 /*
- * Issue 14 item 2 in the browser: after a right password, a user holding a confirmed TOTP
+ * Multi-factor sign-in with TOTP (RFC 6238) in the browser: after a right password, a user holding a confirmed TOTP
  * authenticator (RFC 6238) is asked for the code on a second page; only then is the console
  * session created and the authorization answered. The pending state is an auth_mfa_tickets row
  * named by an HttpOnly cookie (authn/pending-sign-in.ts).

@@ -5,7 +5,7 @@ import { describeEachDialect } from '../../databases.js';
 import { fromDbDate, toDbDate } from '../../../src/db/values.js';
 
 /*
- * Issue 13 items 1, 3, 8: the browser sign-in through app.inject — the sign-in page, the form
+ * The browser sign-in through app.inject — the sign-in page, the form
  * post, the console-session cookie, the code at the redirect URI and its stored row.
  */
 describeEachDialect('browser sign-in: authorization code flow', (dialect) => {
@@ -179,7 +179,7 @@ describeEachDialect('browser sign-in: authorization code flow', (dialect) => {
         expect(script.headers['content-type']).toContain('text/javascript');
         expect(script.body).toContain("getElementById('form-post')");
     });
-    // issue 14: a realm requiring multi-factor never signs in a user without an authenticator by
+    // a realm requiring multi-factor never signs in a user without an authenticator by
     // password alone (as the password grant answers mfa_required without a ticket)
     it('refuses the sign-in form for an account the realm requires to enrol first, and issues nothing', async () => {
         const world = await browserWorld(app, { firstParty: true });

@@ -5,7 +5,7 @@ import { useTestApp } from '../../app.js';
 import { describeEachDialect } from '../../databases.js';
 
 /*
- * Realm isolation of the identity-provider collections (issue 16 item 1): a caller holding every
+ * Realm isolation of the identity-provider collections: a caller holding every
  * identity-provider permission at reach `own` in realm A, against realm B's provider and its
  * attribute and role mappings on every route — reads, lists, the withheld secret, updates,
  * deletes, creates naming B's rows, the realm mount — and nothing of B's changes.

@@ -7,7 +7,7 @@ import { describeEachDialect } from '../../databases.js';
 import { LDAP_ADMIN, LDAP_BASE, startLdapServer, type LdapServer } from '../../ldap-server.js';
 
 /*
- * LDAP identity providers against a real OpenLDAP slapd (issue 16 items 2, 4, 5): the sign-in
+ * LDAP identity providers against a real OpenLDAP slapd (encrypted bind password, RFC 4515 filters, first login): the sign-in
  * form, the password grant and Basic all reach the directory through one decision
  * (authn/password-login.ts); the filter templates take the login name as a literal (spec
  * Authentication 19); a group maps to a role; the bind password is sealed under the realm key.

@@ -1,7 +1,7 @@
 import type { RouteRecordRaw } from 'vue-router';
 
 /**
- * Clients of a realm (issue 18 item 3): list, create, and a client's page with its tabs (settings:
+ * Clients of a realm: list, create, and a client's page with its tabs (settings:
  * redirect URIs, grant types, first party…; scope bindings; roles; direct permissions with their realm scope; secret rotation).
  */
 export const CLIENT_ROUTES: RouteRecordRaw[] = [

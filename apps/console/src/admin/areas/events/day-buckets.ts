@@ -1,5 +1,5 @@
 /**
- * The 30 days of the events chart (issue 18 item 3: day buckets over 30 days), oldest first, each
+ * The 30 days of the events chart (day buckets over 30 days), oldest first, each
  * with its count from GET /events/@stats?group=bucket(createdAt,day) — a day without events is
  * absent from the answer and counted 0 here. Days are UTC, as the server's buckets are.
  */

@@ -1,6 +1,6 @@
 import type { RouteRecordRaw } from 'vue-router';
 
-/** The event log of a realm (issue 18 item 3): the list (filter by type, actor, date; paging) and a chart of @stats. */
+/** The event log of a realm: the list (filter by type, actor, date; paging) and a chart of @stats. */
 export const EVENT_ROUTES: RouteRecordRaw[] = [
     { path: '/realms/:realm/events', name: 'events', component: () => import('./EventList.vue'), meta: { permission: 'event_read' } },
 ];

@@ -1,7 +1,7 @@
 import type { RouteRecordRaw } from 'vue-router';
 
 /**
- * Identity providers of a realm (issue 18 item 3; issue 16): list, create (OpenID Connect, OAuth
+ * Identity providers of a realm (OpenID Connect, OAuth 2.0 and LDAP upstreams): list, create (OpenID Connect, OAuth
  * 2.0, LDAP), a provider's page (settings with write-only secrets, attribute and role mappings).
  */
 export const IDENTITY_PROVIDER_ROUTES: RouteRecordRaw[] = [

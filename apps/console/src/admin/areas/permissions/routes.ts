@@ -1,6 +1,6 @@
 import type { RouteRecordRaw } from 'vue-router';
 
-/** Permissions of a realm (issue 18 item 3): list, create, and a permission's page (settings, its policies, the check). */
+/** Permissions of a realm: list, create, and a permission's page (settings, its policies, the check). */
 export const PERMISSION_ROUTES: RouteRecordRaw[] = [
     { path: '/realms/:realm/permissions', name: 'permissions', component: () => import('./PermissionList.vue'), meta: { permission: 'permission_read' } },
     { path: '/realms/:realm/permissions/new', name: 'permission-create', component: () => import('./PermissionCreate.vue'), meta: { permission: 'permission_create' } },

@@ -1,10 +1,7 @@
 import type { RouteRecordRaw } from 'vue-router';
 import type { NavItem } from '../../../shared/boot.js';
 
-/**
- * Realms (issue 18 item 3): list, create, a realm's overview (its default page) and its settings
- * (edit, delete). `:realm` is a realm id.
- */
+/** Realms: list, create, a realm's overview (its default page) and its settings (edit, delete). `:realm` is a realm id. */
 export const REALM_ROUTES: RouteRecordRaw[] = [
     { path: '/realms', name: 'realms', component: () => import('./RealmList.vue'), meta: { permission: 'realm_read' } },
     { path: '/realms/new', name: 'realm-create', component: () => import('./RealmCreate.vue'), meta: { permission: 'realm_create' } },

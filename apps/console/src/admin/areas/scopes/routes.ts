@@ -1,6 +1,6 @@
 import type { RouteRecordRaw } from 'vue-router';
 
-/** Scopes of a realm (issue 18 item 3): list, create, edit and delete. */
+/** Scopes of a realm: list, create, edit and delete. */
 export const SCOPE_ROUTES: RouteRecordRaw[] = [
     { path: '/realms/:realm/scopes', name: 'scopes', component: () => import('./ScopeList.vue'), meta: { permission: 'scope_read' } },
     { path: '/realms/:realm/scopes/new', name: 'scope-create', component: () => import('./ScopeCreate.vue'), meta: { permission: 'scope_create' } },

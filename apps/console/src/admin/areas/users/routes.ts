@@ -1,7 +1,7 @@
 import type { RouteRecordRaw } from 'vue-router';
 
 /**
- * Users of a realm (issue 18 item 3): list, create, and a user's page with its tabs (profile,
+ * Users of a realm: list, create, and a user's page with its tabs (profile,
  * roles, permissions, sessions). The model other areas copy: one file per page, this table.
  */
 export const USER_ROUTES: RouteRecordRaw[] = [
