@@ -35,6 +35,7 @@ export default defineConfig({
                     { text: 'Access library', link: '/guide/access-library' },
                     { text: 'Catalog for resource servers', link: '/guide/catalog' },
                     { text: 'Resource-server adapter', link: '/guide/adapter' },
+                    { text: 'Packages', link: '/guide/packages' },
                 ],
             },
             {
