@@ -37,7 +37,7 @@ describeEachDialect('bearer authentication and the session lifecycle', (dialect)
     const forge = async (realmId: string, claims: JWTPayload) => {
         const active = await app.deps.keys.activeSigningKey(app.deps.db, realmId);
         const key = await app.deps.keys.privateKeyFor(app.deps.db, realmId, active!.kid);
-        return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: active!.kid }).sign(key!);
+        return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: active!.kid, typ: 'at+jwt' }).sign(key!);
     };
 
     it('rotates refresh tokens; a replayed one answers invalid_grant and revokes the session', async () => {
