@@ -204,6 +204,11 @@ describe('end to end: the admin console with chromium', () => {
         const saved = await app.json<{ data: { primaryColor: string | null; logoUrl: string | null } }>({ method: 'GET', url: `/realms/${realm.data.id}` }, 200);
         expect(saved.data).toMatchObject({ primaryColor: '#1a73e8', logoUrl: 'https://cdn.example.com/logo.svg' });
         expect(await page.locator('#f-primaryColor-error').count()).toBe(0);
+        // an emptied logo URL removes it (null), the colour stays
+        await page.getByRole('textbox', { name: 'Logo URL', exact: true }).fill('');
+        await page.getByRole('button', { name: 'Save realm' }).click();
+        await expect.poll(async () => (await app.json<{ data: { primaryColor: string | null; logoUrl: string | null } }>({ method: 'GET', url: `/realms/${realm.data.id}` }, 200)).data)
+            .toMatchObject({ primaryColor: '#1a73e8', logoUrl: null });
         watched.assertClean();
     });
 
