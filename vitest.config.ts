@@ -7,7 +7,7 @@ export default defineConfig({
     resolve: { conditions: ['source', 'import', 'module', 'node', 'default'] },
     ssr: { resolve: { conditions: ['source', 'node', 'development|production'], externalConditions: ['source'] } },
     test: {
-        include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'bench/**/*.test.ts', 'eslint-rules/**/*.test.ts', 'scripts/**/*.test.ts'],
+        include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'bench/**/*.test.ts', 'eslint-rules/**/*.test.ts', 'scripts/**/*.test.ts'],
         // files whose every suite needs a server database (describeEachDialect with `only`) hold no
         // test without one; vitest fails an empty file, so they are left out until it is configured
         exclude: [

@@ -182,6 +182,36 @@ describe('end to end: the admin console with chromium', () => {
         await app.json({ method: 'POST', url: `/realms/${realm.data.id}`, payload: { defaultRoleIds: realm.data.defaultRoleIds } }, 200);
     });
 
+    it('brands a realm on its settings page: a colour that is not #rrggbb refused beside its field, then the picker\'s colour and a logo URL saved', async () => {
+        const { page } = watched;
+        const realm = await app.json<{ data: { id: string } }>({ method: 'GET', url: '/realms/console-a' }, 200);
+        await page.goto(`${publicUrl}/console/admin/realms/${realm.data.id}/settings`);
+        await page.getByRole('heading', { name: 'Settings of realm console-a' }).waitFor();
+        const colour = page.getByRole('textbox', { name: 'Primary colour', exact: true });
+        await colour.fill('blue');
+        await page.getByRole('button', { name: 'Save realm' }).click();
+        // the API's issue for `primaryColor` (its #rrggbb pattern), tied to the field
+        await page.locator('#f-primaryColor-error').waitFor();
+        expect(await colour.getAttribute('aria-invalid')).toBe('true');
+        watched.reset();
+        // the picker and the text are one value: choosing in the picker writes the text
+        await page.getByLabel('Pick the primary colour').fill('#1a73e8');
+        expect(await colour.inputValue()).toBe('#1a73e8');
+        await page.getByRole('textbox', { name: 'Logo URL', exact: true }).fill('https://cdn.example.com/logo.svg');
+        await expectAccessible();
+        await page.getByRole('button', { name: 'Save realm' }).click();
+        await page.getByText('Saved.').waitFor();
+        const saved = await app.json<{ data: { primaryColor: string | null; logoUrl: string | null } }>({ method: 'GET', url: `/realms/${realm.data.id}` }, 200);
+        expect(saved.data).toMatchObject({ primaryColor: '#1a73e8', logoUrl: 'https://cdn.example.com/logo.svg' });
+        expect(await page.locator('#f-primaryColor-error').count()).toBe(0);
+        // an emptied logo URL removes it (null), the colour stays
+        await page.getByRole('textbox', { name: 'Logo URL', exact: true }).fill('');
+        await page.getByRole('button', { name: 'Save realm' }).click();
+        await expect.poll(async () => (await app.json<{ data: { primaryColor: string | null; logoUrl: string | null } }>({ method: 'GET', url: `/realms/${realm.data.id}` }, 200)).data)
+            .toMatchObject({ primaryColor: '#1a73e8', logoUrl: null });
+        watched.assertClean();
+    });
+
     it('works 360 px wide', async () => {
         const { page } = watched;
         await page.setViewportSize({ width: 360, height: 740 });

@@ -59,11 +59,20 @@ describe('end to end: the admin console\'s navigation, names and locales with ch
         await app?.dispose();
     });
 
-    async function signIn(page: Page): Promise<void> {
+    /** the sign-in page's labels in the browser's language (views/strings.ts, views/strings-de.ts) */
+    const SIGN_IN_LABELS = {
+        en: { username: 'Username or email', password: 'Password', button: 'Sign in' },
+        de: { username: 'Benutzername oder E-Mail-Adresse', password: 'Passwort', button: 'Anmelden' },
+    } as const;
+
+    async function signIn(page: Page, language: keyof typeof SIGN_IN_LABELS = 'en'): Promise<void> {
+        const labels = SIGN_IN_LABELS[language];
         await page.goto(`${publicUrl}/console/admin/?realm=master`);
-        await page.getByLabel('Username or email').fill(ADMIN.name);
-        await page.getByLabel('Password').fill(ADMIN.password);
-        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.getByLabel(labels.username).fill(ADMIN.name);
+        // the sign-in page follows the browser's Accept-Language (http/page-locale.ts)
+        expect(await page.getAttribute('html', 'lang')).toBe(language);
+        await page.getByLabel(labels.password, { exact: true }).fill(ADMIN.password);
+        await page.getByRole('button', { name: labels.button, exact: true }).click();
         await page.locator('main h1').first().waitFor();
     }
 
@@ -189,7 +198,13 @@ describe('end to end: the admin console\'s navigation, names and locales with ch
         const recent = page.getByRole('region', { name: 'Recent events' });
         await recent.getByRole('link', { name: 'carol', exact: true }).first().waitFor();
         expect(await recent.locator('tbody tr').count()).toBeLessThanOrEqual(10);
-        await page.getByRole('region', { name: 'Keys' }).getByText(/Active signing keys: [1-9]/).waitFor();
+        // the realm's keys: its fresh signing key counted, none due for rotation, no warning
+        const keys = page.getByRole('region', { name: 'Keys' });
+        await keys.getByText(/Active signing keys: [1-9]/).waitFor();
+        await keys.getByText('No active signing key is older than 90 days: none is due for rotation.').waitFor();
+        expect(await keys.getByRole('list', { name: 'Signing keys due for rotation' }).count()).toBe(0);
+        expect(await keys.getByRole('alert').count()).toBe(0);
+        expect(await keys.getByRole('link', { name: 'Manage keys' }).getAttribute('href')).toBe(`/console/admin/realms/${realm.id}/keys`);
         await settled(page);
         await expectAccessible(page, 'overview');
         await screenshot(page, 'admin-overview', { fullPage: true });
@@ -240,7 +255,7 @@ describe('end to end: the admin console\'s navigation, names and locales with ch
         try {
             const watchedGerman = await watchedPage(german, { answers: ['/users/@me?fields=id'] });
             const { page } = watchedGerman;
-            await signIn(page);
+            await signIn(page, 'de');
             await page.getByRole('heading', { level: 1, name: 'Realms' }).waitFor();
             expect(await page.getAttribute('html', 'lang')).toBe('de');
             await page.getByRole('button', { name: 'Abmelden' }).waitFor();
@@ -255,6 +270,7 @@ describe('end to end: the admin console\'s navigation, names and locales with ch
             await expectAccessible(page, 'users in German');
             await sections.getByRole('link', { name: 'Übersicht', exact: true }).click();
             await page.getByRole('region', { name: 'Auf einen Blick' }).getByRole('link', { name: '3 Benutzer' }).waitFor();
+            await page.getByRole('region', { name: 'Schlüssel' }).getByText('Kein aktiver Signaturschlüssel ist älter als 90 Tage: Keiner muss rotiert werden.').waitFor();
             await settled(page);
             await expectAccessible(page, 'overview in German');
             watchedGerman.assertClean();

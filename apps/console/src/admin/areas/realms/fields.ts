@@ -9,6 +9,11 @@ export const REALM_FIELDS: Field[] = [
     { name: 'emailVerificationRequired', label: t('realm.emailVerification'), type: 'checkbox' },
     { name: 'mfaEnabled', label: t('realm.mfaEnabled'), type: 'checkbox' },
     { name: 'mfaRequired', label: t('realm.mfaRequired'), type: 'checkbox' },
+    // the sign-in pages' branding (API.md §8): the server's patterns decide, its `issues` show here
+    { name: 'logoUrl', nullable: true, label: t('realm.logoUrl'), help: t('realm.logoUrlHelp') },
+    { name: 'primaryColor', nullable: true, label: t('realm.primaryColor'), type: 'color', pickerLabel: t('realm.primaryColorPicker'), help: t('realm.primaryColorHelp') },
+    // RFC 9068 §2.2: the `aud` of an access token no `resource` parameter narrowed (RFC 8707 §2: an absolute URI)
+    { name: 'defaultAudience', nullable: true, label: t('realm.defaultAudience'), type: 'url', help: t('realm.defaultAudienceHelp') },
 ];
 
 /** A role a realm's default roles may name: one of the realm's own (API.md §8). */
