@@ -1,19 +1,18 @@
 export { basicAuth, createClient } from './client.js';
+export type { ClientOptions, RealmgateClient } from './client.js';
 export type {
     Auth,
     AuthorizationSource,
     CallOptions,
-    ClientOptions,
     FieldName,
     FilterField,
-    RealmgateClient,
     RouteInput,
     RouteKey,
     RouteMethod,
     RouteMethods,
     RouteQuery,
     RouteResponse,
-} from './client.js';
+} from './route-types.js';
 export type { RetryPolicy } from './transport.js';
 export type { Projected, ResourceNamespace, ResourceNamespaces } from './resources.js';
 export { RealmgateError, isRealmgateError } from './errors.js';

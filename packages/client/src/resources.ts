@@ -1,4 +1,4 @@
-import type { CallOptions, RouteInput, RouteKey, RouteQuery, RouteResponse } from './client.js';
+import type { CallOptions, RouteInput, RouteKey, RouteQuery, RouteResponse } from './route-types.js';
 import { COLLECTIONS, ROUTE_METHODS } from './generated/routes.js';
 
 /*

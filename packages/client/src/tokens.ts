@@ -1,4 +1,5 @@
-import { basicAuth, type AuthorizationSource, type RealmgateClient } from './client.js';
+import { basicAuth, type RealmgateClient } from './client.js';
+import type { AuthorizationSource } from './route-types.js';
 import type { Routes } from './generated/routes.js';
 
 /** The token response (RFC 6749 §5.1), as the server's contract declares it. */

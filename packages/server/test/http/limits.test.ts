@@ -128,7 +128,7 @@ describeEachDialect('limits: failed authentications per address', (dialect) => {
         const claims = decodeJwt(accessToken);
         const kid = JSON.parse(Buffer.from(accessToken.split('.')[0]!, 'base64url').toString()) as { kid: string };
         const key = await app.deps.keys.privateKeyFor(app.deps.db, String(claims.realm_id), kid.kid);
-        const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }).setProtectedHeader({ alg: 'ES256', kid: kid.kid }).sign(key!);
+        const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }).setProtectedHeader({ alg: 'ES256', kid: kid.kid, typ: 'at+jwt' }).sign(key!);
         await fail(FAILURES + 1, 401, () => bearer(expired));
         expect((await bearer(expired)).json()).toMatchObject({ code: 'expired_token' });
         const revoked = await login();
