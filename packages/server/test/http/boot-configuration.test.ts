@@ -67,7 +67,7 @@ describeEachDialect('boot: key wrapping and the production warning', (dialect) =
         });
         const booted = await createApp(config, { handle: database, bcryptCost: 4, logger });
         try {
-            expect(warn).toHaveBeenCalledWith(expect.stringContaining('default admin password'));
+            expect(warn).toHaveBeenCalledWith(expect.stringContaining('still has the default password'));
         } finally {
             await booted.close();
             await database.drop();

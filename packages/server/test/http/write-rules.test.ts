@@ -43,7 +43,7 @@ describeEachDialect('write rules: echoes, events, production warning', (dialect)
         const warn = vi.fn();
         const logger = { warn, info: vi.fn(), error: vi.fn(), debug: vi.fn(), child: () => logger } as unknown as FastifyBaseLogger;
         await bootstrap({ ...app.deps, config: { ...app.deps.config, env: 'production' } }, logger);
-        expect(warn).toHaveBeenCalledWith(expect.stringContaining('default admin password'));
+        expect(warn).toHaveBeenCalledWith(expect.stringContaining('still has the default password'));
         warn.mockClear();
         await bootstrap({ ...app.deps, config: { ...app.deps.config, env: 'development' } }, logger);
         expect(warn).not.toHaveBeenCalled();
