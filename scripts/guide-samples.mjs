@@ -22,8 +22,8 @@ import { guideBlocks } from './guide-blocks.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const GUIDES = [
-    'getting-started', 'sign-in', 'device-flow', 'two-factor', 'mail', 'catalog', 'client-kit',
-    'access-library', 'adapter', 'default-roles', 'modern-oauth', 'branding', 'packages',
+    'getting-started', 'sign-in', 'device-flow', 'two-factor', 'passkeys', 'identity-providers', 'catalog',
+    'client-kit', 'access-library', 'adapter', 'default-roles', 'modern-oauth', 'branding', 'packages',
 ].map((name) => `docs/guide/${name}.md`);
 /** What one block may take; a sample that waits longer than this is broken or needs a marker. */
 const BLOCK_TIMEOUT_MILLISECONDS = 60_000;
@@ -82,19 +82,60 @@ function bashSession(cwd, env) {
     };
 }
 
-/** The page's server: built, SQLite, fresh data directory; resolves once it answers. */
+/**
+ * The page's server: built, SQLite, fresh data directory; resolves once it answers. It logs every
+ * request (LOG_LEVEL info), so the runner sees what the samples were answered: a sample that
+ * prints a 4xx answer may mean it (an example of a refusal), but a 5xx other than 503 (a documented
+ * "unavailable", such as mail without a relay) is the server failing and fails the page.
+ */
 async function startServer(dataDirectory) {
     const port = await freePort();
     const baseUrl = `http://localhost:${port}`;
     const server = spawn(process.execPath, [join(ROOT, 'packages/server/dist/cli.js'), 'start'], {
         cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, WRITABLE_DIRECTORY_PATH: dataDirectory, LOG_LEVEL: 'warn', DB_TYPE: 'sqlite' },
+        env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, WRITABLE_DIRECTORY_PATH: dataDirectory, LOG_LEVEL: 'info', DB_TYPE: 'sqlite' },
     });
     let output = '';
-    server.stdout.on('data', (chunk) => { output += chunk; });
+    let pending = '';
+    const requests = new Map();
+    /** @type {{ status: number, request: string }[]} */
+    const answers = [];
+    let answered = () => {};
+    server.stdout.on('data', (chunk) => {
+        output += chunk;
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop();
+        for (const line of lines) {
+            let entry;
+            try {
+                entry = JSON.parse(line);
+            } catch {
+                continue; // not a log record
+            }
+            if (entry.req) requests.set(entry.reqId, `${entry.req.method} ${entry.req.url}`);
+            if (entry.res) {
+                answers.push({ status: entry.res.statusCode, request: requests.get(entry.reqId) ?? entry.reqId });
+                answered();
+            }
+        }
+    });
     server.stderr.on('data', (chunk) => { output += chunk; });
     await untilAnswers(`http://127.0.0.1:${port}/.well-known/openid-configuration`, server, () => output);
-    return { port, stop: () => server.kill('SIGTERM') };
+    return {
+        port,
+        answers,
+        /** Resolves once every answer the samples received is logged: one more request, and its line. */
+        async settled() {
+            const logged = new Promise((done) => {
+                answered = () => { if (answers.at(-1)?.request === 'GET /.well-known/openid-configuration?settled') done(); };
+            });
+            await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration?settled`);
+            await logged;
+            answers.pop();
+        },
+        stop: () => server.kill('SIGTERM'),
+    };
 }
 
 /** The scratch project a page's samples run in: inside the repository, so `@realmgate/*` and
@@ -117,8 +158,9 @@ function scratchProject(guide) {
 
 async function runGuide(guide) {
     const blocks = guideBlocks(readFileSync(resolve(ROOT, guide), 'utf8'));
-    const counts = { shell: 0, javascript: 0, typescript: 0, skipped: 0 };
+    const counts = { shell: 0, javascript: 0, typescript: 0, skipped: 0, refused: 0 };
     const skips = [];
+    const notes = []; // the refusals the samples received, listed so a reader of the log can judge them
     const failures = [];
     const dir = scratchProject(guide);
     const data = mkdtempSync(join(tmpdir(), 'guide-samples-'));
@@ -158,23 +200,32 @@ async function runGuide(guide) {
             }
             if (code !== 0 && failures.length === 0) failures.push(`${guide}: tsc failed:\n${output}`);
         }
+        await server.settled();
+        const { answers } = server; // the readiness probe's 200 among them
+        const refused = answers.filter(({ status }) => status >= 400 && status < 500);
+        counts.refused = refused.length;
+        notes.push(...refused.map(({ status, request }) => `answered ${status}: ${request}`));
+        for (const { status, request } of answers.filter(({ status }) => status >= 500 && status !== 503)) {
+            failures.push(`${guide}: the server answered ${status} to ${request}`);
+        }
     } finally {
         bash.end();
         server.stop();
         rmSync(data, { recursive: true, force: true });
     }
-    return { counts, skips, failures };
+    return { counts, skips, notes, failures };
 }
 
 const guides = process.argv.length > 2 ? process.argv.slice(2).map((path) => relative(ROOT, resolve(path))) : GUIDES;
-const total = { shell: 0, javascript: 0, typescript: 0, skipped: 0 };
+const total = { shell: 0, javascript: 0, typescript: 0, skipped: 0, refused: 0 };
 let failed = 0;
 for (const guide of guides) {
-    const { counts, skips, failures } = await runGuide(guide);
+    const { counts, skips, notes, failures } = await runGuide(guide);
     for (const key of Object.keys(total)) total[key] += counts[key];
     const verdict = failures.length === 0 ? 'ok  ' : 'FAIL';
-    console.log(`${verdict} ${guide}: ${counts.shell} shell, ${counts.javascript} js run, ${counts.typescript} ts compiled, ${counts.skipped} skipped`);
+    console.log(`${verdict} ${guide}: ${counts.shell} shell, ${counts.javascript} js run, ${counts.typescript} ts compiled, ${counts.skipped} skipped; ${counts.refused} answers 4xx`);
     for (const skip of skips) console.log(`       skipped ${skip}`);
+    for (const note of notes) console.log(`       ${note}`);
     for (const failure of failures) console.log(failure.replace(/^/gm, '       '));
     if (failures.length > 0) failed++;
 }
