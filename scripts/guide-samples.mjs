@@ -27,16 +27,18 @@ const GUIDES = [
 ].map((name) => `docs/guide/${name}.md`);
 /** What one block may take; a sample that waits longer than this is broken or needs a marker. */
 const BLOCK_TIMEOUT_MILLISECONDS = 60_000;
+/** One tsc run compiles every TypeScript block of a page. */
+const TSC_TIMEOUT_MILLISECONDS = 180_000;
 const DONE = '__guide_sample_done__';
 
 /** Runs a process to its end with a timeout; resolves with its exit code and output. */
-function run(command, args, options) {
+function run(command, args, options, timeout = BLOCK_TIMEOUT_MILLISECONDS) {
     return new Promise((done) => {
         const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...options });
         let output = '';
         child.stdout.on('data', (chunk) => { output += chunk; });
         child.stderr.on('data', (chunk) => { output += chunk; });
-        const timer = setTimeout(() => { output += '\n(timed out)'; killGroup(child); }, BLOCK_TIMEOUT_MILLISECONDS);
+        const timer = setTimeout(() => { output += '\n(timed out)'; killGroup(child); }, timeout);
         child.once('exit', (code) => { clearTimeout(timer); done({ code, output }); });
     });
 }
@@ -165,11 +167,12 @@ async function runGuide(guide) {
     const dir = scratchProject(guide);
     const data = mkdtempSync(join(tmpdir(), 'guide-samples-'));
     const server = await startServer(data);
-    const env = { ...process.env, PATH: process.env.PATH };
+    const env = process.env;
     const bash = bashSession(dir, env);
     const name = (block) => `${guide}:${block.line} (${block.kind})`;
     try {
         const typescript = [];
+        let sessionEnded = false; // a failed shell block ends the session; later shell blocks would fail for that alone
         for (const [index, block] of blocks.entries()) {
             if (block.skip !== null || block.server) {
                 counts.skipped++;
@@ -182,6 +185,7 @@ async function runGuide(guide) {
                 writeFileSync(join(dir, `block-${index + 1}.ts`), `${code}export {};\n`);
                 continue;
             }
+            if (sessionEnded && block.kind === 'shell') continue;
             counts[block.kind]++;
             const file = join(dir, `block-${index + 1}.${block.kind === 'shell' ? 'sh' : 'mjs'}`);
             writeFileSync(file, code);
@@ -189,13 +193,15 @@ async function runGuide(guide) {
                 ? await bash.source(file)
                 : await run(process.execPath, [file], { cwd: dir, env }).then(({ code: exit, output }) => ({ ok: exit === 0, output }));
             if (!result.ok) failures.push(`${name(block)} failed:\n${result.output.trim()}`);
-            if (!result.ok && block.kind === 'shell') break; // the session is gone; later blocks would fail for that alone
+            if (!result.ok && block.kind === 'shell') sessionEnded = true;
         }
         if (typescript.length > 0) {
             counts.typescript = typescript.length;
-            const { code, output } = await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: dir, env });
+            const { code, output } = await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: dir, env }, TSC_TIMEOUT_MILLISECONDS);
             for (const { file, block } of typescript) {
-                const errors = output.split('\n').filter((line) => line.startsWith(`${file}(`));
+                // the file's first line is the prelude's: a line of the block is one less
+                const errors = output.split('\n').filter((line) => line.startsWith(`${file}(`))
+                    .map((line) => line.replace(/^[^(]+\((\d+),(\d+)\)/, (_, row, column) => (row === '1' ? 'the prelude' : `line ${row - 1}, column ${column}`)));
                 if (errors.length > 0) failures.push(`${name(block)} does not compile:\n${errors.join('\n')}`);
             }
             if (code !== 0 && failures.length === 0) failures.push(`${guide}: tsc failed:\n${output}`);
