@@ -10,6 +10,10 @@
  *   <!-- sample: server -->             the runner's own server stands for this block (`npm start`)
  *   <!-- sample: prelude <code> -->     <code> goes before the block when it is compiled or run,
  *                                       for a fragment that continues an earlier block
+ *   <!-- sample: smtp -->               the runner's own mail relay stands for this block (the
+ *                                       reader's throwaway relay); the page's server gets SMTP_URL
+ *   <!-- sample: mail — <reason> -->    the reader copies the code of a mailed link into this block:
+ *                                       the runner puts in the code of the next mail the relay got
  */
 
 const KINDS = new Map([
@@ -19,11 +23,11 @@ const KINDS = new Map([
 ]);
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/;
-const MARKER = /^\s*<!--\s*sample:\s*(skip|server|prelude)\b\s*(?:[—–-]\s*)?([\s\S]*?)\s*-->\s*$/;
+const MARKER = /^\s*<!--\s*sample:\s*(skip|server|prelude|smtp|mail)\b\s*(?:[—–-]\s*)?([\s\S]*?)\s*-->\s*$/;
 
 /**
  * @typedef {{ kind: 'shell' | 'typescript' | 'javascript', line: number, code: string,
- *   skip: string | null, server: boolean, prelude: string }} GuideBlock
+ *   skip: string | null, server: boolean, prelude: string, smtp: boolean, mail: string | null }} GuideBlock
  */
 
 /**
@@ -59,9 +63,11 @@ function markerBefore(lines, index) {
     let previous = index - 1;
     while (previous >= 0 && lines[previous].trim() === '') previous--;
     const marker = previous >= 0 ? MARKER.exec(lines[previous]) : null;
-    const result = { skip: null, server: false, prelude: '' };
+    const result = { skip: null, server: false, prelude: '', smtp: false, mail: null };
     if (marker?.[1] === 'skip') result.skip = marker[2] || 'no reason given';
     if (marker?.[1] === 'server') result.server = true;
     if (marker?.[1] === 'prelude') result.prelude = marker[2];
+    if (marker?.[1] === 'smtp') result.smtp = true;
+    if (marker?.[1] === 'mail') result.mail = marker[2] || 'no reason given';
     return result;
 }

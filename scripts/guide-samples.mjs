@@ -6,7 +6,8 @@
  * shell blocks in ONE bash session under `set -euo pipefail` (a variable set in one block is seen
  * by the next), JavaScript blocks with node, TypeScript blocks compiled by tsc under `strict`.
  * The guides say http://localhost:3000; each block's `localhost:3000` is rewritten to the port the
- * runner's server listens on, so a developer's own server on 3000 is left alone.
+ * runner's server listens on, so a developer's own server on 3000 is left alone. A page whose reader
+ * starts a mail relay (the `smtp` marker) gets the runner's own relay, and its server `SMTP_URL`.
  *
  *   node scripts/guide-samples.mjs                              every guide of GUIDES
  *   node scripts/guide-samples.mjs docs/guide/two-factor.md     the pages named
@@ -19,11 +20,12 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { freePort, untilAnswers } from './check-helpers.mjs';
 import { guideBlocks } from './guide-blocks.mjs';
+import { MAIL_CODE_PLACEHOLDER, startMailRelay } from './guide-mail-relay.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const GUIDES = [
     'getting-started', 'sign-in', 'device-flow', 'two-factor', 'passkeys', 'identity-providers', 'catalog',
-    'client-kit', 'access-library', 'adapter', 'default-roles', 'modern-oauth', 'branding', 'packages',
+    'client-kit', 'access-library', 'adapter', 'default-roles', 'modern-oauth', 'branding', 'packages', 'mail',
 ].map((name) => `docs/guide/${name}.md`);
 /** What one block may take; a sample that waits longer than this is broken or needs a marker. */
 const BLOCK_TIMEOUT_MILLISECONDS = 60_000;
@@ -90,12 +92,12 @@ function bashSession(cwd, env) {
  * prints a 4xx answer may mean it (an example of a refusal), but a 5xx other than 503 (a documented
  * "unavailable", such as mail without a relay) is the server failing and fails the page.
  */
-async function startServer(dataDirectory) {
+async function startServer(dataDirectory, smtpUrl) {
     const port = await freePort();
     const baseUrl = `http://localhost:${port}`;
     const server = spawn(process.execPath, [join(ROOT, 'packages/server/dist/cli.js'), 'start'], {
         cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, WRITABLE_DIRECTORY_PATH: dataDirectory, LOG_LEVEL: 'info', DB_TYPE: 'sqlite' },
+        env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, WRITABLE_DIRECTORY_PATH: dataDirectory, LOG_LEVEL: 'info', DB_TYPE: 'sqlite', ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}) },
     });
     let output = '';
     let pending = '';
@@ -158,6 +160,20 @@ function scratchProject(guide) {
     return dir;
 }
 
+/**
+ * What the reader of a `mail` block pastes: the code of the link in the next mail the relay got,
+ * or why there is none (no relay on the page, no placeholder to put it in, no mail).
+ */
+async function mailCode(block, relay) {
+    if (relay === null) return { failure: 'a `mail` block on a page without an `smtp` block (no relay to read the mail from)' };
+    if (!block.code.includes(MAIL_CODE_PLACEHOLDER)) return { failure: `a \`mail\` block without ${MAIL_CODE_PLACEHOLDER} to put the code in` };
+    try {
+        return { code: await relay.nextCode(BLOCK_TIMEOUT_MILLISECONDS) };
+    } catch (error) {
+        return { failure: error.message };
+    }
+}
+
 async function runGuide(guide) {
     const blocks = guideBlocks(readFileSync(resolve(ROOT, guide), 'utf8'));
     const counts = { shell: 0, javascript: 0, typescript: 0, skipped: 0, refused: 0 };
@@ -166,7 +182,8 @@ async function runGuide(guide) {
     const failures = [];
     const dir = scratchProject(guide);
     const data = mkdtempSync(join(tmpdir(), 'guide-samples-'));
-    const server = await startServer(data);
+    const relay = blocks.some((block) => block.smtp) ? await startMailRelay() : null;
+    const server = await startServer(data, relay?.smtpUrl);
     const env = process.env;
     const bash = bashSession(dir, env);
     const name = (block) => `${guide}:${block.line} (${block.kind})`;
@@ -174,12 +191,22 @@ async function runGuide(guide) {
         const typescript = [];
         let sessionEnded = false; // a failed shell block ends the session; later shell blocks would fail for that alone
         for (const [index, block] of blocks.entries()) {
-            if (block.skip !== null || block.server) {
+            if (block.skip !== null || block.server || block.smtp) {
                 counts.skipped++;
-                skips.push(`${name(block)}: ${block.server ? "the runner's server" : block.skip}`);
+                skips.push(`${name(block)}: ${block.server ? "the runner's server" : block.smtp ? "the runner's mail relay" : block.skip}`);
                 continue;
             }
-            const code = `${block.prelude}\n${block.code.replaceAll('localhost:3000', `localhost:${server.port}`)}\n`;
+            let source = block.code;
+            if (block.mail !== null && !(sessionEnded && block.kind === 'shell')) {
+                const pasted = await mailCode(block, relay);
+                if (pasted.failure) {
+                    failures.push(`${name(block)}: ${pasted.failure}`);
+                    if (block.kind === 'shell') sessionEnded = true;
+                    continue;
+                }
+                source = source.replaceAll(MAIL_CODE_PLACEHOLDER, pasted.code);
+            }
+            const code = `${block.prelude}\n${source.replaceAll('localhost:3000', `localhost:${server.port}`)}\n`;
             if (block.kind === 'typescript') {
                 typescript.push({ file: `block-${index + 1}.ts`, block });
                 writeFileSync(join(dir, `block-${index + 1}.ts`), `${code}export {};\n`);
@@ -217,6 +244,7 @@ async function runGuide(guide) {
     } finally {
         bash.end();
         server.stop();
+        await relay?.close();
         rmSync(data, { recursive: true, force: true });
     }
     return { counts, skips, notes, failures };
