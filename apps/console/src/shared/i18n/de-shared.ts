@@ -1,0 +1,91 @@
+import type { EN_SHARED } from './en-shared.js';
+
+/** The consoles' German strings: the shell, sign-in, lists, forms and charts every page shares; one for every English key of the part. */
+export const DE_SHARED: Record<keyof typeof EN_SHARED, string> = {
+    'console.admin': 'Realmgate-Verwaltung',
+    'console.account': 'Ihr Konto',
+
+    'boot.cannotStart': 'Die Konsole kann nicht starten',
+    'boot.tryAgain': 'Erneut versuchen',
+    'boot.signInTo': 'Anmelden: {title}',
+    'boot.realm': 'Realm',
+    'boot.realmHint': 'Der Realm, zu dem Ihr Konto gehört; master für die Administratoren des Servers.',
+    'boot.continue': 'Weiter',
+    'boot.noSuchRealm': 'Es gibt keinen Realm namens „{realm}“.',
+    'boot.realmUnreadable': 'Der Realm „{realm}“ konnte nicht gelesen werden ({status}).',
+    'boot.realmNoEndpoint': 'Der Realm „{realm}“ veröffentlicht keinen Anmelde-Endpunkt.',
+    'boot.realmNoClient': 'Der Realm „{realm}“ hat keinen Konsolen-Client; starten Sie den Server neu, um ihn anzulegen.',
+    'boot.signInExpired': 'Diese Anmeldung wurde nicht hier begonnen oder ist abgelaufen; melden Sie sich erneut an.',
+    'boot.configUnreadable': 'Die Konfiguration der Konsole konnte nicht gelesen werden ({status}).',
+
+    'shell.skip': 'Zum Inhalt springen',
+    'shell.menu': 'Menü',
+    'shell.signOut': 'Abmelden',
+    'shell.mainNav': 'Hauptmenü',
+    'shell.notAllowed': 'Nicht erlaubt',
+    'shell.notAllowedInRealm': 'Sie dürfen diese Seite in diesem Realm nicht ansehen. Bitten Sie eine Administratorin oder einen Administrator um die Berechtigung „{permission}“.',
+    'shell.notAllowedHere': 'Sie dürfen diese Seite nicht ansehen. Bitten Sie eine Administratorin oder einen Administrator um die Berechtigung „{permission}“.',
+
+    'state.loading': 'Wird geladen…',
+    'state.empty': 'Noch nichts vorhanden.',
+
+    'common.yes': 'Ja',
+    'common.no': 'Nein',
+    'common.name': 'Name',
+    'common.displayName': 'Anzeigename',
+    'common.created': 'Erstellt',
+    'common.updated': 'Geändert',
+    'common.active': 'Aktiv',
+    'common.id': 'ID',
+    'common.saved': 'Gespeichert.',
+    'common.cancel': 'Abbrechen',
+
+    'list.filterBy': 'Filtern nach',
+    'list.filterText': 'Filtertext',
+    'list.filterPlaceholder': 'Filtern…',
+    'list.noMatch': 'Kein Treffer.',
+    'list.empty': 'Noch nichts vorhanden.',
+    'list.actions': 'Aktionen',
+    'list.pages': 'Seiten',
+    'list.range': '{from}–{to} von {total}',
+    'list.previous': 'Zurück',
+    'list.next': 'Weiter',
+
+    'nav.realms': 'Realms',
+    'nav.realm': 'Realm',
+    'nav.realmSections': 'Bereiche des Realms',
+    'nav.breadcrumb': 'Brotkrümelpfad',
+
+    'list.firstParty': 'Erstanbieter',
+    'list.redirectUri': 'Weiterleitungs-URI',
+    'list.path': 'Pfad',
+    'list.parent': 'Übergeordnet',
+    'list.protocol': 'Protokoll',
+    'list.enabled': 'Aktiviert',
+    'list.decisionStrategy': 'Entscheidungsstrategie',
+    'list.type': 'Typ',
+    'list.inverted': 'Umgekehrt',
+    'list.builtIn': 'Eingebaut',
+    'list.lastName': 'Nachname',
+
+    'form.checkFields': 'Prüfen Sie die unten markierten Felder.',
+
+    'notFound.title': 'Seite nicht gefunden',
+    'notFound.start': 'Zur Startseite',
+    'notFound.text': 'Diese Seite gibt es in der Verwaltungskonsole nicht.',
+
+    'common.description': 'Beschreibung',
+    'common.cannotUndo': 'Das lässt sich nicht rückgängig machen.',
+    'common.dismiss': 'Schließen',
+
+    'chart.summary': '{label}: {total} in {days} Tagen, höchstens {max} an einem Tag ({from} bis {to}, UTC).',
+    'chart.perDay': '{label} pro Tag (UTC)',
+    'chart.numbers': 'Die Zahlen, Tag für Tag',
+    'chart.day': 'Tag (UTC)',
+    'chart.count': 'Anzahl',
+
+    'api.sessionEnded': 'Ihre Sitzung ist beendet. Laden Sie die Seite neu, um sich erneut anzumelden.',
+    'api.unreachable': 'Der Server war nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+    'api.forbidden': 'Das dürfen Sie nicht: {reason}',
+    'api.notFound': 'Nicht gefunden: {reason}',
+};
