@@ -28,7 +28,7 @@ describe('guide code blocks (scripts/guide-blocks.mjs, what scripts/guide-sample
 
     it('takes the indentation of a block inside a list item off its lines', () => {
         const page = ['1. Step:', '', '   <!-- sample: skip — placeholders -->', '   ```sh', '   curl a \\', '     -d b', '   ```'].join('\n');
-        expect(guideBlocks(page)).toEqual([{ kind: 'shell', line: 4, code: 'curl a \\\n  -d b', skip: 'placeholders', server: false, prelude: '' }]);
+        expect(guideBlocks(page)).toEqual([{ kind: 'shell', line: 4, code: 'curl a \\\n  -d b', skip: 'placeholders', server: false, prelude: '', smtp: false, mail: null }]);
     });
 
     it('ends a block only at a closing fence at least as long as its opening one', () => {

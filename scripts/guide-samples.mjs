@@ -4,7 +4,8 @@
  * (packages/server/dist/cli.js start, SQLite in a temporary WRITABLE_DIRECTORY_PATH, a free port),
  * then the page's code blocks in order (scripts/guide-blocks.mjs says which and how to mark one):
  * shell blocks in ONE bash session under `set -euo pipefail` (a variable set in one block is seen
- * by the next), JavaScript blocks with node, TypeScript blocks compiled by tsc under `strict`.
+ * by the next), JavaScript blocks with node in the environment that session exported (as the
+ * reader's `node` started from that shell), TypeScript blocks compiled by tsc under `strict`.
  * The guides say http://localhost:3000; each block's `localhost:3000` is rewritten to the port the
  * runner's server listens on, so a developer's own server on 3000 is left alone. A page whose reader
  * starts a mail relay (the `smtp` marker) gets the runner's own relay, and its server `SMTP_URL`.
@@ -78,6 +79,21 @@ function bashSession(cwd, env) {
                 // stdin is the session's script: a sample's command must not read it
                 child.stdin.write(`source ${JSON.stringify(file)} </dev/null\nprintf '\\n%s\\n' ${DONE}\n`);
             });
+        },
+        /**
+         * The session's exported variables, as a `node` the reader starts from this shell gets them
+         * (a variable set without `export` stays the shell's); null once the session has ended.
+         */
+        async exported() {
+            const file = join(cwd, 'exported.sh');
+            const listing = join(cwd, 'exported.env');
+            writeFileSync(file, `env -0 > ${JSON.stringify(listing)}\n`);
+            const result = await this.source(file);
+            if (!result.ok) return null;
+            // NUL-separated NAME=value records: a value may hold any other character, newlines too
+            const entries = readFileSync(listing, 'utf8').split('\0').filter((record) => record.includes('='))
+                .map((record) => [record.slice(0, record.indexOf('=')), record.slice(record.indexOf('=') + 1)]);
+            return Object.fromEntries(entries);
         },
         end() {
             child.stdin.end();
@@ -189,6 +205,7 @@ async function runGuide(guide) {
     const name = (block) => `${guide}:${block.line} (${block.kind})`;
     try {
         const typescript = [];
+        let answered = server.answers.length; // the answers of the blocks run so far (and the readiness probe's)
         let sessionEnded = false; // a failed shell block ends the session; later shell blocks would fail for that alone
         for (const [index, block] of blocks.entries()) {
             if (block.skip !== null || block.server || block.smtp) {
@@ -216,9 +233,15 @@ async function runGuide(guide) {
             counts[block.kind]++;
             const file = join(dir, `block-${index + 1}.${block.kind === 'shell' ? 'sh' : 'mjs'}`);
             writeFileSync(file, code);
+            // a JavaScript block is the reader's `node` started from the shell of the blocks before
+            const nodeEnv = block.kind === 'javascript' && !sessionEnded ? await bash.exported() ?? env : env;
             const result = block.kind === 'shell'
                 ? await bash.source(file)
-                : await run(process.execPath, [file], { cwd: dir, env }).then(({ code: exit, output }) => ({ ok: exit === 0, output }));
+                : await run(process.execPath, [file], { cwd: dir, env: nodeEnv }).then(({ code: exit, output }) => ({ ok: exit === 0, output }));
+            // the answers this block received, named by it: a reader of the log judges a refusal by its sample
+            await server.settled();
+            for (const answer of server.answers.slice(answered)) answer.block = name(block);
+            answered = server.answers.length;
             if (!result.ok) failures.push(`${name(block)} failed:\n${result.output.trim()}`);
             if (!result.ok && block.kind === 'shell') sessionEnded = true;
         }
@@ -237,9 +260,9 @@ async function runGuide(guide) {
         const { answers } = server; // the readiness probe's 200 among them
         const refused = answers.filter(({ status }) => status >= 400 && status < 500);
         counts.refused = refused.length;
-        notes.push(...refused.map(({ status, request }) => `answered ${status}: ${request}`));
-        for (const { status, request } of answers.filter(({ status }) => status >= 500 && status !== 503)) {
-            failures.push(`${guide}: the server answered ${status} to ${request}`);
+        notes.push(...refused.map(({ status, request, block }) => `answered ${status}: ${request}${block ? `, to the block ${block}` : ''}`));
+        for (const { status, request, block } of answers.filter(({ status }) => status >= 500 && status !== 503)) {
+            failures.push(`${guide}: the server answered ${status} to ${request}${block ? `, to the block ${block}` : ''}`);
         }
     } finally {
         bash.end();
