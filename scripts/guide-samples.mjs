@@ -26,7 +26,7 @@ import { MAIL_CODE_PLACEHOLDER, startMailRelay } from './guide-mail-relay.mjs';
 const ROOT = resolve(import.meta.dirname, '..');
 const GUIDES = [
     'getting-started', 'sign-in', 'device-flow', 'two-factor', 'passkeys', 'identity-providers', 'catalog',
-    'client-kit', 'access-library', 'adapter', 'default-roles', 'modern-oauth', 'branding', 'packages', 'mail',
+    'client-kit', 'access-library', 'adapter', 'default-roles', 'modern-oauth', 'branding', 'packages', 'mail', 'consoles',
 ].map((name) => `docs/guide/${name}.md`);
 /** What one block may take; a sample that waits longer than this is broken or needs a marker. */
 const BLOCK_TIMEOUT_MILLISECONDS = 60_000;
