@@ -375,7 +375,7 @@ interface ProtocolRun {
 async function prepareProtocolRun(
     choice: BenchChoice, args: string[], plan: LoadPlan, services: Service[], databases: BenchDatabase[], log: (line: string) => void,
 ): Promise<ProtocolRun> {
-    log(`starting a realmgate server (${choice}, REDIS_URL ${new URL(REDIS_URL).host}); seeding the bench realm through the API`);
+    log(`starting a realmgate server (${choice}${choice === 'postgres+redis' ? `, REDIS_URL ${new URL(REDIS_URL).host}` : ''}); seeding the bench realm through the API`);
     const seeded = await startSeeded(args, choice, services, databases);
     const { fixtures, service } = seeded;
     const api = await seeded.adminApi();
@@ -818,6 +818,55 @@ export async function runHttp(options: HttpOptions, log: (line: string) => void)
         notes.push(`access tokens live ${ACCESS_TOKEN_SECONDS / 3600} h (TOKEN_ACCESS_MAX_AGE) instead of 15 min: the scenarios' bearers are issued at seeding, and a run over several databases outlasts the default.`);
         const targets = sections.flatMap((section) => section.rows).filter((entry) => entry.target !== undefined);
         return { sections, notes, targets, profiles };
+    } finally {
+        for (const service of services.reverse()) await service.stop().catch(() => undefined);
+        for (const database of databases) await database.drop().catch((error: unknown) => console.error(`could not drop a bench database: ${String(error)}`));
+    }
+}
+
+/**
+ * The protocol scenarios and their floors alone (`npm run bench -- --db sqlite protocol`): one
+ * seeded server per database choice, the floors of its engine and oidc-provider's
+ * client_credentials, in interleaved rounds; the share-of-floor targets as the full report
+ * states them, printed and never written. The quick loop for work on a hot path.
+ */
+export async function runProtocol(options: HttpOptions, log: (line: string) => void): Promise<{ sections: Section[]; notes: string[]; profiles: ProfileEntry[] }> {
+    const plan = loadPlan(options.quick);
+    const notes: string[] = [];
+    const args = serverCommand(options, notes);
+    const services: Service[] = [];
+    const databases: BenchDatabase[] = [];
+    try {
+        const runs: ProtocolRun[] = [];
+        for (const choice of options.dbs) runs.push(await prepareProtocolRun(choice, args, plan, services, databases, log));
+        const floorSets: FloorSet[] = [];
+        for (const engine of new Set(options.dbs.map(engineOf))) floorSets.push(await startFloors(ROOT, engine, services, databases));
+        const floors = await Promise.all(floorSets.map((set) => floorScenarios(set, plan.connections)));
+        const oidc = await startReference('oidc-provider', 'oidc-provider.mjs');
+        services.push(oidc);
+        const oidcJwt = await httpScenario('oidcJwt', oidc, post('/token', form({ grant_type: 'client_credentials', scope: 'api', resource: 'urn:bench:api' }), { authorization: OIDC_CLIENT }), plan.connections);
+        const interleaved = interleave([...runs.map((run) => run.scenarios), ...floors], roundGroup);
+        const measured = await runRounds([oidcJwt, ...interleaved], plan, log);
+        const m = (key: string) => measured.get(key)!;
+        const profiles: ProfileEntry[] = [];
+        if (options.profile) {
+            const profiled = Object.keys(PROTOCOL_SCENARIOS).flatMap((key) => runs.flatMap((run) => {
+                const scenario = run.scenarios.find((candidate) => candidate.key === keyOn(run.choice, key));
+                return scenario ? [{ key, choice: run.choice, scenario }] : [];
+            }));
+            const raw = await profileScenarios(profiled.map(({ scenario }) => scenario), profileSeconds(options.quick), plan.settleMs, PROFILE_INTERVAL_MICROS, log);
+            const resolve = options.source ? undefined : distSourceMaps();
+            for (const { key, choice, scenario } of profiled) {
+                const profile = raw.get(scenario.key);
+                if (profile) profiles.push({ title: `${PROTOCOL_SCENARIOS[key]} (${choice})`, summary: summarizeProfile(profile, ROOT, 10, resolve) });
+            }
+        }
+        const sections: Section[] = [
+            floorTargetSection(options.dbs, m),
+            ...options.dbs.map((choice) => floorSection(choice, m, { floors: true, memory: [] })),
+        ];
+        notes.push(`${plan.rounds} rounds of ${plan.roundSeconds} s per scenario after ${plan.warmup} s of warm-up, ${plan.connections} connections; one seeded server per database (the bench realm alone).`);
+        return { sections, notes, profiles };
     } finally {
         for (const service of services.reverse()) await service.stop().catch(() => undefined);
         for (const database of databases) await database.drop().catch((error: unknown) => console.error(`could not drop a bench database: ${String(error)}`));

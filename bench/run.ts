@@ -4,7 +4,8 @@
  * own processes, one table, written to BENCHMARKS.md; `--db` takes one database or a
  * comma-separated list, each benched in the same pass. `access` is the detailed in-process table
  * of the access library; `client-auth` the client_credentials pair of plain secret and private_key_jwt
- * alone on SQLite (bench/client-auth.bench.ts). Suites load lazily so one suite's setup never runs when another is picked.
+ * alone on SQLite (bench/client-auth.bench.ts); `protocol` the protocol scenarios and their floors on
+ * each `--db` choice, without the full report's other servers (printed, never written). Suites load lazily so one suite's setup never runs when another is picked.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,7 +16,7 @@ import { BENCH_DIALECTS, parseDatabases } from './lib/dialects.js';
 import { profileMarkdown, profileText } from './lib/profile.js';
 import { formatMarkdown, formatText, machineLines } from './lib/report.js';
 
-const SUITES = ['http', 'access', 'client-auth'] as const;
+const SUITES = ['http', 'protocol', 'access', 'client-auth'] as const;
 type SuiteName = (typeof SUITES)[number];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -68,6 +69,17 @@ async function runClientAuthSuite(args: ReturnType<typeof readArguments>): Promi
     console.log();
     console.log(formatText(report.sections));
     for (const note of report.notes) console.log(`note: ${note}`);
+}
+
+/** The protocol scenarios against their floors (http.bench.ts runProtocol): printed, never written to BENCHMARKS.md. */
+async function runProtocolSuite(args: ReturnType<typeof readArguments>): Promise<void> {
+    const { runProtocol } = await import('./http.bench.js');
+    const started = Date.now();
+    const report = await runProtocol(args, (line) => console.log(`… ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`));
+    console.log();
+    console.log(formatText(report.sections));
+    for (const note of report.notes) console.log(`note: ${note}`);
+    for (const { title, summary } of report.profiles) console.log(profileText(title, summary).join('\n'));
 }
 
 async function runHttpSuite(args: ReturnType<typeof readArguments>): Promise<void> {
@@ -137,6 +149,7 @@ async function main(): Promise<void> {
     for (const suite of args.suites) {
         if (suite === 'access') await runAccess(args.quick);
         else if (suite === 'client-auth') await runClientAuthSuite(args);
+        else if (suite === 'protocol') await runProtocolSuite(args);
         else await runHttpSuite(args);
     }
 }

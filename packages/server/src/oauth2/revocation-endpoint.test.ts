@@ -53,8 +53,9 @@ describeEachDialect('POST /token/revoke (RFC 7009)', (dialect) => {
     const bearer = (accessToken: string, url = '/users/@me') => app.request({ method: 'GET', url, as: `Bearer ${accessToken}` });
     const sessionOf = (token: string) => app.deps.db.selectFrom('auth_sessions').selectAll()
         .where('id', '=', decodeJwt(token).session_id as string).executeTakeFirstOrThrow();
+    // the chain's row names its usable token by jti (storage/session-tokens.ts)
     const refreshRow = (token: string) => app.deps.db.selectFrom('auth_session_tokens').select('id')
-        .where('id', '=', decodeJwt(token).jti!).executeTakeFirst();
+        .where('jti', '=', decodeJwt(token).jti!).executeTakeFirst();
     const expectLive = async (tokens: TokenAnswer, url?: string) => {
         expect((await bearer(tokens.access_token, url)).statusCode).toBe(200);
         expect((await sessionOf(tokens.access_token)).revoked_at).toBeNull();

@@ -117,7 +117,7 @@ function stateQuery(subjectTable: 'auth_users' | 'auth_clients') {
         .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
         .select([
             'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
-            'auth_sessions.revoked_at', 'auth_sessions.created_at', 'session_client.active as client_active',
+            'auth_sessions.revoked_at', 'auth_sessions.created_at', 'auth_sessions.seen_at', 'session_client.active as client_active',
             'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
             'signing_key.status as key_status', 'signing_key.id as key_id',
             'signing_key.realm_id as key_realm_id', 'signing_key.created_at as key_created_at',
@@ -135,7 +135,7 @@ const STATE_OF_USER_TOKEN = prepareQuery((db, param) => db.selectFrom('auth_sess
     .leftJoin('auth_keys as signing_key', (join) => join.on('signing_key.id', '=', param(1)).on('signing_key.use', '=', 'sig'))
     .select([
         'auth_sessions.sub', 'auth_sessions.realm_id', 'auth_sessions.client_id', 'auth_sessions.expires_at',
-        'auth_sessions.revoked_at', 'auth_sessions.created_at', 'session_client.active as client_active',
+        'auth_sessions.revoked_at', 'auth_sessions.created_at', 'auth_sessions.seen_at', 'session_client.active as client_active',
         'subject.realm_id as subject_realm_id', 'subject.active as subject_active',
         'signing_key.status as key_status', 'signing_key.id as key_id',
         'signing_key.realm_id as key_realm_id', 'signing_key.created_at as key_created_at',
@@ -156,6 +156,8 @@ export interface TokenState {
     realmId: string;
     clientId: string | null;
     expiresAt: Date;
+    /** the session's last recorded activity (a refresh writes it at most once a minute: storage/session-tokens.ts) */
+    seenAt: Date | null;
     revoked: boolean;
     /** the session's authentication time (API.md §3: created_at) */
     createdAt: Date;
@@ -223,6 +225,7 @@ export async function findTokenState(
         realmId: row.realm_id,
         clientId: row.client_id,
         expiresAt: fromDbDate(row.expires_at),
+        seenAt: fromDbDateOrNull(row.seen_at),
         revoked: row.revoked_at !== null,
         createdAt: fromDbDate(row.created_at),
         clientActive: row.client_active === null ? null : fromDbBool(row.client_active),

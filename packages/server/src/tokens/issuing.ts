@@ -7,8 +7,9 @@ import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { createInsertBatcher } from '../storage/insert-batcher.js';
 import { sameDatabase, type FailClosedWriter } from '../db/asynchronous-commit.js';
-import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken } from '../storage/session-tokens.js';
-import { idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type ActClaim, type TokenSubject } from './claims.js';
+import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken, sessionTouchDue } from '../storage/session-tokens.js';
+import { claimsOf, idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type ActClaim, type TokenClaims, type TokenSubject } from './claims.js';
+import type { SigningKeyRow } from './subject-check.js';
 import { issuerOf } from './issuer.js';
 import { signJws } from './jws.js';
 import { createSigner } from './signer.js';
@@ -48,8 +49,15 @@ export interface IssueRequest {
     refreshJkt?: string | null;
 }
 
-/** A refresh: new access and refresh tokens in the session, the refresh token's row rotated from the spent one's. */
-export type RotationRequest = Omit<IssueRequest, 'refresh'> & { spentJti: string };
+/** Where the issuer hands a token it signed, with its claims and key row (tokens/verifying.ts rememberSigned). */
+export type SignedTokenSink = (token: string, claims: TokenClaims, key: SigningKeyRow) => void;
+
+/**
+ * A refresh: new access and refresh tokens in the session, the refresh token's row rotated from the
+ * spent one's. `session`: its last activity and expiry as read, so the rotation writes them only
+ * when due (storage/session-tokens.ts sessionTouchDue); absent: always.
+ */
+export type RotationRequest = Omit<IssueRequest, 'refresh'> & { spentJti: string; session?: { seenAt: Date | null; expiresAt: Date } };
 
 export interface IdTokenRequest {
     subject: TokenSubject;
@@ -127,7 +135,9 @@ export interface TokenIssuer {
  * where a new refresh token's row written outside a transaction goes: its loss only makes the
  * refresh token unusable (db/asynchronous-commit.ts); a rotation, which spends a token, runs where it is asked.
  */
-export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings: TokenSettings, failClosed: FailClosedWriter = sameDatabase): TokenIssuer {
+export function createTokenIssuer(
+    dialect: DialectName, keys: KeyStore, settings: TokenSettings, failClosed: FailClosedWriter = sameDatabase, signed?: SignedTokenSink,
+): TokenIssuer {
     const signer = createSigner(keys);
     // outside a transaction, concurrent logins' refresh token rows share one INSERT (one commit), as their sessions do
     const batchedRefreshTokens = createInsertBatcher(insertRefreshTokenRows);
@@ -137,7 +147,7 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
      * token's row is the caller's to write (inserted for a login, rotated for a refresh).
      */
     const signTokens = async (db: Kysely<Database>, request: Omit<IssueRequest, 'refresh'>, refresh: boolean) => {
-        const { kid, algorithm, key } = await signer(db, request.subject.realmId);
+        const { kid, algorithm, key, createdAt } = await signer(db, request.subject.realmId);
         const iat = Math.floor(Date.now() / 1000);
         const iss = issuerOf(settings.publicUrl, request.subject.realmName);
         const base = {
@@ -170,6 +180,9 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
             ...base, kind: TOKEN_KIND.REFRESH, jti, exp, ...(request.grantResource ? { resource: request.grantResource } : {}), ...confirmation(request.refreshJkt ?? null),
         };
         issued.refreshToken = signJws(algorithm, kid, refreshClaims, key);
+        // a refresh token only ever comes back to this server: its next use skips the signature check here
+        const remembered = signed && claimsOf(refreshClaims);
+        if (remembered) signed(issued.refreshToken, remembered, { kid, createdAt });
         return { issued, row: { id: jti, sessionId: request.sessionId, expiresAt: new Date(exp * 1000), createdAt: new Date(iat * 1000) } };
     };
 
@@ -184,7 +197,8 @@ export function createTokenIssuer(dialect: DialectName, keys: KeyStore, settings
         },
         async rotate(db, request) {
             const { issued, row } = await signTokens(db, request, true);
-            return (await rotateRefreshToken(db, dialect, request.spentJti, row!)) ? issued : null;
+            const touchSession = request.session === undefined || sessionTouchDue(request.session, row!.expiresAt, Date.now());
+            return (await rotateRefreshToken(db, dialect, request.spentJti, row!, touchSession)) ? issued : null;
         },
         async issueMfaToken(db, request) {
             const { kid, algorithm, key } = await signer(db, request.subject.realmId);

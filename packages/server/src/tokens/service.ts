@@ -10,9 +10,10 @@ export interface TokenService extends TokenIssuer, TokenVerifier {
 }
 
 export function createTokenService(dialect: DialectName, keys: KeyStore, settings: TokenSettings, failClosed?: FailClosedWriter): TokenService {
+    const verifier = createTokenVerifier();
     return {
         settings,
-        ...createTokenIssuer(dialect, keys, settings, failClosed),
-        ...createTokenVerifier(),
+        ...createTokenIssuer(dialect, keys, settings, failClosed, verifier.rememberSigned),
+        ...verifier,
     };
 }

@@ -9,6 +9,8 @@ export interface SigningKey {
     kid: string;
     algorithm: SigningAlgorithm;
     key: KeyObject;
+    /** the key row's creation stamp (ms): with the kid, which row signed (tokens/subject-check.ts SigningKeyRow) */
+    createdAt: number;
 }
 
 /** The realm's active signing key (of an algorithm), created on demand: what every issued JWT is signed with. */
@@ -38,6 +40,6 @@ export function createSigner(keys: KeyStore): Signer {
             if (!key) throw new Error(`signing key ${active.kid} is unavailable`);
             privateKeys.set(cacheKey, key);
         }
-        return { kid: active.kid, algorithm: active.algorithm, key };
+        return { kid: active.kid, algorithm: active.algorithm, key, createdAt: active.createdAt };
     };
 }

@@ -37,6 +37,11 @@ export interface TokenVerifier {
      * subject's profile, read with the token's state.
      */
     inspect(db: Kysely<Database>, token: string): Promise<{ claims: TokenClaims; failure: TokenFailure | null; profile?: UserProfile } | null>;
+    /**
+     * A token this process has just signed, with its claims and key row: its signature needs no
+     * verification when it comes back (tokens/issuing.ts hands over each refresh token).
+     */
+    rememberSigned(token: string, claims: TokenClaims, key: SigningKeyRow): void;
 }
 
 /** A refresh token that verified, with the state of its session, subject and signing key, read once. */
@@ -75,6 +80,11 @@ export function createTokenVerifier(): TokenVerifier {
      * and row, session and subject are read on every use. Bounded; expired tokens drop out when met.
      */
     const verifiedTokens = new Map<string, { claims: TokenClaims; key: SigningKeyRow }>();
+
+    const remember = (token: string, claims: TokenClaims, key: SigningKeyRow): void => {
+        if (verifiedTokens.size >= VERIFIED_TOKENS_CACHED) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+        verifiedTokens.set(token, { claims, key });
+    };
 
     /** the kid names another row now: nothing remembered under it may vouch for anything again */
     const forgetKey = (kid: string): void => {
@@ -138,8 +148,7 @@ export function createTokenVerifier(): TokenVerifier {
             if (!vouches(material)) return unsigned('The token is invalid.');
         }
         const key = { kid, createdAt: material.createdAt };
-        if (verifiedTokens.size >= VERIFIED_TOKENS_CACHED) verifiedTokens.delete(verifiedTokens.keys().next().value!);
-        verifiedTokens.set(token, { claims, key });
+        remember(token, claims, key);
         return { ok: true, claims, key };
     };
 
@@ -184,6 +193,8 @@ export function createTokenVerifier(): TokenVerifier {
     };
 
     return {
+        // the same bounded memory as a verified signature: the key row's status, realm and stamp are still read on every use
+        rememberSigned: remember,
         verifyAccessToken: (db, token) => withLiveKey<Verification>(db, token, async ({ claims, key }) => {
             if (claims.kind !== TOKEN_KIND.ACCESS) return fail('invalid_token', 'The token is not an access token.');
             if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');

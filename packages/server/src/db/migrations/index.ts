@@ -20,6 +20,7 @@ import { migration as passkeys } from './0023_passkeys.js';
 import { migration as realmDefaultRoles } from './0024_realm_default_roles.js';
 import { migration as realmBranding } from './0025_realm_branding.js';
 import { migration as tokenAudienceAndDpopJkt } from './0026_token_audience_and_dpop_jkt.js';
+import { migration as refreshTokenJti } from './0027_refresh_token_jti.js';
 import type { DialectMigration, MigrationContext } from './context.js';
 
 /**
@@ -49,6 +50,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
     '0024_realm_default_roles': realmDefaultRoles,
     '0025_realm_branding': realmBranding,
     '0026_token_audience_and_dpop_jkt': tokenAudienceAndDpopJkt,
+    '0027_refresh_token_jti': refreshTokenJti,
 };
 
 /** Binds the migrations to a dialect for Kysely's Migrator. */

@@ -106,9 +106,12 @@ export interface UserConsentTable extends Timestamps {
 }
 
 export interface SessionTokenTable {
+    /** a refresh token chain's row: the jti of its first token, kept through every rotation */
     id: string;
     kind: string;
     session_id: string;
+    /** the jti of the chain's usable token (migration 0027); null on a row written before it, whose id is that jti */
+    jti: string | null;
     expires_at: DbDate;
     created_at: DbDate;
 }

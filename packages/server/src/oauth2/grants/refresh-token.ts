@@ -63,9 +63,9 @@ export const refreshTokenGrant: Grant = {
             };
             const narrowing = { audience, grantResource, ...realmAudienceOf(request) };
             // spent last: a request refused above leaves the token usable, so its honest retry is
-            // no replay (a refused refresh does not burn the token). The spent token's row becomes its successor's and the session is
-            // extended to its expiry, in one commit (storage/session-tokens.ts rotateRefreshToken)
-            const issued = await deps.tokens.rotate(request.db, { ...grant, ...narrowing, spentJti: claims.jti, accessJkt: request.dpopJkt, refreshJkt });
+            // no replay (a refused refresh does not burn the token). The chain's row names the successor and the session is
+            // extended to its expiry when due, in one commit (storage/session-tokens.ts rotateRefreshToken)
+            const issued = await deps.tokens.rotate(request.db, { ...grant, ...narrowing, spentJti: claims.jti, accessJkt: request.dpopJkt, refreshJkt, session });
             if (!issued) {
                 await deps.sessions.revoke(request.db, claims.session_id);
                 throw invalidGrant('The refresh token was already used; the session has been revoked.');
