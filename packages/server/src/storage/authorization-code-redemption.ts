@@ -58,17 +58,18 @@ export async function findAuthorizationCodeByDigest(db: Kysely<Database>, digest
     };
 }
 
+/** parameters: used_at, the issued session, the code's id (compiled once, as every statement of a token answer) */
+const CONSUME_CODE = prepareQuery((db, param) => db.updateTable('auth_authorization_codes')
+    .set({ used_at: param(0), issued_session_id: param(1) })
+    .where('id', '=', param(2)).where('used_at', 'is', null));
+
 /**
  * Marks the code used and names the session its redemption created, in one conditional UPDATE:
  * of concurrent redemptions exactly one sees an affected row (the same on SQLite, PostgreSQL and
  * MySQL, no lock needed). False: another redemption came first.
  */
 export async function consumeAuthorizationCode(db: Kysely<Database>, dialect: DialectName, codeId: string, issuedSessionId: string): Promise<boolean> {
-    const result = await db.updateTable('auth_authorization_codes')
-        .set({ used_at: toDbDate(dialect, new Date()), issued_session_id: issuedSessionId })
-        .where('id', '=', codeId).where('used_at', 'is', null)
-        .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return (await CONSUME_CODE.run(db, [toDbDate(dialect, new Date()), issuedSessionId, codeId])) > 0;
 }
 
 /** The session the winning redemption recorded (a replay that lost the race reads it after). */

@@ -42,6 +42,8 @@ export interface TokenVerifier {
      * verification when it comes back (tokens/issuing.ts hands over each refresh token).
      */
     rememberSigned(token: string, claims: TokenClaims, key: SigningKeyRow): void;
+    /** the realm a token names when its signature is remembered as verified (a grant's realm hint), else undefined */
+    rememberedRealmOf(token: string): string | undefined;
 }
 
 /** A refresh token that verified, with the state of its session, subject and signing key, read once. */
@@ -195,6 +197,7 @@ export function createTokenVerifier(): TokenVerifier {
     return {
         // the same bounded memory as a verified signature: the key row's status, realm and stamp are still read on every use
         rememberSigned: remember,
+        rememberedRealmOf: (token) => verifiedTokens.get(token)?.claims.realm_id,
         verifyAccessToken: (db, token) => withLiveKey<Verification>(db, token, async ({ claims, key }) => {
             if (claims.kind !== TOKEN_KIND.ACCESS) return fail('invalid_token', 'The token is not an access token.');
             if (claims.exp * 1000 <= Date.now()) return fail('expired_token', 'The token has expired.');

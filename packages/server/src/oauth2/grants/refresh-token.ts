@@ -31,7 +31,8 @@ export const refreshTokenGrant: Grant = {
     // §6: a public client refreshes too; a confidential one authenticates
     clientAuthentication: 'optional',
     create: (deps) => ({
-        realmHint: (params) => unverifiedRealmOf(params.refresh_token),
+        // a token this process signed or verified names its realm without being parsed again
+        realmHint: (params) => (params.refresh_token === undefined ? undefined : deps.tokens.rememberedRealmOf(params.refresh_token) ?? unverifiedRealmOf(params.refresh_token)),
         async handle(request) {
             const token = request.params.refresh_token;
             if (!token) throw invalidRequest('The refresh_token grant needs refresh_token.');
