@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { environmentLines, formatTable } from './harness.js';
 import { BENCH_DIALECTS, parseDatabases } from './lib/dialects.js';
-import { profileMarkdown, profileText } from './lib/profile.js';
-import { formatMarkdown, formatText, machineLines } from './lib/report.js';
+import { profileMarkdown, profileText, type ProfileSummary } from './lib/profile.js';
+import { formatMarkdown, formatText, machineLines, type Section } from './lib/report.js';
 
 const SUITES = ['http', 'protocol', 'access', 'client-auth'] as const;
 type SuiteName = (typeof SUITES)[number];
@@ -45,7 +45,7 @@ function readArguments() {
     if (unknown.length > 0) throw new Error(`unknown suite ${unknown.join(', ')}; ${usage()}`);
     return {
         quick: values.quick,
-        dbs: parseDatabases(values.db),
+        dbs: parseDatabases(values.db, positionals.length > 0 && positionals.every((name) => name === 'protocol')),
         profile: !values['no-profile'],
         // the full run measures the built server as production runs it; the quick smoke run skips the build
         source: values.source || (values.quick && !values.dist),
@@ -61,25 +61,28 @@ async function runAccess(quick: boolean): Promise<void> {
     console.log();
 }
 
-/** The client-authentication pair alone (bench/client-auth.bench.ts): printed, never written to BENCHMARKS.md. */
-async function runClientAuthSuite(args: ReturnType<typeof readArguments>): Promise<void> {
-    const { runClientAuth } = await import('./client-auth.bench.js');
+type Printed = { sections: Section[]; notes: string[]; profiles?: { title: string; summary: ProfileSummary }[] };
+
+/** A suite whose report is printed, never written to BENCHMARKS.md: its progress, tables, notes and profiles. */
+async function runPrintedSuite(run: (log: (line: string) => void) => Promise<Printed>): Promise<void> {
     const started = Date.now();
-    const report = await runClientAuth(args, (line) => console.log(`… ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`));
+    const report = await run((line) => console.log(`… ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`));
     console.log();
     console.log(formatText(report.sections));
     for (const note of report.notes) console.log(`note: ${note}`);
+    for (const { title, summary } of report.profiles ?? []) console.log(profileText(title, summary).join('\n'));
 }
 
-/** The protocol scenarios against their floors (http.bench.ts runProtocol): printed, never written to BENCHMARKS.md. */
+/** The client-authentication pair alone (bench/client-auth.bench.ts). */
+async function runClientAuthSuite(args: ReturnType<typeof readArguments>): Promise<void> {
+    const { runClientAuth } = await import('./client-auth.bench.js');
+    await runPrintedSuite((log) => runClientAuth(args, log));
+}
+
+/** The protocol scenarios against their floors (http.bench.ts runProtocol). */
 async function runProtocolSuite(args: ReturnType<typeof readArguments>): Promise<void> {
     const { runProtocol } = await import('./http.bench.js');
-    const started = Date.now();
-    const report = await runProtocol(args, (line) => console.log(`… ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`));
-    console.log();
-    console.log(formatText(report.sections));
-    for (const note of report.notes) console.log(`note: ${note}`);
-    for (const { title, summary } of report.profiles) console.log(profileText(title, summary).join('\n'));
+    await runPrintedSuite((log) => runProtocol(args, log));
 }
 
 async function runHttpSuite(args: ReturnType<typeof readArguments>): Promise<void> {

@@ -17,6 +17,8 @@ describe('parseDatabases', () => {
     it('runs PostgreSQL with Redis only beside a full pass', () => {
         expect(() => parseDatabases('postgres+redis')).toThrow(/beside a full pass/);
         expect(parseDatabases('postgres+redis,sqlite')).toEqual(['postgres+redis', 'sqlite']);
+        // the protocol suite loads nothing but the protocol scenarios: it stands alone
+        expect(parseDatabases('postgres+redis', true)).toEqual(['postgres+redis']);
     });
 });
 

@@ -26,14 +26,18 @@ export function isFullChoice(choice: BenchChoice): choice is BenchDialect {
     return choice !== 'postgres+redis';
 }
 
-/** `sqlite,postgres` → the databases in the order given, each once; throws on an unknown name. */
-export function parseDatabases(value: string): BenchChoice[] {
+/**
+ * `sqlite,postgres` → the databases in the order given, each once; throws on an unknown name.
+ * `protocolOnly`: the run loads the protocol scenarios alone (the `protocol` suite), so
+ * `postgres+redis` needs no full pass beside it.
+ */
+export function parseDatabases(value: string, protocolOnly = false): BenchChoice[] {
     const names = value.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
     const unknown = names.filter((name) => !(BENCH_DIALECTS as readonly string[]).includes(name));
     if (names.length === 0) throw new Error('--db names no database');
     if (unknown.length > 0) throw new Error(`unknown database ${unknown.join(', ')} (expected ${BENCH_DIALECTS.join(', ')}, comma-separated)`);
     const choices = [...new Set(names)] as BenchChoice[];
     // the references, the boot figures and the bcrypt ceiling come with a full pass
-    if (!choices.some(isFullChoice)) throw new Error('postgres+redis runs the protocol scenarios beside a full pass: list sqlite, postgres or mysql too');
+    if (!protocolOnly && !choices.some(isFullChoice)) throw new Error('postgres+redis runs the protocol scenarios beside a full pass: list sqlite, postgres or mysql too');
     return choices;
 }
