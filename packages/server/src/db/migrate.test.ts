@@ -171,6 +171,15 @@ describeEachDialect('db migrations', (dialect) => {
         expect(await columnsOf(database, 'auth_identity_providers')).toContain('token_endpoint_auth_method');
     }, TIMEOUT);
 
+    it('0027 adds the jti of a refresh token chain\'s row (null on rows written before: their id is the jti); down drops it', async () => {
+        await migrateToLatest(database);
+        expect(await columnsOf(database, 'auth_session_tokens')).toContain('jti');
+        while (!(await migrateDown(database)).includes('0027_refresh_token_jti'));
+        expect(await columnsOf(database, 'auth_session_tokens')).not.toContain('jti');
+        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0027_refresh_token_jti'));
+        expect(await columnsOf(database, 'auth_session_tokens')).toContain('jti');
+    }, TIMEOUT);
+
     it('names the migration that failed', async () => {
         // A table in the way makes 0001 fail on its first statement.
         await sql`create table auth_realms (id varchar(36) primary key)`.execute(database.db);
