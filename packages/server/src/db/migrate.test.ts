@@ -162,22 +162,22 @@ describeEachDialect('db migrations', (dialect) => {
         expect(kept.map((row) => row.day)).toEqual(['2030-03-01']);
     }, TIMEOUT);
 
-    it('0015 adds the token endpoint authentication method of identity providers (null: from discovery); down drops it', async () => {
+    /** A migration that adds one column: up, down past it (the column gone), and up again. */
+    const addsColumnReversibly = async (migration: string, table: string, column: string) => {
         await migrateToLatest(database);
-        expect(await columnsOf(database, 'auth_identity_providers')).toContain('token_endpoint_auth_method');
-        while (!(await migrateDown(database)).includes('0015_identity_provider_token_auth'));
-        expect(await columnsOf(database, 'auth_identity_providers')).not.toContain('token_endpoint_auth_method');
-        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0015_identity_provider_token_auth'));
-        expect(await columnsOf(database, 'auth_identity_providers')).toContain('token_endpoint_auth_method');
+        expect(await columnsOf(database, table)).toContain(column);
+        while (!(await migrateDown(database)).includes(migration));
+        expect(await columnsOf(database, table)).not.toContain(column);
+        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= migration));
+        expect(await columnsOf(database, table)).toContain(column);
+    };
+
+    it('0015 adds the token endpoint authentication method of identity providers (null: from discovery); down drops it', async () => {
+        await addsColumnReversibly('0015_identity_provider_token_auth', 'auth_identity_providers', 'token_endpoint_auth_method');
     }, TIMEOUT);
 
     it('0027 adds the jti of a refresh token chain\'s row (null on rows written before: their id is the jti); down drops it', async () => {
-        await migrateToLatest(database);
-        expect(await columnsOf(database, 'auth_session_tokens')).toContain('jti');
-        while (!(await migrateDown(database)).includes('0027_refresh_token_jti'));
-        expect(await columnsOf(database, 'auth_session_tokens')).not.toContain('jti');
-        expect(await migrateToLatest(database)).toEqual(ALL.filter((name) => name >= '0027_refresh_token_jti'));
-        expect(await columnsOf(database, 'auth_session_tokens')).toContain('jti');
+        await addsColumnReversibly('0027_refresh_token_jti', 'auth_session_tokens', 'jti');
     }, TIMEOUT);
 
     it('names the migration that failed', async () => {
