@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely, QueryCreator } from 'kysely';
 import { prepareQuery } from '../db/prepared.js';
 import { prepareInsert } from './prepared-insert.js';
 import { protocolTransaction } from './write-transaction.js';
@@ -22,22 +22,21 @@ const INSERT_TOKEN = prepareInsert('auth_session_tokens', ['id', 'kind', 'sessio
 const CURRENT_TOKEN = (spent: string) => (eb: ExpressionBuilder<Database, 'auth_session_tokens'>) =>
     eb.or([eb('jti', '=', spent), eb.and([eb('jti', 'is', null), eb('id', '=', spent)])]);
 
-/** parameters: successor jti, expiry, creation time; spent jti; session; now */
-const ROTATE_REFRESH_TOKEN = prepareQuery((db, param) => db.updateTable('auth_session_tokens')
-    .set({ jti: param(0), expires_at: param(1), created_at: param(2) })
-    .where('session_id', '=', param(4)).where('kind', '=', REFRESH).where(CURRENT_TOKEN(param(3))));
-/** the same without moving the row's expiry (an indexed column): see SESSION_TOUCH_INTERVAL_MS */
-const ROTATE_REFRESH_TOKEN_ONLY = prepareQuery((db, param) => db.updateTable('auth_session_tokens')
-    .set({ jti: param(0), created_at: param(2) })
-    .where('session_id', '=', param(4)).where('kind', '=', REFRESH).where(CURRENT_TOKEN(param(3))));
+/**
+ * The UPDATE that moves the chain's row to the successor (parameters: successor jti, expiry,
+ * creation time; spent jti; session; now); `moveExpiry` false leaves the row's expiry, an indexed
+ * column, as it is (see SESSION_TOUCH_INTERVAL_MS).
+ */
+const rotateTokenRow = (db: QueryCreator<Database>, param: (index: number) => string, moveExpiry: boolean) => db.updateTable('auth_session_tokens')
+    .set({ jti: param(0), ...(moveExpiry ? { expires_at: param(1) } : {}), created_at: param(2) })
+    .where('session_id', '=', param(4)).where('kind', '=', REFRESH).where(CURRENT_TOKEN(param(3)));
+const ROTATE_REFRESH_TOKEN = prepareQuery((db, param) => rotateTokenRow(db, param, true));
+const ROTATE_REFRESH_TOKEN_ONLY = prepareQuery((db, param) => rotateTokenRow(db, param, false));
 const TOUCH_SESSION = prepareQuery((db, param) => db.updateTable('auth_sessions')
     .set({ seen_at: param(5), expires_at: param(1), updated_at: param(5) }).where('id', '=', param(4)));
 /** PostgreSQL: both in one statement; the session row is updated only when the token row was (its count is the answer) */
 const ROTATE_AND_TOUCH = prepareQuery((db, param) => db
-    .with('rotated', (qb) => qb.updateTable('auth_session_tokens')
-        .set({ jti: param(0), expires_at: param(1), created_at: param(2) })
-        .where('session_id', '=', param(4)).where('kind', '=', REFRESH).where(CURRENT_TOKEN(param(3)))
-        .returning('session_id'))
+    .with('rotated', (qb) => rotateTokenRow(qb, param, true).returning('session_id'))
     .updateTable('auth_sessions')
     .set({ seen_at: param(5), expires_at: param(1), updated_at: param(5) })
     .where('id', 'in', (qb) => qb.selectFrom('rotated').select('rotated.session_id')));
@@ -72,7 +71,7 @@ export const insertRefreshTokenRows = (db: Kysely<Database>, rows: RefreshTokenR
 
 /**
  * A rotation (RFC 9700 §4.14.2): the chain's row names the successor's jti (with its expiry and
- * creation time) when it still names the spent one, and — with `touchSession` — the session records
+ * creation time) when it still names the spent one, and — when due — the session records
  * the activity and moves its expiry to the successor's. The one UPDATE of the token row decides
  * between concurrent uses, as a DELETE would; false: the spent jti was not the chain's usable one
  * (a replay), and nothing changed.
@@ -82,12 +81,14 @@ export const insertRefreshTokenRows = (db: Kysely<Database>, rows: RefreshTokenR
  * log is flushed on commit (PostgreSQL, InnoDB), and one round trip instead of four matters on a network.
  * On SQLite the rotations of one turn of the event loop share their transaction (storage/group-commit.ts):
  * the one connection runs them in turn either way, and the commit is the larger part of each.
- * Without `touchSession` the rotation is the token row's UPDATE alone.
+ * `session` (its last activity and expiry as read) says whether the session's row is due
+ * (sessionTouchDue); when it is not, the rotation is the token row's UPDATE alone. Absent: always due.
  */
 export async function rotateRefreshToken(
     db: Kysely<Database>, dialect: DialectName, spentJti: string,
-    successor: { id: string; sessionId: string; expiresAt: Date; createdAt: Date }, touchSession = true,
+    successor: { id: string; sessionId: string; expiresAt: Date; createdAt: Date }, session?: { seenAt: Date | null; expiresAt: Date },
 ): Promise<boolean> {
+    const touchSession = session === undefined || sessionTouchDue(session, successor.expiresAt, Date.now());
     const now = toDbDate(dialect, new Date());
     const values = [
         successor.id, toDbDate(dialect, successor.expiresAt), toDbDate(dialect, successor.createdAt), spentJti, successor.sessionId, now,

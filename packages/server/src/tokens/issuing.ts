@@ -7,7 +7,7 @@ import type { DialectName } from '../db/values.js';
 import type { KeyStore } from '../keys/store.js';
 import { createInsertBatcher } from '../storage/insert-batcher.js';
 import { sameDatabase, type FailClosedWriter } from '../db/asynchronous-commit.js';
-import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken, sessionTouchDue } from '../storage/session-tokens.js';
+import { insertRefreshTokenRows, refreshTokenRowOf, rotateRefreshToken } from '../storage/session-tokens.js';
 import { claimsOf, idTokenAlgorithmOf, ID_TOKEN_KIND, TOKEN_KIND, type ActClaim, type TokenClaims, type TokenSubject } from './claims.js';
 import type { SigningKeyRow } from './subject-check.js';
 import { issuerOf } from './issuer.js';
@@ -197,8 +197,7 @@ export function createTokenIssuer(
         },
         async rotate(db, request) {
             const { issued, row } = await signTokens(db, request, true);
-            const touchSession = request.session === undefined || sessionTouchDue(request.session, row!.expiresAt, Date.now());
-            return (await rotateRefreshToken(db, dialect, request.spentJti, row!, touchSession)) ? issued : null;
+            return (await rotateRefreshToken(db, dialect, request.spentJti, row!, request.session)) ? issued : null;
         },
         async issueMfaToken(db, request) {
             const { kid, algorithm, key } = await signer(db, request.subject.realmId);
